@@ -1,0 +1,113 @@
+"""Plain records the store reads and writes (JSON-ready through ``to_dict``)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class PileRecord:
+    owner: str                 # a player, or a team ("A+B")
+    codes: list[str]           # the pile as it stands now
+    detected: list[str]        # what the camera (or photo) found when the pile was saved
+    source: str                # "camera" | "photo" | "manual"
+    updated_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class CorrectionRecord:
+    id: int
+    round_number: int
+    owner: str
+    action: str                # "add" | "remove" | "replace"
+    old_code: str | None
+    new_code: str | None
+    created_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class RoundRecord:
+    number: int                # 1-based
+    dealer: str
+    piles: dict[str, PileRecord]
+    context: dict[str, Any] = field(default_factory=dict)
+    result: dict[str, Any] | None = None      # RoundResult.to_dict() once confirmed
+    confirmed_at: str | None = None
+
+    @property
+    def confirmed(self) -> bool:
+        return self.confirmed_at is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "number": self.number, "dealer": self.dealer, "confirmed": self.confirmed,
+            "confirmed_at": self.confirmed_at, "context": self.context,
+            "piles": {owner: pile.to_dict() for owner, pile in self.piles.items()},
+            "result": self.result,
+        }
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    id: int
+    created_at: str
+    preset: str
+    players: list[str]
+    rounds_planned: int
+    rounds_confirmed: int
+    finished: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    id: int
+    created_at: str
+    preset: str
+    options: dict[str, str]
+    players: list[str]         # turn order
+    teams: list[list[str]] | None
+    first_dealer: str
+    rounds_planned: int
+    rounds: list[RoundRecord]
+    corrections: list[CorrectionRecord]
+
+    @property
+    def owners(self) -> list[str]:
+        """Who owns a pile: the teams ("A+B") when playing in teams, else the players."""
+        if self.teams:
+            return ["+".join(team) for team in self.teams]
+        return list(self.players)
+
+    @property
+    def confirmed_rounds(self) -> list[RoundRecord]:
+        return [r for r in self.rounds if r.confirmed]
+
+    @property
+    def finished(self) -> bool:
+        return len(self.confirmed_rounds) >= self.rounds_planned
+
+    def setup_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "created_at": self.created_at, "preset": self.preset,
+            "options": self.options, "players": self.players, "teams": self.teams,
+            "owners": self.owners, "first_dealer": self.first_dealer,
+            "rounds_planned": self.rounds_planned,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **self.setup_dict(),
+            "finished": self.finished,
+            "rounds": [r.to_dict() for r in self.rounds],
+            "corrections": [c.to_dict() for c in self.corrections],
+        }

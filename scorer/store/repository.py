@@ -1,0 +1,282 @@
+"""``GameStore``: the games, rounds, piles and corrections of one SQLite file.
+
+Every write is one ``BEGIN IMMEDIATE`` transaction that checks the game's state and
+the cards before it changes anything, so two requests cannot put one card in two
+piles, and a crash leaves either the whole change or none of it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
+
+from scorer.cards import card
+from scorer.errors import InputError
+from scorer.store.records import (CorrectionRecord, GameRecord, GameSummary, PileRecord,
+                                  RoundRecord)
+from scorer.store.schema import connect, migrate
+
+SOURCES = ("camera", "photo", "manual")
+ACTIONS = ("add", "remove", "replace")
+
+
+class GameNotFound(LookupError):
+    """No game with this id."""
+
+
+class StateError(InputError):
+    """The request does not fit the game's state (a confirmed round, a finished game)."""
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _owner_label(owner: str) -> str:
+    return f"{owner}'s" if "+" not in owner else f"team {owner}'s"
+
+
+def normalise_codes(codes: Sequence[Any]) -> list[str]:
+    """Canonical codes (``8-1`` -> ``08-1``); InputError naming an unknown or repeated card."""
+    if not isinstance(codes, (list, tuple)):
+        raise InputError("codes must be a list of card codes like 08-1")
+    if len(codes) > 48:
+        raise InputError(f"a pile holds at most 48 cards, not {len(codes)}")
+    out: list[str] = []
+    for code in codes:
+        c = card(code)
+        if c.code in out:
+            raise InputError(f"card {c.code} ({c.name}) is listed twice")
+        out.append(c.code)
+    return out
+
+
+class GameStore:
+    """Access to one database file. Cheap to create; holds no open connection."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        with self._connection() as conn:
+            migrate(conn)
+
+    @contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
+        conn = connect(self.path)
+        try:
+            yield conn
+        finally:
+            conn.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: committed if the block ends normally, else rolled back."""
+        with self._connection() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    # ----------------------------------------------------------------- games
+    def create_game(self, *, preset: str, options: dict[str, str], players: list[str],
+                    teams: list[list[str]] | None, first_dealer: str,
+                    rounds_planned: int) -> GameRecord:
+        with self._write() as conn:
+            cur = conn.execute(
+                "INSERT INTO games (created_at, preset, options, players, teams, first_dealer,"
+                " rounds_planned) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (_now(), preset, json.dumps(options), json.dumps(players),
+                 json.dumps(teams) if teams else None, first_dealer, int(rounds_planned)))
+            game_id = int(cur.lastrowid)
+        return self.get_game(game_id)
+
+    def list_games(self, limit: int = 500) -> list[GameSummary]:
+        with self._connection() as conn:
+            rows = conn.execute(
+                "SELECT g.*, (SELECT COUNT(*) FROM rounds r WHERE r.game_id = g.id"
+                " AND r.confirmed_at IS NOT NULL) AS done FROM games g"
+                " ORDER BY g.id DESC LIMIT ?", (limit,)).fetchall()
+        return [GameSummary(id=r["id"], created_at=r["created_at"], preset=r["preset"],
+                            players=json.loads(r["players"]),
+                            rounds_planned=r["rounds_planned"], rounds_confirmed=r["done"],
+                            finished=r["done"] >= r["rounds_planned"]) for r in rows]
+
+    def get_game(self, game_id: int) -> GameRecord:
+        with self._connection() as conn:
+            return self._load_game(conn, game_id)
+
+    def delete_game(self, game_id: int) -> None:
+        with self._write() as conn:
+            if conn.execute("DELETE FROM games WHERE id = ?", (game_id,)).rowcount == 0:
+                raise GameNotFound(f"no game {game_id}")
+
+    # ----------------------------------------------------------------- piles
+    def save_pile(self, game_id: int, number: int, owner: str, codes: Sequence[Any], *,
+                  detected: Sequence[Any] = (), source: str = "manual",
+                  dealer: str) -> PileRecord:
+        """Save (or replace) one pile of the open round, with the corrections that turn
+        what was detected into ``codes``, in one transaction."""
+        if source not in SOURCES:
+            raise InputError(f"source must be one of {', '.join(SOURCES)}, not {source!r}")
+        final = normalise_codes(codes)
+        found = normalise_codes(detected) if source != "manual" else []
+        with self._write() as conn:
+            game = self._load_game(conn, game_id)
+            round_id = self._open_round(conn, game, number, owner, dealer)
+            self._check_conflicts(conn, round_id, owner, final)
+            now = _now()
+            conn.execute(
+                "INSERT INTO piles (round_id, owner, codes, detected, source, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (round_id, owner) DO UPDATE SET"
+                " codes = excluded.codes, detected = excluded.detected,"
+                " source = excluded.source, updated_at = excluded.updated_at",
+                (round_id, owner, json.dumps(final), json.dumps(found), source, now))
+            if source != "manual":
+                for code in found:
+                    if code not in final:
+                        self._log(conn, round_id, owner, "remove", code, None, now)
+                for code in final:
+                    if code not in found:
+                        self._log(conn, round_id, owner, "add", None, code, now)
+        return PileRecord(owner, final, found, source, now)
+
+    def correct(self, game_id: int, number: int, owner: str, action: str,
+                old_code: str | None = None, new_code: str | None = None) -> PileRecord:
+        """Apply one hand correction to a saved pile and record it, in one transaction."""
+        if action not in ACTIONS:
+            raise InputError(f"action must be one of {', '.join(ACTIONS)}, not {action!r}")
+        old = card(old_code).code if action in ("remove", "replace") else None
+        new = card(new_code).code if action in ("add", "replace") else None
+        with self._write() as conn:
+            game = self._load_game(conn, game_id)
+            round_id = self._open_round(conn, game, number, owner, None)
+            row = conn.execute("SELECT * FROM piles WHERE round_id = ? AND owner = ?",
+                               (round_id, owner)).fetchone()
+            if row is None:
+                raise StateError(f"{_owner_label(owner)} pile is not saved yet")
+            codes: list[str] = json.loads(row["codes"])
+            if old is not None and old not in codes:
+                raise InputError(f"card {old} ({card(old).name}) is not in "
+                                 f"{_owner_label(owner)} pile")
+            if new is not None and new in codes and new != old:
+                raise InputError(f"card {new} ({card(new).name}) is already in "
+                                 f"{_owner_label(owner)} pile")
+            if action == "remove":
+                codes.remove(old)
+            elif action == "add":
+                codes.append(new)
+            else:
+                codes[codes.index(old)] = new
+            self._check_conflicts(conn, round_id, owner, codes)
+            now = _now()
+            conn.execute("UPDATE piles SET codes = ?, updated_at = ? WHERE id = ?",
+                         (json.dumps(codes), now, row["id"]))
+            self._log(conn, round_id, owner, action, old, new, now)
+        return PileRecord(owner, codes, json.loads(row["detected"]), row["source"], now)
+
+    # ---------------------------------------------------------------- rounds
+    def confirm_round(self, game_id: int, number: int, context: dict[str, Any],
+                      score: Callable[[GameRecord, RoundRecord], tuple[dict[str, Any], str]],
+                      dealer: str) -> RoundRecord:
+        """Score the open round with ``score(game, round) -> (result_dict, next_dealer)``
+        and mark it confirmed, in one transaction (the piles cannot change meanwhile)."""
+        with self._write() as conn:
+            game = self._load_game(conn, game_id)
+            self._check_open(game, number)
+            existing = next((r for r in game.rounds if r.number == number), None)
+            piles = existing.piles if existing else {}
+            missing = [o for o in game.owners if o not in piles]
+            if missing:
+                raise StateError("save every pile before confirming the round; missing: "
+                                 + ", ".join(missing))
+            rnd = RoundRecord(number=number, dealer=existing.dealer if existing else dealer,
+                              piles=piles, context=context)
+            result, _next_dealer = score(game, rnd)
+            now = _now()
+            conn.execute("UPDATE rounds SET context = ?, result = ?, confirmed_at = ?"
+                         " WHERE game_id = ? AND number = ?",
+                         (json.dumps(context), json.dumps(result), now, game_id, number))
+        return RoundRecord(number, rnd.dealer, piles, context, result, now)
+
+    # --------------------------------------------------------------- helpers
+    def _check_open(self, game: GameRecord, number: int) -> None:
+        done = len(game.confirmed_rounds)
+        if done >= game.rounds_planned:
+            raise StateError(f"game {game.id} is finished ({game.rounds_planned} rounds)")
+        if number != done + 1:
+            if 1 <= number <= done:
+                raise StateError(f"round {number} is already confirmed")
+            raise StateError(f"round {number} is not open; the open round is {done + 1}")
+
+    def _open_round(self, conn: sqlite3.Connection, game: GameRecord, number: int,
+                    owner: str, dealer: str | None) -> int:
+        self._check_open(game, number)
+        if owner not in game.owners:
+            raise InputError(f"{owner!r} has no pile in this game (piles: "
+                             + ", ".join(game.owners) + ")")
+        row = conn.execute("SELECT id FROM rounds WHERE game_id = ? AND number = ?",
+                           (game.id, number)).fetchone()
+        if row is not None:
+            return int(row["id"])
+        if dealer is None:
+            raise StateError(f"round {number} has no saved pile yet")
+        cur = conn.execute("INSERT INTO rounds (game_id, number, dealer) VALUES (?, ?, ?)",
+                           (game.id, number, dealer))
+        return int(cur.lastrowid)
+
+    @staticmethod
+    def _check_conflicts(conn: sqlite3.Connection, round_id: int, owner: str,
+                         codes: Sequence[str]) -> None:
+        rows = conn.execute("SELECT owner, codes FROM piles WHERE round_id = ? AND owner != ?",
+                            (round_id, owner)).fetchall()
+        for row in rows:
+            taken = set(json.loads(row["codes"]))
+            for code in codes:
+                if code in taken:
+                    raise InputError(f"card {code} ({card(code).name}) is already in "
+                                     f"{_owner_label(row['owner'])} pile")
+
+    @staticmethod
+    def _log(conn: sqlite3.Connection, round_id: int, owner: str, action: str,
+             old: str | None, new: str | None, now: str) -> None:
+        conn.execute("INSERT INTO corrections (round_id, owner, action, old_code, new_code,"
+                     " created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                     (round_id, owner, action, old, new, now))
+
+    @staticmethod
+    def _load_game(conn: sqlite3.Connection, game_id: int) -> GameRecord:
+        g = conn.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+        if g is None:
+            raise GameNotFound(f"no game {game_id}")
+        rounds: list[RoundRecord] = []
+        numbers: dict[int, int] = {}
+        for r in conn.execute("SELECT * FROM rounds WHERE game_id = ? ORDER BY number",
+                              (game_id,)).fetchall():
+            piles = {
+                p["owner"]: PileRecord(p["owner"], json.loads(p["codes"]),
+                                       json.loads(p["detected"]), p["source"], p["updated_at"])
+                for p in conn.execute("SELECT * FROM piles WHERE round_id = ? ORDER BY id",
+                                      (r["id"],)).fetchall()}
+            numbers[r["id"]] = r["number"]
+            rounds.append(RoundRecord(r["number"], r["dealer"], piles,
+                                      json.loads(r["context"]),
+                                      json.loads(r["result"]) if r["result"] else None,
+                                      r["confirmed_at"]))
+        corrections = [
+            CorrectionRecord(c["id"], numbers[c["round_id"]], c["owner"], c["action"],
+                             c["old_code"], c["new_code"], c["created_at"])
+            for c in conn.execute(
+                "SELECT c.* FROM corrections c JOIN rounds r ON r.id = c.round_id"
+                " WHERE r.game_id = ? ORDER BY c.id", (game_id,)).fetchall()]
+        teams = json.loads(g["teams"]) if g["teams"] else None
+        return GameRecord(id=g["id"], created_at=g["created_at"], preset=g["preset"],
+                          options=json.loads(g["options"]), players=json.loads(g["players"]),
+                          teams=teams, first_dealer=g["first_dealer"],
+                          rounds_planned=g["rounds_planned"], rounds=rounds,
+                          corrections=corrections)

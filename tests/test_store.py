@@ -1,0 +1,196 @@
+"""scorer.store: schema and migrations, WAL, transactions, card checks, round states."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from scorer.errors import InputError
+from scorer.store import (SCHEMA_VERSION, GameNotFound, GameStore, StateError,
+                          default_db_path)
+from scorer.store.schema import MIGRATIONS, connect, current_version, migrate
+
+
+def _score(game, rnd):
+    return {"winner": game.owners[0], "piles": {o: p.codes for o, p in rnd.piles.items()}}, \
+        game.owners[0]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> GameStore:
+    return GameStore(tmp_path / "sub" / "games.db")
+
+
+@pytest.fixture
+def game(store: GameStore):
+    return store.create_game(preset="sakura", options={"x": "1"}, players=["Ann", "Bob"],
+                             teams=None, first_dealer="Bob", rounds_planned=2)
+
+
+def test_default_path_follows_xdg(tmp_path: Path) -> None:
+    assert default_db_path({"XDG_DATA_HOME": str(tmp_path)}) == \
+        tmp_path / "hanafuda-scorer" / "games.db"
+    assert default_db_path({}).parts[-4:] == (".local", "share", "hanafuda-scorer", "games.db")
+
+
+def test_new_database_is_wal_and_current(store: GameStore) -> None:
+    conn = connect(store.path)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert current_version(conn) == SCHEMA_VERSION == len(MIGRATIONS)
+    assert conn.execute("SELECT COUNT(*) FROM schema_version").fetchone()[0] == 1
+    conn.close()
+
+
+def test_migrations_apply_in_order_and_only_once(tmp_path: Path) -> None:
+    conn = connect(tmp_path / "m.db")
+    assert migrate(conn, MIGRATIONS[:0]) == 0
+    extra = MIGRATIONS + ("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT);",)
+    assert migrate(conn, extra) == len(extra)
+    assert migrate(conn, extra) == len(extra)        # idempotent
+    with pytest.raises(RuntimeError, match="newer"):
+        migrate(conn, MIGRATIONS)                    # a file from a newer program
+    conn.close()
+
+
+def test_failed_migration_rolls_back(tmp_path: Path) -> None:
+    conn = connect(tmp_path / "m.db")
+    broken = MIGRATIONS + ("CREATE TABLE a (x); CREATE TABLE a (x);",)
+    with pytest.raises(sqlite3.OperationalError):
+        migrate(conn, broken)
+    assert current_version(conn) == len(MIGRATIONS)
+    assert conn.execute("SELECT name FROM sqlite_master WHERE name='a'").fetchone() is None
+    conn.close()
+
+
+def test_game_roundtrip_and_list(store: GameStore, game) -> None:
+    again = store.get_game(game.id)
+    assert again == game
+    assert again.players == ["Ann", "Bob"] and again.options == {"x": "1"}
+    assert [g.id for g in store.list_games()] == [game.id]
+    assert store.list_games()[0].rounds_confirmed == 0
+
+
+def test_pile_save_logs_differences_as_corrections(store: GameStore, game) -> None:
+    pile = store.save_pile(game.id, 1, "Ann", ["8-1", "01-1"], detected=["08-1", "02-1"],
+                           source="camera", dealer="Bob")
+    assert pile.codes == ["08-1", "01-1"]
+    g = store.get_game(game.id)
+    assert g.rounds[0].dealer == "Bob"
+    assert [(c.action, c.old_code, c.new_code) for c in g.corrections] == \
+        [("remove", "02-1", None), ("add", None, "01-1")]
+
+
+def test_corrections_are_applied_and_recorded(store: GameStore, game) -> None:
+    store.save_pile(game.id, 1, "Ann", ["08-1"], dealer="Bob")
+    store.correct(game.id, 1, "Ann", "add", new_code="03-1")
+    store.correct(game.id, 1, "Ann", "replace", old_code="08-1", new_code="08-2")
+    pile = store.correct(game.id, 1, "Ann", "remove", old_code="03-1")
+    assert pile.codes == ["08-2"]
+    assert store.get_game(game.id).rounds[0].piles["Ann"].codes == ["08-2"]
+    assert len(store.get_game(game.id).corrections) == 3
+
+
+@pytest.mark.parametrize("codes, message", [
+    (["13-1"], "13-1"), (["08-1", "8-1"], "08-1"), ("08-1", "list"), ([None], "None"),
+])
+def test_bad_codes_name_the_card(store: GameStore, game, codes, message) -> None:
+    with pytest.raises(InputError, match=message):
+        store.save_pile(game.id, 1, "Ann", codes, dealer="Bob")
+    assert store.get_game(game.id).rounds == []          # nothing written
+
+
+def test_card_in_two_piles_is_refused(store: GameStore, game) -> None:
+    store.save_pile(game.id, 1, "Ann", ["08-1"], dealer="Bob")
+    with pytest.raises(InputError, match=r"08-1 \(Susuki: moon\) is already in Ann's pile"):
+        store.save_pile(game.id, 1, "Bob", ["01-1", "08-1"], dealer="Bob")
+    store.save_pile(game.id, 1, "Bob", ["01-1"], dealer="Bob")
+    with pytest.raises(InputError, match="08-1"):
+        store.correct(game.id, 1, "Bob", "add", new_code="08-1")
+    with pytest.raises(InputError, match="is not in"):
+        store.correct(game.id, 1, "Bob", "remove", old_code="08-1")
+    assert store.get_game(game.id).rounds[0].piles["Bob"].codes == ["01-1"]
+
+
+def test_concurrent_saves_never_share_a_card(store: GameStore, game) -> None:
+    errors: list[Exception] = []
+
+    def save(owner: str) -> None:
+        try:
+            store.save_pile(game.id, 1, owner, ["08-1"], dealer="Bob")
+        except InputError as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=save, args=(o,)) for o in ("Ann", "Bob")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    piles = store.get_game(game.id).rounds[0].piles
+    assert len(errors) == 1 and len(piles) == 1
+
+
+def test_round_lifecycle(store: GameStore, game) -> None:
+    with pytest.raises(StateError, match="not open"):
+        store.save_pile(game.id, 2, "Ann", [], dealer="Bob")
+    store.save_pile(game.id, 1, "Ann", ["08-1"], dealer="Bob")
+    with pytest.raises(StateError, match="missing: Bob"):
+        store.confirm_round(game.id, 1, {}, _score, dealer="Bob")
+    store.save_pile(game.id, 1, "Bob", [], dealer="Bob")
+    rnd = store.confirm_round(game.id, 1, {"k": 1}, _score, dealer="Bob")
+    assert rnd.confirmed and rnd.result["winner"] == "Ann"
+    with pytest.raises(StateError, match="already confirmed"):
+        store.save_pile(game.id, 1, "Ann", [], dealer="Bob")
+    with pytest.raises(StateError, match="already confirmed"):
+        store.correct(game.id, 1, "Ann", "remove", old_code="08-1")
+    store.save_pile(game.id, 2, "Ann", ["08-1"], dealer="Ann")   # a new round, same card
+    store.save_pile(game.id, 2, "Bob", [], dealer="Ann")
+    store.confirm_round(game.id, 2, {}, _score, dealer="Ann")
+    g = store.get_game(game.id)
+    assert g.finished and [r.dealer for r in g.rounds] == ["Bob", "Ann"]
+    with pytest.raises(StateError, match="finished"):
+        store.save_pile(game.id, 3, "Ann", [], dealer="Ann")
+
+
+def test_failed_scoring_leaves_round_open(store: GameStore, game) -> None:
+    store.save_pile(game.id, 1, "Ann", [], dealer="Bob")
+    store.save_pile(game.id, 1, "Bob", [], dealer="Bob")
+
+    def boom(game, rnd):
+        raise InputError("stopped_by is required")
+
+    with pytest.raises(InputError):
+        store.confirm_round(game.id, 1, {}, boom, dealer="Bob")
+    assert not store.get_game(game.id).rounds[0].confirmed
+
+
+def test_unknown_owner_and_game(store: GameStore, game) -> None:
+    with pytest.raises(InputError, match="no pile"):
+        store.save_pile(game.id, 1, "Zed", [], dealer="Bob")
+    with pytest.raises(GameNotFound):
+        store.get_game(999)
+    with pytest.raises(GameNotFound):
+        store.delete_game(999)
+
+
+def test_teams_own_piles(store: GameStore) -> None:
+    g = store.create_game(preset="sakura", options={}, players=["A", "B", "C", "D"],
+                          teams=[["A", "C"], ["B", "D"]], first_dealer="A", rounds_planned=4)
+    assert g.owners == ["A+C", "B+D"]
+    store.save_pile(g.id, 1, "A+C", ["01-1"], dealer="A")
+    with pytest.raises(InputError, match="team A\\+C's pile"):
+        store.save_pile(g.id, 1, "B+D", ["01-1"], dealer="A")
+
+
+def test_delete_cascades_and_survives_reopen(store: GameStore, game) -> None:
+    store.save_pile(game.id, 1, "Ann", ["08-1"], dealer="Bob")
+    reopened = GameStore(store.path)
+    assert reopened.get_game(game.id).rounds[0].piles["Ann"].codes == ["08-1"]
+    reopened.delete_game(game.id)
+    conn = connect(store.path)
+    for table in ("games", "rounds", "piles", "corrections"):
+        assert conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] == 0
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    conn.close()
