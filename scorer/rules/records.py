@@ -1,0 +1,139 @@
+"""Plain records the engine takes and returns. Every record has ``to_dict()`` (JSON-ready)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class YakuHit:
+    """One yaku found in a pile.
+
+    ``points`` is what the yaku is worth under the rule set (Sakura: what each opponent
+    loses; Koi-Koi: its base points including any +1 extras; Hana-Awase: its points).
+    ``cards`` are the codes that form it (for +1 yaku, every card counted).
+    """
+
+    name: str
+    points: int
+    cards: tuple[str, ...]
+    label: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "points": self.points, "cards": list(self.cards),
+                "label": self.label}
+
+
+@dataclass(frozen=True)
+class PileSummary:
+    """What one pile is worth on its own: card points and the yaku it forms.
+
+    ``total`` is the pile's headline number: Sakura the card points; Koi-Koi the sum of
+    the yaku (before multipliers); Hana-Awase card points plus yaku (the additive score).
+    """
+
+    card_points: int
+    yaku: list[YakuHit]
+    total: int = 0
+    game: str = ""
+    notes: tuple[str, ...] = ()
+
+    @property
+    def yaku_points(self) -> int:
+        return sum(y.points for y in self.yaku)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"game": self.game, "card_points": self.card_points,
+                "yaku": [y.to_dict() for y in self.yaku],
+                "yaku_points": self.yaku_points, "total": self.total,
+                "notes": list(self.notes)}
+
+
+@dataclass
+class RoundInput:
+    """One round to score.
+
+    ``players`` is the turn order (the dealer plays first; Sakura plays counter-clockwise,
+    so the next in the list sits on the dealer's right). ``piles`` maps a player - or, with
+    teams, a team name (members joined by "+") or any member - to the codes captured.
+    ``context``: Koi-Koi ``stopped_by``, ``koikoi_calls`` {player: int}, ``month``,
+    ``teyaku`` {player: "teshi"|"kuttsuki"|"both"}; Sakura ``leftovers`` [codes left on
+    the field], ``gaji_month`` (month of the card the lightning took from hand).
+    """
+
+    players: list[str]
+    piles: dict[str, list[str]]
+    dealer: str | None = None
+    teams: list[list[str]] | None = None
+    context: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"players": list(self.players),
+                "piles": {k: list(v) for k, v in self.piles.items()},
+                "dealer": self.dealer,
+                "teams": [list(t) for t in self.teams] if self.teams else None,
+                "context": dict(self.context)}
+
+
+@dataclass
+class PlayerResult:
+    """One side's (player's or team's) result in a round.
+
+    ``score = card_points + bonus - penalty`` (Sakura, additive Hana-Awase), or
+    ``base yaku points x multiplier`` for the Koi-Koi stopper (0 for everyone else);
+    zero-sum Hana-Awase also subtracts the par (see ``explanation``).
+    """
+
+    player: str
+    card_points: int
+    yaku: list[YakuHit]
+    penalty: int
+    multiplier: int
+    score: int
+    explanation: str
+    members: tuple[str, ...] = ()
+    cards: tuple[str, ...] = ()
+
+    @property
+    def yaku_points(self) -> int:
+        return sum(y.points for y in self.yaku)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"player": self.player, "members": list(self.members),
+                "cards": list(self.cards), "card_points": self.card_points,
+                "yaku": [y.to_dict() for y in self.yaku], "yaku_points": self.yaku_points,
+                "penalty": self.penalty, "multiplier": self.multiplier,
+                "score": self.score, "explanation": self.explanation}
+
+
+@dataclass
+class RoundResult:
+    """A scored round. ``results`` is keyed by player, or by team name with teams.
+
+    ``winner`` is None for a drawn round (Koi-Koi exhaustive draw, a shared tie, a void
+    Hana-Awase round). ``next_dealer`` is always a player. ``award`` is the round's
+    victory count for victory-count Sakura: {"winners": [...], "victories": n,
+    "kind": "plain"|"chu"|"basa", "shira": bool, "margin": int}.
+    """
+
+    results: dict[str, PlayerResult]
+    winner: str | None
+    next_dealer: str
+    explanation: list[str]
+    ruleset: str = ""
+    game: str = ""
+    dealer: str = ""
+    award: dict[str, Any] | None = None
+    tied: list[str] = field(default_factory=list)
+
+    @property
+    def scores(self) -> dict[str, int]:
+        return {k: r.score for k, r in self.results.items()}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rules": self.ruleset, "game": self.game, "dealer": self.dealer,
+                "results": {k: r.to_dict() for k, r in self.results.items()},
+                "scores": self.scores, "winner": self.winner, "tied": list(self.tied),
+                "next_dealer": self.next_dealer, "award": self.award,
+                "explanation": list(self.explanation)}
