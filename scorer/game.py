@@ -1,0 +1,144 @@
+"""A game: players (or teams), a rule set, the first dealer and a number of rounds; the
+standings after every round and the final winner. Pure functions, no I/O.
+
+    setup = GameSetup(["A", "B"], get_ruleset("sakura"), first_dealer="A")
+    st = standings(setup, [round_result_1, round_result_2, ...])
+    st.totals, st.running, st.victories, st.winner, st.finished
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from scorer.errors import InputError
+from scorer.rules.records import RoundInput, RoundResult
+from scorer.rules.ruleset import RuleSet
+from scorer.rules.validate import _teams
+
+
+@dataclass
+class GameSetup:
+    """Who plays, under which rules. ``rounds`` defaults to the rule set's ``rounds``."""
+
+    players: list[str]
+    ruleset: RuleSet
+    first_dealer: str | None = None
+    rounds: int | None = None
+    teams: list[list[str]] | None = None
+
+    def __post_init__(self) -> None:
+        rs = self.ruleset
+        players = list(self.players or [])
+        if len(set(players)) != len(players):
+            raise InputError("a player is listed twice")
+        if not rs.min_players <= len(players) <= rs.max_players:
+            raise InputError(f"{rs.name} is for {rs.min_players}-{rs.max_players} players, "
+                             f"got {len(players)}")
+        self.players = players
+        self.teams = [list(t) for t in _teams(self.teams, players, rs)] or None
+        if self.first_dealer in (None, ""):
+            self.first_dealer = players[0]
+        if self.first_dealer not in players:
+            raise InputError(f"first dealer {self.first_dealer!r} is not a player "
+                             f"(players: {', '.join(players)})")
+        if self.rounds is None:
+            self.rounds = rs.default_rounds
+        if isinstance(self.rounds, bool) or not isinstance(self.rounds, int) or \
+                not 1 <= self.rounds <= 99:
+            raise InputError(f"rounds must be an integer 1..99, not {self.rounds!r}")
+
+    @property
+    def sides(self) -> list[str]:
+        """Score keys: team names (members joined by "+") or players, in turn order."""
+        if self.teams:
+            return ["+".join(t) for t in self.teams]
+        return list(self.players)
+
+    def round_input(self, piles: dict[str, list[str]], dealer: str,
+                    context: dict[str, Any] | None = None) -> RoundInput:
+        return RoundInput(list(self.players), piles, dealer,
+                          [list(t) for t in self.teams] if self.teams else None,
+                          dict(context or {}))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"players": list(self.players), "rules": self.ruleset.to_dict(),
+                "first_dealer": self.first_dealer, "rounds": self.rounds,
+                "teams": self.teams}
+
+
+@dataclass
+class Standings:
+    """``totals``: points per side; ``running``: the totals after each round;
+    ``victories``: round victories (victory-count Sakura only, else None); ``winner``
+    once the game is finished (None for a shared tie, see ``tied``)."""
+
+    totals: dict[str, int]
+    running: list[dict[str, int]]
+    victories: dict[str, int] | None
+    winner: str | None
+    finished: bool
+    leader: str | None = None
+    tied: list[str] = field(default_factory=list)
+    next_dealer: str | None = None
+    rounds_played: int = 0
+    rounds: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"totals": dict(self.totals), "running": [dict(r) for r in self.running],
+                "victories": dict(self.victories) if self.victories is not None else None,
+                "winner": self.winner, "finished": self.finished, "leader": self.leader,
+                "tied": list(self.tied), "next_dealer": self.next_dealer,
+                "rounds_played": self.rounds_played, "rounds": self.rounds}
+
+
+def standings(setup: GameSetup, results: Sequence[RoundResult]) -> Standings:
+    """Totals after every round, and the winner once all rounds are played.
+
+    Ranking: Sakura with ``game_scoring=victories`` ranks by victories, then points;
+    otherwise by points. A tie for first: Sakura ``tie_policy=dealer_wins`` gives it to
+    the tied side nearest the player who would deal next; otherwise it stays shared.
+    """
+    rs = setup.ruleset
+    sides = setup.sides
+    if len(results) > (setup.rounds or 0):
+        raise InputError(f"{len(results)} rounds given for a {setup.rounds}-round game")
+    totals = {s: 0 for s in sides}
+    counting = rs.game == "sakura" and rs["game_scoring"] == "victories"
+    wins: dict[str, int] | None = {s: 0 for s in sides} if counting else None
+    running: list[dict[str, int]] = []
+    for i, res in enumerate(results, 1):
+        if set(res.results) != set(sides):
+            raise InputError(f"round {i} scores {', '.join(res.results)}, but this game's "
+                             f"sides are {', '.join(sides)}")
+        for s in sides:
+            totals[s] += res.results[s].score
+        if wins is not None:
+            award = res.award or {}
+            for w in award.get("winners", []):
+                wins[w] += int(award.get("victories", 1))
+        running.append(dict(totals))
+    next_dealer = results[-1].next_dealer if results else setup.first_dealer
+    finished = len(results) >= (setup.rounds or 0)
+
+    def key(s: str) -> tuple[int, int]:
+        return ((wins[s] if wins is not None else 0), totals[s])
+
+    leader, tied = None, []
+    if results:
+        best = max(key(s) for s in sides)
+        top = [s for s in sides if key(s) == best]
+        if len(top) == 1:
+            leader = top[0]
+        else:
+            tied = top
+            if rs.game == "sakura" and rs["tie_policy"] == "dealer_wins":
+                order = setup.players
+                i = order.index(next_dealer) if next_dealer in order else 0
+                for p in order[i:] + order[:i]:
+                    side = next(s for s in sides if p in s.split("+"))
+                    if side in top:
+                        leader = side
+                        break
+    return Standings(totals, running, wins, leader if finished else None, finished,
+                     leader, tied, next_dealer, len(results), setup.rounds or 0)
