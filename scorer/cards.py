@@ -143,7 +143,10 @@ for _card in DECK:
 def _normalise_code(text: str) -> str | None:
     """Accept ``08-1``, ``8-1``, ``0801``-less forms like ``8-1`` / `` 08-1 ``."""
     parts = text.strip().split("-")
-    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+    # ASCII digits only, and short: str.isdigit() is also true for characters such as
+    # "²" that int() rejects, and int() refuses strings over 4300 digits (ValueError).
+    if len(parts) != 2 or not all(p.isascii() and p.isdigit() and len(p) <= 3
+                                  for p in parts):
         return None
     return f"{int(parts[0]):02d}-{int(parts[1])}"
 
