@@ -1,0 +1,60 @@
+"""The scorekeeper web page: a Flask app factory with a pages and a JSON API blueprint.
+
+``create_app(config)`` builds a fresh app; nothing is global. Config keys (all optional):
+
+``DB_PATH``            SQLite file (default: ``scorer.store.default_db_path()``)
+``DETECTOR``           an object with ``detect(image) -> Detections`` (tests inject a fake);
+                       otherwise one ``scorer.vision.Detector`` is created on first use
+``MODEL_PATH``         the model for that detector (default: the vision package's default)
+``ACCESS_TOKEN``       when set, every request needs it (cookie, ``X-Access-Token`` header
+                       or ``?token=`` once); ``hanafuda serve --host 0.0.0.0`` sets one
+``MAX_CONTENT_LENGTH`` upload cap in bytes (default 8 MiB; over it: 413)
+``MAX_IMAGE_PIXELS``   image dimension cap (default 40 megapixels, 12000 px a side)
+``DETECT_CONCURRENCY`` detections at once; beyond it ``/api/detect`` answers 503 at once
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping
+
+from flask import Flask
+
+from scorer.store import GameStore, default_db_path
+from webui.detection import DetectionService
+
+DEFAULTS: dict[str, Any] = {
+    "DB_PATH": None,
+    "DETECTOR": None,
+    "MODEL_PATH": None,
+    "ACCESS_TOKEN": None,
+    "MAX_CONTENT_LENGTH": 8 * 1024 * 1024,
+    "MAX_IMAGE_PIXELS": 40_000_000,
+    "MAX_IMAGE_SIDE": 12_000,
+    "DETECT_CONCURRENCY": 2,
+    "JSON_SORT_KEYS": False,
+}
+
+
+def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    app = Flask(__name__)
+    app.config.update(DEFAULTS)
+    if config:
+        app.config.update(config)
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    db_path = Path(app.config["DB_PATH"] or default_db_path())
+    app.extensions["hanafuda"] = {
+        "store": GameStore(db_path),
+        "detection": DetectionService(
+            detector=app.config["DETECTOR"], model_path=app.config["MODEL_PATH"],
+            concurrency=int(app.config["DETECT_CONCURRENCY"]),
+            max_pixels=int(app.config["MAX_IMAGE_PIXELS"]),
+            max_side=int(app.config["MAX_IMAGE_SIDE"])),
+    }
+
+    from webui import api, errors, pages, security
+    security.init_app(app)
+    errors.init_app(app)
+    app.register_blueprint(pages.bp)
+    app.register_blueprint(api.bp, url_prefix="/api")
+    return app

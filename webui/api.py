@@ -1,0 +1,110 @@
+"""The JSON API behind the page (documented in docs/API.md)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Blueprint, Response, jsonify, request
+
+from scorer.cards import DECK, MONTHS
+from scorer.errors import InputError
+from webui import export, games
+from webui.context import detection, store
+
+bp = Blueprint("api", __name__)
+
+
+def _json_body() -> Any:
+    data = request.get_json(silent=True)
+    if data is None:
+        raise InputError("send a JSON body (Content-Type: application/json)")
+    return data
+
+
+def _view(game_id: int) -> dict[str, Any]:
+    return games.view(store().get_game(game_id))
+
+
+@bp.get("/health")
+def health() -> Response:
+    svc = detection()
+    return jsonify({"ok": True, "detector_loaded": svc.loaded, "model": svc.model_name})
+
+
+@bp.get("/cards")
+def cards() -> Response:
+    return jsonify({
+        "months": [{"number": m.number, "english": m.english, "japanese": m.japanese,
+                    "colour": m.colour} for m in MONTHS],
+        "cards": [{"code": c.code, "name": c.name, "japanese": c.japanese, "month": c.month,
+                   "kind": c.kind.value} for c in DECK],
+    })
+
+
+@bp.get("/presets")
+def presets() -> Response:
+    return jsonify({"presets": games.presets(), "default": "sakura"})
+
+
+@bp.post("/detect")
+def detect() -> Response:
+    upload = request.files.get("image")
+    data = upload.read() if upload is not None else request.get_data(cache=False)
+    return jsonify(detection().detect(data))
+
+
+@bp.get("/games")
+def list_games() -> Response:
+    return jsonify({"games": [g.to_dict() for g in store().list_games()]})
+
+
+@bp.post("/games")
+def create_game() -> tuple[Response, int]:
+    game = games.create_game(store(), _json_body())
+    return jsonify(games.view(game)), 201
+
+
+@bp.get("/games/<int:game_id>")
+def get_game(game_id: int) -> Response:
+    return jsonify(_view(game_id))
+
+
+@bp.delete("/games/<int:game_id>")
+def delete_game(game_id: int) -> Response:
+    store().delete_game(game_id)
+    return jsonify({"deleted": game_id})
+
+
+@bp.put("/games/<int:game_id>/rounds/<int:number>/piles")
+def save_pile(game_id: int, number: int) -> Response:
+    game = store().get_game(game_id)
+    pile = games.save_pile(store(), game, number, _json_body())
+    return jsonify({"pile": pile.to_dict(), "game": _view(game_id)})
+
+
+@bp.post("/games/<int:game_id>/rounds/<int:number>/corrections")
+def correct(game_id: int, number: int) -> tuple[Response, int]:
+    game = store().get_game(game_id)
+    pile = games.correct(store(), game, number, _json_body())
+    return jsonify({"pile": pile.to_dict(), "game": _view(game_id)}), 201
+
+
+@bp.post("/games/<int:game_id>/rounds/<int:number>/confirm")
+def confirm(game_id: int, number: int) -> Response:
+    game = store().get_game(game_id)
+    rnd = games.confirm(store(), game, number, request.get_json(silent=True))
+    return jsonify({"round": rnd.to_dict(), "game": _view(game_id)})
+
+
+@bp.get("/games/<int:game_id>/export.<fmt>")
+def export_game(game_id: int, fmt: str) -> Response:
+    if fmt not in export.FORMATS:
+        raise InputError(f"export format must be csv or json, not {fmt[:10]!r}")
+    view = _view(game_id)
+    body = export.to_csv(view) if fmt == "csv" else json.dumps(view, ensure_ascii=False,
+                                                                 indent=2)
+    resp = Response(body, mimetype=export.FORMATS[fmt])
+    resp.headers["Content-Disposition"] = \
+        f'attachment; filename="{export.filename(game_id, fmt)}"'
+    return resp

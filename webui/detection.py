@@ -1,0 +1,80 @@
+"""Detection for the web API: one shared detector, bounded concurrency, clear errors."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from scorer.errors import InputError
+from webui import imagecheck
+
+
+class Busy(Exception):
+    """Every detection slot is taken; the client should retry shortly (503)."""
+
+
+class DetectorUnavailable(Exception):
+    """No model could be loaded (503, with the reason)."""
+
+
+def decode(data: bytes) -> Any:
+    """Decode with the vision package (EXIF orientation applied)."""
+    from scorer.vision import decode_image
+    return decode_image(data)
+
+
+class DetectionService:
+    """Holds the app's one detector, created lazily on the first request."""
+
+    def __init__(self, detector: Any = None, model_path: str | Path | None = None,
+                 concurrency: int = 2, max_pixels: int = 40_000_000,
+                 max_side: int = 12_000) -> None:
+        self._detector = detector
+        self._model_path = model_path
+        self._lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(max(1, concurrency))
+        self.max_pixels = max_pixels
+        self.max_side = max_side
+
+    @property
+    def loaded(self) -> bool:
+        return self._detector is not None
+
+    @property
+    def model_name(self) -> str | None:
+        path = self._model_path or getattr(self._detector, "model_path", None)
+        return str(path) if path else None
+
+    def detector(self) -> Any:
+        with self._lock:
+            if self._detector is None:
+                try:
+                    from scorer.vision import Detector
+                    self._detector = Detector(model_path=self._model_path)
+                except (ImportError, OSError, InputError, RuntimeError) as exc:
+                    raise DetectorUnavailable(f"no card detector: {exc}") from None
+            return self._detector
+
+    def detect(self, data: bytes) -> dict[str, Any]:
+        """The DESIGN.md detect JSON for one image's bytes."""
+        info = imagecheck.check(data, self.max_pixels, self.max_side)
+        if not self._slots.acquire(blocking=False):
+            raise Busy("detection is busy; retry in a moment")
+        try:
+            detector = self.detector()
+            t0 = time.perf_counter()
+            image = decode(data)
+            t1 = time.perf_counter()
+            found = detector.detect(image)
+            t2 = time.perf_counter()
+        finally:
+            self._slots.release()
+        timings = dict(getattr(found, "timings", None) or {})
+        timings.setdefault("decode", round((t1 - t0) * 1000, 1))
+        timings.setdefault("infer", round((t2 - t1) * 1000, 1))
+        timings["total"] = round((t2 - t0) * 1000, 1)
+        height, width = image.shape[:2]
+        return {"width": int(width), "height": int(height), "format": info.format,
+                "model": self.model_name, "cards": list(found.to_cards()), "ms": timings}

@@ -1,0 +1,78 @@
+"""Every error becomes a JSON answer with a message (an HTML page for page routes).
+
+Bad input is a 4xx with a one-line message, never a 500: InputError -> 400,
+ImageTooLarge and oversize uploads -> 413, an unknown game -> 404, a request that does
+not fit the game's state -> 409, a saturated or missing detector -> 503.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Flask, Response, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from scorer.errors import InputError
+from scorer.store import GameNotFound, StateError
+from webui.detection import Busy, DetectorUnavailable
+from webui.imagecheck import ImageTooLarge
+
+log = logging.getLogger(__name__)
+
+
+def error_response(status: int, message: str, **extra: object) -> Response:
+    wants_html = (not request.path.startswith("/api/") and request.method == "GET"
+                  and "text/html" in request.headers.get("Accept", ""))
+    if wants_html:
+        resp = Response(render_template("error.html", status=status, message=message),
+                        status=status, mimetype="text/html")
+    else:
+        resp = jsonify({"error": message, "status": status, **extra})
+        resp.status_code = status
+    return resp
+
+
+def init_app(app: Flask) -> None:
+    @app.errorhandler(ImageTooLarge)
+    def too_large_image(exc: ImageTooLarge) -> Response:
+        return error_response(413, str(exc))
+
+    @app.errorhandler(StateError)
+    def state_error(exc: StateError) -> Response:
+        return error_response(409, str(exc))
+
+    @app.errorhandler(InputError)
+    def input_error(exc: InputError) -> Response:
+        return error_response(400, str(exc))
+
+    @app.errorhandler(GameNotFound)
+    def not_found(exc: GameNotFound) -> Response:
+        return error_response(404, str(exc))
+
+    @app.errorhandler(Busy)
+    def busy(exc: Busy) -> Response:
+        resp = error_response(503, str(exc))
+        resp.headers["Retry-After"] = "1"
+        return resp
+
+    @app.errorhandler(DetectorUnavailable)
+    def unavailable(exc: DetectorUnavailable) -> Response:
+        return error_response(503, str(exc))
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException) -> Response:
+        messages = {
+            413: f"upload too large (the cap is {app.config['MAX_CONTENT_LENGTH']} bytes)",
+            404: "not found", 405: "method not allowed",
+        }
+        code = exc.code or 500
+        message = messages.get(code) or exc.description or exc.name
+        resp = error_response(code, message)
+        if code == 405 and exc.get_response().headers.get("Allow"):
+            resp.headers["Allow"] = exc.get_response().headers["Allow"]
+        return resp
+
+    @app.errorhandler(Exception)
+    def internal(exc: Exception) -> Response:
+        log.exception("internal error on %s %s", request.method, request.path)
+        return error_response(500, "internal error (see the server's log)")

@@ -1,0 +1,98 @@
+"""Tell an image's format and size from its header, before anything decodes it.
+
+This keeps a decompression bomb (a tiny file that claims 100000 x 100000 pixels) and
+non-images away from the decoder. Only the formats the page sends or a user uploads
+are accepted: JPEG, PNG, WebP, BMP.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+from scorer.errors import InputError
+
+
+class ImageTooLarge(InputError):
+    """The image's dimensions exceed the cap (answered with 413)."""
+
+
+@dataclass(frozen=True)
+class ImageInfo:
+    format: str
+    width: int
+    height: int
+
+
+def sniff(data: bytes) -> ImageInfo:
+    """Format and size from the header; InputError if it is not a supported image."""
+    if not data:
+        raise InputError("empty upload: send a JPEG, PNG, WebP or BMP image")
+    try:
+        if data[:3] == b"\xff\xd8\xff":
+            return _jpeg(data)
+        if data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR":
+            w, h = struct.unpack(">II", data[16:24])
+            return ImageInfo("png", w, h)
+        if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+            return _webp(data)
+        if data[:2] == b"BM" and len(data) >= 26:
+            w, h = struct.unpack("<ii", data[18:26])
+            return ImageInfo("bmp", abs(w), abs(h))
+    except (struct.error, IndexError):
+        raise InputError("corrupt image: its header is truncated") from None
+    raise InputError("not an image: send a JPEG, PNG, WebP or BMP image")
+
+
+def check(data: bytes, max_pixels: int, max_side: int) -> ImageInfo:
+    info = sniff(data)
+    if info.width <= 0 or info.height <= 0:
+        raise InputError(f"corrupt image: it claims {info.width}x{info.height} pixels")
+    if info.width > max_side or info.height > max_side or info.width * info.height > max_pixels:
+        raise ImageTooLarge(f"image of {info.width}x{info.height} pixels is over the cap "
+                            f"({max_pixels // 1_000_000} megapixels, {max_side} px a side)")
+    return info
+
+
+_SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
+
+
+def _jpeg(data: bytes) -> ImageInfo:
+    i = 2
+    n = len(data)
+    while i < n:
+        while i < n and data[i] == 0xFF:     # fill bytes
+            i += 1
+        if i >= n:
+            break
+        marker = data[i]
+        i += 1
+        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
+            continue
+        if marker == 0xD9 or marker == 0xDA:  # end of image / start of scan before SOF
+            break
+        (length,) = struct.unpack(">H", data[i:i + 2])
+        if marker in _SOF:
+            h, w = struct.unpack(">HH", data[i + 3:i + 7])
+            return ImageInfo("jpeg", w, h)
+        if length < 2:
+            break
+        i += length
+    raise InputError("corrupt image: a JPEG without a frame header")
+
+
+def _webp(data: bytes) -> ImageInfo:
+    chunk = data[12:16]
+    if chunk == b"VP8 ":
+        w, h = struct.unpack("<HH", data[26:30])
+        return ImageInfo("webp", w & 0x3FFF, h & 0x3FFF)
+    if chunk == b"VP8L":
+        b = data[21:25]
+        w = 1 + (((b[1] & 0x3F) << 8) | b[0])
+        h = 1 + (((b[3] & 0xF) << 10) | (b[2] << 2) | ((b[1] & 0xC0) >> 6))
+        return ImageInfo("webp", w, h)
+    if chunk == b"VP8X":
+        w = 1 + int.from_bytes(data[24:27], "little")
+        h = 1 + int.from_bytes(data[27:30], "little")
+        return ImageInfo("webp", w, h)
+    raise InputError("corrupt image: unknown WebP chunk")

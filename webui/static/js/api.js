@@ -1,0 +1,62 @@
+// Calls to the JSON API. Every state-changing request carries the anti-CSRF header
+// the server requires; errors become Error objects with the server's message.
+export const CSRF_HEADER = { "X-Requested-With": "hanafuda" };
+
+export class ApiError extends Error {
+  constructor(status, message) { super(message); this.status = status; }
+}
+
+async function parse(resp) {
+  let data = null;
+  try { data = await resp.json(); } catch (e) { data = null; }
+  if (!resp.ok) {
+    throw new ApiError(resp.status, (data && data.error) || `HTTP ${resp.status}`);
+  }
+  return data;
+}
+
+export async function api(method, url, body) {
+  const opts = { method, headers: { Accept: "application/json" }, credentials: "same-origin" };
+  if (method !== "GET") Object.assign(opts.headers, CSRF_HEADER);
+  if (body !== undefined) {
+    opts.headers["Content-Type"] = "application/json";
+    opts.body = JSON.stringify(body);
+  }
+  return parse(await fetch(url, opts));
+}
+
+export async function detect(blob) {
+  const resp = await fetch("/api/detect", {
+    method: "POST", credentials: "same-origin",
+    headers: { ...CSRF_HEADER, "Content-Type": blob.type || "application/octet-stream" },
+    body: blob,
+  });
+  return parse(resp);
+}
+
+export function toast(message, isError = false) {
+  const el = document.getElementById("toast");
+  if (!el) return;
+  el.textContent = message;
+  el.classList.toggle("error", isError);
+  el.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { el.hidden = true; }, 4000);
+}
+
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "class") node.className = v;
+    else if (k === "text") node.textContent = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else if (k === "dataset") Object.assign(node.dataset, v);
+    else node.setAttribute(k, v === true ? "" : v);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}

@@ -1,0 +1,112 @@
+// The home page: the new-game form (rules preset, players, teams, first dealer, rounds)
+// and the list of games (open, export, delete after asking).
+import { api, el, toast } from "./api.js";
+
+const $ = (id) => document.getElementById(id);
+let presets = [];
+
+function players() {
+  return [...document.querySelectorAll("#player-names input")].map((i) => i.value.trim());
+}
+
+// Teams of 2 sit opposite; teams of 3 alternate (RULES.md 1.1).
+function teamChoices(n) {
+  const idx = (groups) => groups;
+  const out = [{ value: "", label: "everyone for themselves", groups: null }];
+  if (n === 4) out.push({ value: "2x2", label: "2 teams of 2 (1+3 vs 2+4)", groups: idx([[0, 2], [1, 3]]) });
+  if (n === 6) {
+    out.push({ value: "3x2", label: "3 teams of 2 (1+4, 2+5, 3+6)", groups: [[0, 3], [1, 4], [2, 5]] });
+    out.push({ value: "2x3", label: "2 teams of 3 (1+3+5 vs 2+4+6)", groups: [[0, 2, 4], [1, 3, 5]] });
+  }
+  return out;
+}
+
+function currentPreset() { return presets.find((p) => p.name === $("preset").value) || presets[0]; }
+
+function renderPlayers() {
+  const p = currentPreset();
+  const count = $("player-count");
+  const keep = Number(count.value) || Math.max(2, p.min_players);
+  count.replaceChildren();
+  for (let n = p.min_players; n <= p.max_players; n++) count.append(el("option", { value: n, text: n }));
+  count.value = String(Math.min(Math.max(keep, p.min_players), p.max_players));
+  $("rounds").value = p.default_rounds;
+  $("preset-description").textContent = p.description;
+  renderNames();
+}
+
+function renderNames() {
+  const n = Number($("player-count").value);
+  const old = players();
+  $("player-names").replaceChildren(...Array.from({ length: n }, (_, i) =>
+    el("label", {}, `Player ${i + 1} `, el("input", { type: "text", maxlength: 24, required: true,
+      name: `player-${i + 1}`, value: old[i] || `Player ${i + 1}`, oninput: renderDealer }))));
+  const teams = $("teams");
+  teams.replaceChildren(...teamChoices(n).map((t) => el("option", { value: t.value, text: t.label })));
+  teams.disabled = teamChoices(n).length === 1;
+  renderDealer();
+}
+
+function renderDealer() {
+  const sel = $("first-dealer");
+  const keep = sel.selectedIndex;
+  sel.replaceChildren(...players().map((p, i) => el("option", { value: i, text: p || `Player ${i + 1}` })));
+  sel.selectedIndex = keep >= 0 && keep < sel.options.length ? keep : 0;
+}
+
+async function submit(event) {
+  event.preventDefault();
+  $("new-game-error").textContent = "";
+  const names = players();
+  const choice = teamChoices(names.length).find((t) => t.value === $("teams").value);
+  const body = {
+    preset: $("preset").value, players: names, rounds: Number($("rounds").value),
+    first_dealer: names[Number($("first-dealer").value)] || names[0],
+    teams: choice && choice.groups ? choice.groups.map((g) => g.map((i) => names[i])) : null,
+  };
+  try {
+    const game = await api("POST", "/api/games", body);
+    location.href = `/games/${game.id}`;
+  } catch (err) { $("new-game-error").textContent = err.message; }
+}
+
+async function loadGames() {
+  const { games } = await api("GET", "/api/games");
+  $("no-games").hidden = games.length > 0;
+  $("games-body").replaceChildren(...games.map((g) => {
+    const del = el("button", { type: "button", class: "delete" }, "Delete");
+    const actions = el("td", { class: "actions" },
+      el("a", { href: `/games/${g.id}`, class: "open" }, "Open"), " ",
+      el("a", { href: `/api/games/${g.id}/export.csv` }, "CSV"), " ",
+      el("a", { href: `/api/games/${g.id}/export.json` }, "JSON"), " ", del);
+    del.addEventListener("click", () => {
+      const yes = el("button", { type: "button", class: "danger confirm-delete" }, `Delete game ${g.id} for good`);
+      const no = el("button", { type: "button" }, "Keep it");
+      del.replaceWith(yes, no);
+      no.addEventListener("click", loadGames);
+      yes.addEventListener("click", async () => {
+        try { await api("DELETE", `/api/games/${g.id}`); toast(`game ${g.id} deleted`); } catch (err) { toast(err.message, true); }
+        loadGames();
+      });
+    });
+    return el("tr", { dataset: { game: g.id } },
+      el("td", { text: g.id }), el("td", { text: g.created_at.slice(0, 16).replace("T", " ") }),
+      el("td", { text: g.preset }), el("td", { text: g.players.join(", ") }),
+      el("td", { text: `${g.rounds_confirmed}/${g.rounds_planned}${g.finished ? " (finished)" : ""}` }), actions);
+  }));
+}
+
+async function main() {
+  const data = await api("GET", "/api/presets");
+  presets = data.presets;
+  $("preset").replaceChildren(...presets.map((p) => el("option", { value: p.name, text: p.name })));
+  $("preset").value = data.default;
+  $("preset").addEventListener("change", renderPlayers);
+  $("player-count").addEventListener("change", renderNames);
+  $("new-game-form").addEventListener("submit", submit);
+  renderPlayers();
+  await loadGames();
+  document.body.dataset.ready = "1";
+}
+
+main().catch((err) => { toast(err.message, true); document.body.dataset.ready = "error"; });
