@@ -20,9 +20,32 @@ class DetectorUnavailable(Exception):
 
 
 def decode(data: bytes) -> Any:
-    """Decode with the vision package (EXIF orientation applied)."""
-    from scorer.vision import decode_image
-    return decode_image(data)
+    """Decode with the vision package (EXIF orientation applied); any failure to decode
+    untrusted bytes is the sender's error (400), never a 500."""
+    try:
+        from scorer.vision import decode_image
+    except ImportError:
+        decode_image = _decode_plain
+    try:
+        image = decode_image(data)
+    except InputError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - untrusted bytes may break a decoder anyhow
+        raise InputError(f"corrupt image: it cannot be decoded ({type(exc).__name__})") \
+            from None
+    if image is None or getattr(image, "size", 0) == 0:
+        raise InputError("corrupt image: it cannot be decoded")
+    return image
+
+
+def _decode_plain(data: bytes) -> Any:
+    """OpenCV decode, for when the vision package is not installed."""
+    import cv2
+    import numpy as np
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if image is None:
+        raise InputError("corrupt image: it cannot be decoded")
+    return image
 
 
 class DetectionService:

@@ -84,7 +84,8 @@ def create_game(store: GameStore, payload: Any) -> GameRecord:
     dealer = payload.get("first_dealer") or players[0]
     if dealer not in players:
         raise InputError(f"first dealer {str(dealer)[:MAX_NAME]!r} is not one of the players")
-    rounds = payload.get("rounds") or rs.default_rounds
+    rounds = payload.get("rounds")
+    rounds = rs.default_rounds if rounds is None else rounds
     if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= MAX_ROUNDS:
         raise InputError(f"rounds must be a whole number from 1 to {MAX_ROUNDS}")
     GameSetup(players=players, ruleset=rs, first_dealer=dealer, rounds=rounds, teams=teams)

@@ -1,0 +1,367 @@
+"""The JSON API through Flask's test client, with a fake detector: every endpoint and
+every error the page relies on (400 naming the card, 404, 409, 413, 503; never a 500)."""
+
+from __future__ import annotations
+
+import json
+import struct
+import threading
+import time
+import zlib
+from pathlib import Path
+
+import pytest
+
+from web_helpers import CSRF, FakeDetector, jpeg, make_app, png
+
+
+@pytest.fixture
+def app(tmp_path: Path):
+    return make_app(tmp_path)
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+def post(client, url, body=None, method="POST"):
+    return client.open(url, method=method, json=body, headers=CSRF)
+
+
+def new_game(client, **body):
+    body.setdefault("players", ["Ann", "Bob"])
+    r = post(client, "/api/games", body)
+    assert r.status_code == 201, r.json
+    return r.json
+
+
+def save(client, gid, owner, codes, n=1, **extra):
+    return post(client, f"/api/games/{gid}/rounds/{n}/piles",
+                {"owner": owner, "codes": codes, **extra}, method="PUT")
+
+
+# ------------------------------------------------------------------ reference data
+def test_health_cards_presets(client) -> None:
+    assert client.get("/api/health").json["ok"] is True
+    cards = client.get("/api/cards").json
+    assert len(cards["cards"]) == 48 and len(cards["months"]) == 12
+    assert cards["months"][0]["colour"].startswith("#")
+    presets = client.get("/api/presets").json
+    names = [p["name"] for p in presets["presets"]]
+    assert presets["default"] == "sakura" and {"sakura", "koikoi", "hanaawase"} <= set(names)
+    sakura = presets["presets"][names.index("sakura")]
+    assert sakura["default_rounds"] == 4 and sakura["max_players"] == 7
+
+
+# ------------------------------------------------------------------ detect
+def test_detect_raw_jpeg(client) -> None:
+    r = client.post("/api/detect", data=jpeg(64, 48), headers={**CSRF, "Content-Type": "image/jpeg"})
+    assert r.status_code == 200, r.json
+    d = r.json
+    assert (d["width"], d["height"], d["format"]) == (64, 48, "jpeg")
+    assert d["cards"][0]["code"] == "08-1" and len(d["cards"][0]["box"]) == 4
+    assert set(d["ms"]) >= {"decode", "infer", "total"} and d["model"] == "fake.onnx"
+
+
+def test_detect_multipart_upload(client) -> None:
+    from io import BytesIO
+    r = client.post("/api/detect", data={"image": (BytesIO(png()), "x.png")},
+                    headers=CSRF, content_type="multipart/form-data")
+    assert r.status_code == 200 and r.json["format"] == "png"
+
+
+def _png_header(w: int, h: int) -> bytes:
+    ihdr = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
+    chunk = struct.pack(">I", 13) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
+    return b"\x89PNG\r\n\x1a\n" + chunk
+
+
+@pytest.mark.parametrize("data, status, message", [
+    (b"", 400, "empty"),
+    (b"hello, this is text", 400, "not an image"),
+    (b"%PDF-1.4 fake", 400, "not an image"),
+    (b"\xff\xd8\xff\xe0\x00\x10JFIF", 400, "corrupt"),       # JPEG cut inside its header
+    (jpeg()[:200], 400, "corrupt"),                           # JPEG cut inside its data
+    (_png_header(0, 10), 400, "corrupt"),
+    (_png_header(100_000, 100_000), 413, "over the cap"),   # a decompression bomb's header
+    (_png_header(20_000, 10), 413, "over the cap"),
+])
+def test_detect_bad_images(client, data, status, message) -> None:
+    r = client.post("/api/detect", data=data, headers={**CSRF, "Content-Type": "image/png"})
+    assert r.status_code == status, r.json
+    assert message in r.json["error"] and r.json["status"] == status
+
+
+def test_detect_upload_over_the_size_cap_is_413(tmp_path: Path) -> None:
+    client = make_app(tmp_path, MAX_CONTENT_LENGTH=10_000).test_client()
+    r = client.post("/api/detect", data=b"\xff\xd8\xff" + b"0" * 20_000,
+                    headers={**CSRF, "Content-Type": "image/jpeg"})
+    assert r.status_code == 413 and "upload too large" in r.json["error"]
+    from io import BytesIO
+    r = client.post("/api/detect", data={"image": (BytesIO(b"1" * 20_000), "a.jpg")},
+                    headers=CSRF, content_type="multipart/form-data")
+    assert r.status_code == 413 and r.is_json
+
+
+def test_detect_saturated_answers_503_at_once(tmp_path: Path) -> None:
+    gate = threading.Event()
+    detector = FakeDetector(gate=gate)
+    app = make_app(tmp_path, DETECTOR=detector, DETECT_CONCURRENCY=1)
+    first: dict = {}
+
+    def hold() -> None:
+        first["r"] = app.test_client().post("/api/detect", data=jpeg(),
+                                            headers={**CSRF, "Content-Type": "image/jpeg"})
+
+    t = threading.Thread(target=hold)
+    t.start()
+    assert detector.entered.wait(5)
+    t0 = time.perf_counter()
+    r = app.test_client().post("/api/detect", data=jpeg(),
+                               headers={**CSRF, "Content-Type": "image/jpeg"})
+    assert r.status_code == 503 and r.headers["Retry-After"] == "1" and "busy" in r.json["error"]
+    assert time.perf_counter() - t0 < 0.5
+    gate.set()
+    t.join(5)
+    assert first["r"].status_code == 200
+
+
+def test_detector_created_once_lazily(tmp_path: Path, monkeypatch) -> None:
+    import scorer.vision as vision
+    made: list[object] = []
+
+    class Counting(FakeDetector):
+        def __init__(self, model_path=None, threads=2) -> None:
+            super().__init__()
+            made.append(model_path)
+
+    monkeypatch.setattr(vision, "Detector", Counting, raising=False)
+    app = make_app(tmp_path, DETECTOR=None, MODEL_PATH="m.onnx")
+    c = app.test_client()
+    assert c.get("/api/health").json["detector_loaded"] is False
+    for _ in range(3):
+        assert c.post("/api/detect", data=jpeg(), headers={**CSRF, "Content-Type": "image/jpeg"}).status_code == 200
+    assert made == ["m.onnx"]
+
+
+def test_missing_model_is_503_with_reason(tmp_path: Path, monkeypatch) -> None:
+    import scorer.vision as vision
+
+    def broken(model_path=None, threads=2):
+        raise FileNotFoundError(f"no model at {model_path}")
+
+    monkeypatch.setattr(vision, "Detector", broken, raising=False)
+    c = make_app(tmp_path, DETECTOR=None, MODEL_PATH="nowhere.onnx").test_client()
+    r = c.post("/api/detect", data=jpeg(), headers={**CSRF, "Content-Type": "image/jpeg"})
+    assert r.status_code == 503 and "no card detector" in r.json["error"]
+
+
+# ------------------------------------------------------------------ games
+def test_create_list_get_delete(client) -> None:
+    g = new_game(client, players=["Ann", "Bob", "Cy"], first_dealer="Bob")
+    assert g["preset"] == "sakura" and g["rounds_planned"] == 4 and g["open_round"] == 1
+    assert g["dealer"] == "Bob" and g["standings"]["totals"] == {"Ann": 0, "Bob": 0, "Cy": 0}
+    assert [x["id"] for x in client.get("/api/games").json["games"]] == [g["id"]]
+    assert client.get(f"/api/games/{g['id']}").json["players"] == ["Ann", "Bob", "Cy"]
+    r = post(client, f"/api/games/{g['id']}", method="DELETE")
+    assert r.status_code == 200 and r.json == {"deleted": g["id"]}
+    assert client.get(f"/api/games/{g['id']}").status_code == 404
+    assert post(client, f"/api/games/{g['id']}", method="DELETE").status_code == 404
+
+
+def test_teams_and_presets(client) -> None:
+    g = new_game(client, players=["A", "B", "C", "D"], teams=[["A", "C"], ["B", "D"]])
+    assert g["owners"] == ["A+C", "B+D"]
+    k = new_game(client, preset="koikoi")
+    assert k["rounds_planned"] == k["ruleset"]["default_rounds"] and k["ruleset"]["game"] == "koikoi"
+
+
+@pytest.mark.parametrize("body, message", [
+    ({"players": ["Ann"]}, "2 to 7"),
+    ({"players": [f"P{i}" for i in range(8)]}, "2 to 7"),
+    ({"players": ["Ann", "ann"]}, "used twice"),
+    ({"players": ["Ann", "x" * 200]}, "longer than"),
+    ({"players": ["Ann", ""]}, "empty"),
+    ({"players": ["Ann", 5]}, "must be text"),
+    ({"players": ["Ann", "B+C"]}, "'+'"),
+    ({"players": ["Ann", "Bo\x00b"]}, "control"),
+    ({"players": ["Ann", "Bob"], "preset": "poker"}, "unknown rules preset"),
+    ({"players": ["Ann", "Bob", "Cy"], "preset": "koikoi"}, "koikoi is for 2 to 2"),
+    ({"players": ["Ann", "Bob"], "first_dealer": "Zed"}, "first dealer"),
+    ({"players": ["Ann", "Bob"], "rounds": 0}, "rounds"),
+    ({"players": ["Ann", "Bob"], "rounds": "4"}, "rounds"),
+    ({"players": ["Ann", "Bob"], "rounds": 10**9}, "rounds"),
+    ({"players": ["A", "B", "C", "D"], "teams": [["A", "B"], ["C"]]}, "teams"),
+    ({"players": ["A", "B", "C", "D"], "teams": "AB"}, "teams"),
+    ({"players": ["Ann", "Bob"], "options": {"no_such_option": "1"}}, "no_such_option"),
+    ({"players": ["Ann", "Bob"], "options": ["x"]}, "options"),
+    ([1, 2], "JSON object"),
+])
+def test_bad_game_setups_are_400(client, body, message) -> None:
+    r = post(client, "/api/games", body)
+    assert r.status_code == 400, r.json
+    assert message in r.json["error"]
+
+
+def test_non_json_body_is_400(client) -> None:
+    r = client.post("/api/games", data="players=Ann", headers={**CSRF, "Content-Type": "text/plain"})
+    assert r.status_code == 400 and "JSON" in r.json["error"]
+    r = client.post("/api/games", data="{bad json", headers={**CSRF, "Content-Type": "application/json"})
+    assert r.status_code == 400
+
+
+def test_unknown_game_is_404_everywhere(client) -> None:
+    for method, url in [("GET", "/api/games/999"), ("DELETE", "/api/games/999"),
+                        ("PUT", "/api/games/999/rounds/1/piles"),
+                        ("POST", "/api/games/999/rounds/1/corrections"),
+                        ("POST", "/api/games/999/rounds/1/confirm"),
+                        ("GET", "/api/games/999/export.csv"), ("GET", "/api/games/999/export.json")]:
+        r = client.open(url, method=method, json={"owner": "Ann", "codes": []}, headers=CSRF)
+        assert r.status_code == 404 and r.json["error"] == "no game 999", (method, url)
+    assert client.get("/api/nothing").status_code == 404
+    assert client.get("/api/games/abc").status_code == 404
+
+
+# ------------------------------------------------------------------ piles and corrections
+def test_piles_corrections_and_flags(client) -> None:
+    g = new_game(client)
+    gid = g["id"]
+    r = save(client, gid, "Ann", ["01-1", "8-1"], detected=["01-1", "08-1", "12-2"], source="camera")
+    assert r.status_code == 200, r.json
+    assert r.json["pile"]["codes"] == ["01-1", "08-1"]
+    r = save(client, gid, "Bob", ["12-1", "08-1"])
+    assert r.status_code == 400 and "08-1 (Susuki: moon) is already in Ann's pile" in r.json["error"]
+    r = save(client, gid, "Bob", ["13-5"])
+    assert r.status_code == 400 and "'13-5'" in r.json["error"]
+    r = save(client, gid, "Bob", ["12-1", "12-1"])
+    assert r.status_code == 400 and "12-1" in r.json["error"] and "twice" in r.json["error"]
+    r = save(client, gid, "Zed", ["12-1"])
+    assert r.status_code == 400 and "owner" in r.json["error"]
+    r = save(client, gid, "Bob", ["12-1"], source="telepathy")
+    assert r.status_code == 400 and "source" in r.json["error"]
+    assert save(client, gid, "Bob", ["12-1"]).status_code == 200
+
+    url = f"/api/games/{gid}/rounds/1/corrections"
+    r = post(client, url, {"owner": "Ann", "action": "replace", "old_code": "01-1", "new_code": "01-2"})
+    assert r.status_code == 201 and r.json["pile"]["codes"] == ["01-2", "08-1"]
+    for body, status, message in [
+        ({"owner": "Ann", "action": "add", "new_code": "12-1"}, 400, "12-1 (Paulownia: phoenix) is already in Bob's pile"),
+        ({"owner": "Ann", "action": "add", "new_code": "99-9"}, 400, "99-9"),
+        ({"owner": "Ann", "action": "remove", "old_code": "03-1"}, 400, "03-1"),
+        ({"owner": "Ann", "action": "explode", "old_code": "03-1"}, 400, "action"),
+        ({"owner": "Ann", "action": ["add"]}, 400, "action"),
+        ({"owner": "Nobody", "action": "add", "new_code": "03-1"}, 400, "owner"),
+    ]:
+        r = post(client, url, body)
+        assert (r.status_code, message in r.json["error"]) == (status, True), (body, r.json)
+    assert post(client, url, {"owner": "Bob", "action": "add", "new_code": "03-1"}).status_code == 201
+    assert post(client, url, {"owner": "Bob", "action": "remove", "old_code": "03-1"}).status_code == 201
+    view = client.get(f"/api/games/{gid}").json
+    assert [(c["action"], c["old_code"], c["new_code"]) for c in view["corrections"]] == [
+        ("remove", "12-2", None), ("replace", "01-1", "01-2"), ("add", None, "03-1"),
+        ("remove", "03-1", None)]
+    r = save(client, gid, "Ann", [], n=2)
+    assert r.status_code == 409 and "open round is 1" in r.json["error"]
+
+
+def test_correction_needs_a_saved_pile(client) -> None:
+    gid = new_game(client)["id"]
+    save(client, gid, "Ann", [])
+    r = post(client, f"/api/games/{gid}/rounds/1/corrections",
+             {"owner": "Bob", "action": "add", "new_code": "03-1"})
+    assert r.status_code == 409 and "not saved" in r.json["error"]
+
+
+# ------------------------------------------------------------------ rounds
+AKATAN = ["01-2", "02-2", "03-2"]
+
+
+def test_confirm_round_scores_and_moves_the_dealer(client) -> None:
+    gid = new_game(client, first_dealer="Bob")["id"]
+    save(client, gid, "Ann", AKATAN + ["08-1"])
+    r = post(client, f"/api/games/{gid}/rounds/1/confirm", {})
+    assert r.status_code == 409 and "missing: Bob" in r.json["error"]
+    save(client, gid, "Bob", ["12-1"])
+    r = post(client, f"/api/games/{gid}/rounds/1/confirm", {})
+    assert r.status_code == 200, r.json
+    res = r.json["round"]["result"]
+    ann, bob = res["results"]["Ann"], res["results"]["Bob"]
+    assert ann["card_points"] == 50 and [y["name"] for y in ann["yaku"]] == ["akatan"]
+    assert bob["penalty"] == 50 and bob["score"] == 20 - 50 and res["winner"] == "Ann"
+    game = r.json["game"]
+    assert game["open_round"] == 2 and game["dealer"] == res["next_dealer"] == "Ann"
+    assert game["standings"]["running"] == [{"Ann": 50, "Bob": -30}]
+    r = post(client, f"/api/games/{gid}/rounds/1/confirm", {})
+    assert r.status_code == 409 and "already confirmed" in r.json["error"]
+
+
+def test_a_whole_sakura_game(client) -> None:
+    gid = new_game(client)["id"]
+    for n in range(1, 5):
+        save(client, gid, "Ann", ["08-1"] if n % 2 else ["01-1", "03-1"], n=n)
+        save(client, gid, "Bob", ["12-1"], n=n)
+        assert post(client, f"/api/games/{gid}/rounds/{n}/confirm").status_code == 200
+    g = client.get(f"/api/games/{gid}").json
+    s = g["standings"]
+    assert g["finished"] and g["open_round"] is None and s["finished"]
+    assert s["totals"] == {"Ann": 120, "Bob": 80} and s["winner"] == "Ann"
+    assert len(s["running"]) == 4
+    r = save(client, gid, "Ann", [], n=5)
+    assert r.status_code == 409 and "finished" in r.json["error"]
+    assert client.get("/api/games").json["games"][0]["finished"] is True
+
+
+def test_koikoi_context(client) -> None:
+    gid = new_game(client, preset="koikoi")["id"]
+    save(client, gid, "Ann", ["01-1", "03-1", "08-1"])
+    save(client, gid, "Bob", [])
+    for ctx, message in [({"stopped_by": "Zed"}, "stopped_by"), ({"koikoi_calls": {"Ann": -1}}, "0 to 20"),
+                         ({"koikoi_calls": "lots"}, "object"), ({"weather": "rain"}, "unknown context key"),
+                         ({"month": 13}, "month"), ("x", "object")]:
+        r = post(client, f"/api/games/{gid}/rounds/1/confirm", {"context": ctx})
+        assert r.status_code == 400 and message in r.json["error"], (ctx, r.json)
+    r = post(client, f"/api/games/{gid}/rounds/1/confirm",
+             {"context": {"stopped_by": "Ann", "koikoi_calls": {"Ann": 0, "Bob": 0}}})
+    assert r.status_code == 200, r.json
+    res = r.json["round"]["result"]
+    assert res["winner"] == "Ann" and res["results"]["Ann"]["score"] > 0
+    assert r.json["round"]["context"]["stopped_by"] == "Ann"
+
+
+# ------------------------------------------------------------------ export
+def test_export_csv_and_json(client) -> None:
+    gid = new_game(client, players=["=cmd()", "Bob"])["id"]
+    save(client, gid, "=cmd()", AKATAN)
+    save(client, gid, "Bob", ["12-1"])
+    post(client, f"/api/games/{gid}/rounds/1/confirm")
+    r = client.get(f"/api/games/{gid}/export.csv")
+    assert r.status_code == 200 and r.mimetype == "text/csv"
+    assert r.headers["Content-Disposition"] == f'attachment; filename="hanafuda-game-{gid}.csv"'
+    lines = r.data.decode().splitlines()
+    assert lines[0].startswith("game,preset,round,dealer,pile,cards")
+    assert "'=cmd()" in lines[1] and ",-30," in lines[2]      # no formula; negatives stay numbers
+    r = client.get(f"/api/games/{gid}/export.json")
+    data = json.loads(r.data)
+    assert r.headers["Content-Disposition"].endswith(f'filename="hanafuda-game-{gid}.json"')
+    assert data["rounds"][0]["result"]["winner"] == "=cmd()" and data["standings"]["running"]
+    r = client.get(f"/api/games/{gid}/export.xml")
+    assert r.status_code == 400 and "csv or json" in r.json["error"]
+
+
+def test_export_filename_cannot_escape() -> None:
+    from webui.export import filename
+    assert filename(7, "csv") == "hanafuda-game-7.csv"
+    with pytest.raises(ValueError):
+        filename(7, "../../etc/passwd")
+    with pytest.raises(ValueError):
+        filename("../x", "csv")   # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------ persistence
+def test_games_survive_a_new_app_on_the_same_file(tmp_path: Path) -> None:
+    c1 = make_app(tmp_path).test_client()
+    gid = new_game(c1)["id"]
+    save(c1, gid, "Ann", AKATAN)
+    c2 = make_app(tmp_path).test_client()
+    assert c2.get(f"/api/games/{gid}").json["rounds"][0]["piles"]["Ann"]["codes"] == AKATAN

@@ -1,0 +1,158 @@
+"""Safe defaults: headers on every response, cross-site protection, the access token,
+the pages, and `hanafuda serve`'s binding rules; plus a small no-500 fuzz of the API."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scorer.commands import serve
+from web_helpers import CSRF, jpeg, make_app
+
+TOKEN = "t0ken-abcdefghijklmnop"
+
+
+@pytest.fixture
+def client(tmp_path: Path):
+    return make_app(tmp_path).test_client()
+
+
+@pytest.mark.parametrize("url", ["/", "/api/games", "/static/js/game.js", "/api/games/77",
+                                 "/nothing", "/static/css/app.css"])
+def test_security_headers_everywhere(client, url) -> None:
+    r = client.get(url)
+    csp = r.headers["Content-Security-Policy"]
+    assert "default-src 'self'" in csp and "frame-ancestors 'none'" in csp
+    assert "script-src 'self'" in csp and "unsafe-inline" not in csp
+    assert r.headers["X-Content-Type-Options"] == "nosniff"
+    assert r.headers["X-Frame-Options"] == "DENY"
+
+
+def test_pages(client) -> None:
+    r = client.get("/")
+    assert r.status_code == 200 and b'id="new-game-form"' in r.data
+    js = client.get("/static/js/home.js")
+    assert js.status_code == 200 and "javascript" in js.mimetype
+    r = client.post("/api/games", json={"players": ["Ann", "Bob"]}, headers=CSRF)
+    r = client.get(f"/games/{r.json['id']}")
+    assert r.status_code == 200 and b'data-game-id="1"' in r.data and b"<video" in r.data
+    r = client.get("/games/999", headers={"Accept": "text/html"})
+    assert r.status_code == 404 and r.mimetype == "text/html" and b"no game 999" in r.data
+
+
+def test_pages_load_nothing_from_elsewhere(client) -> None:
+    for url in ["/", "/static/js/game.js", "/static/js/home.js", "/static/js/camera.js",
+                "/static/css/app.css"]:
+        body = client.get(url).data.decode()
+        assert "http://" not in body.replace("http://www.w3.org/2000/svg", "")
+        assert "https://" not in body and "<script>" not in body
+
+
+def test_state_changes_need_the_custom_header(client) -> None:
+    r = client.post("/api/games", json={"players": ["Ann", "Bob"]})
+    assert r.status_code == 403 and "X-Requested-With" in r.json["error"]
+    r = client.post("/api/detect", data=jpeg(), headers={"Content-Type": "image/jpeg"})
+    assert r.status_code == 403
+    assert client.delete("/api/games/1").status_code == 403
+    assert client.get("/api/games").status_code == 200          # reads need nothing
+
+
+def test_foreign_origin_is_refused(client) -> None:
+    body = {"players": ["Ann", "Bob"]}
+    r = client.post("/api/games", json=body, headers={**CSRF, "Origin": "http://evil.example"})
+    assert r.status_code == 403 and "Origin" in r.json["error"]
+    r = client.post("/api/games", json=body, headers={**CSRF, "Sec-Fetch-Site": "cross-site"})
+    assert r.status_code == 403
+    r = client.post("/api/games", json=body, headers={**CSRF, "Origin": "http://localhost"})
+    assert r.status_code == 201
+
+
+def test_access_token(tmp_path: Path) -> None:
+    app = make_app(tmp_path, ACCESS_TOKEN=TOKEN)
+    c = app.test_client()
+    for url in ["/", "/api/games", "/static/js/game.js"]:
+        r = c.get(url)
+        assert r.status_code == 401 and "access token" in r.get_data(as_text=True), url
+    assert c.get("/?token=wrong").status_code == 401
+    assert c.get("/api/games", headers={"X-Access-Token": TOKEN}).status_code == 200
+    r = c.get(f"/?token={TOKEN}&x=1")
+    assert r.status_code == 303 and r.headers["Location"] == "/?x=1"      # token leaves the URL
+    cookie = r.headers["Set-Cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    assert c.get("/").status_code == 200                                    # cookie now set
+    r = c.post("/api/games", json={"players": ["Ann", "Bob"]}, headers=CSRF)
+    assert r.status_code == 201
+
+
+def test_serve_binding_rules() -> None:
+    assert serve.is_loopback("127.0.0.1") and serve.is_loopback("::1")
+    assert serve.is_loopback("localhost") and not serve.is_loopback("0.0.0.0")
+    assert serve.resolve_token("127.0.0.1", None) is None
+    generated = serve.resolve_token("0.0.0.0", None)
+    assert generated and len(generated) >= 24
+    assert serve.resolve_token("0.0.0.0", None) != generated
+    assert serve.resolve_token("0.0.0.0", TOKEN) == TOKEN
+    from scorer.errors import InputError
+    with pytest.raises(InputError, match="16"):
+        serve.resolve_token("0.0.0.0", "short")
+    assert serve.open_url("127.0.0.1", 8000, None) == "http://127.0.0.1:8000/"
+    assert serve.open_url("0.0.0.0", 9000, "abc") == "http://127.0.0.1:9000/?token=abc"
+
+
+def test_serve_command_defaults_and_token(tmp_path: Path, monkeypatch, capsys) -> None:
+    import waitress
+
+    from scorer.cli import main
+    seen: dict = {}
+
+    def fake_serve(app, **kwargs):
+        seen.update(kwargs, app=app)
+
+    monkeypatch.setattr(waitress, "serve", fake_serve)
+    assert main(["serve", "--db", str(tmp_path / "g.db")]) == 0
+    assert (seen["host"], seen["port"]) == ("127.0.0.1", 8000)
+    assert seen["app"].config["ACCESS_TOKEN"] is None
+    assert "Open http://127.0.0.1:8000/\n" in capsys.readouterr().out
+    assert main(["serve", "--host", "0.0.0.0", "--port", "8123", "--db", str(tmp_path / "g.db")]) == 0
+    token = seen["app"].config["ACCESS_TOKEN"]
+    assert token and seen["host"] == "0.0.0.0"
+    assert f"?token={token}" in capsys.readouterr().out
+    assert main(["serve", "--port", "0"]) == 2
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=30)
+                    | st.sampled_from(["08-1", "Ann", "Bob", "add", "replace", "camera"]),
+                    lambda kids: st.lists(kids, max_size=4)
+                    | st.dictionaries(st.sampled_from(
+                        ["players", "owner", "codes", "action", "old_code", "new_code",
+                         "context", "teams", "rounds", "preset", "detected", "source",
+                         "stopped_by", "koikoi_calls", "first_dealer", "options"]), kids, max_size=5),
+                    max_leaves=12)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@given(body=JSON, target=st.sampled_from(["games", "piles", "corrections", "confirm"]))
+def test_no_500_for_any_json(tmp_path_factory, body, target) -> None:
+    app = _fuzz_app(tmp_path_factory)
+    c = app.test_client()
+    urls = {"games": ("POST", "/api/games"), "piles": ("PUT", "/api/games/1/rounds/1/piles"),
+            "corrections": ("POST", "/api/games/1/rounds/1/corrections"),
+            "confirm": ("POST", "/api/games/1/rounds/1/confirm")}
+    method, url = urls[target]
+    r = c.open(url, method=method, json=body, headers=CSRF)
+    assert r.status_code < 500, (body, r.get_json())
+    assert r.is_json
+
+
+_APPS: dict = {}
+
+
+def _fuzz_app(factory):
+    if "app" not in _APPS:
+        app = make_app(factory.mktemp("fuzz"))
+        app.test_client().post("/api/games", json={"players": ["Ann", "Bob"]}, headers=CSRF)
+        _APPS["app"] = app
+    return _APPS["app"]
