@@ -1,0 +1,126 @@
+"""What the browser test needs: scenes of known cards as a fake-camera Y4M, a detector
+(the shipped model when there is one, else a stand-in that recognises the known scenes),
+and a real waitress server in a thread."""
+
+from __future__ import annotations
+
+import glob
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import cv2
+import numpy as np
+
+from scorer.cards import card
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+WIDTH, HEIGHT = 960, 540
+
+
+@dataclass
+class Scene:
+    codes: list[str]
+    image: np.ndarray                       # BGR
+    boxes: list[tuple[float, float, float, float]]
+
+
+def render(codes: Sequence[str], seed: int) -> Scene:
+    """The vision part's scene renderer (easy layout, one art set); a plain paste of the
+    art on a table colour if it is not importable."""
+    try:
+        from training.scenes import render_scene
+        image, cards = render_scene(list(codes), seed=seed, width=WIDTH, height=HEIGHT)
+        return Scene(list(codes), image, [c.box for c in cards])
+    except ImportError:
+        return _paste(codes)
+
+
+def _paste(codes: Sequence[str]) -> Scene:
+    art = REPO.parent / "shared" / "card-art" / "louie-mantia"
+    image = np.full((HEIGHT, WIDTH, 3), (70, 110, 60), np.uint8)
+    boxes = []
+    w, h = 120, 197
+    for i, code in enumerate(codes):
+        face = cv2.resize(cv2.imread(str(art / f"{card(code).code}.png"), cv2.IMREAD_COLOR), (w, h))
+        x, y = 40 + (i % 5) * (w + 60), 40 + (i // 5) * (h + 50)
+        image[y:y + h, x:x + w] = face
+        boxes.append((float(x), float(y), float(x + w), float(y + h)))
+    return Scene(list(codes), image, boxes)
+
+
+def write_y4m(path: Path, image: np.ndarray, frames: int = 2) -> Path:
+    """An I420 Y4M video showing ``image`` (Chromium's fake camera loops it)."""
+    h, w = image.shape[:2]
+    yuv = cv2.cvtColor(image, cv2.COLOR_BGR2YUV_I420).tobytes()
+    with open(path, "wb") as f:
+        f.write(f"YUV4MPEG2 W{w} H{h} F10:1 Ip A1:1 C420jpeg\n".encode())
+        for _ in range(frames):
+            f.write(b"FRAME\n" + yuv)
+    return path
+
+
+class SceneDetector:
+    """Stand-in for the model while none is shipped: finds which known scene a frame
+    shows (by image distance, so the frames really come from the camera) and returns that
+    scene's cards with their boxes scaled to the frame. Anything else: no cards."""
+
+    model_path = "scene-stand-in"
+
+    def __init__(self, scenes: Sequence[Scene]) -> None:
+        self.scenes = list(scenes)
+        self.small = [cv2.resize(s.image, (96, 54), interpolation=cv2.INTER_AREA).astype(np.float32)
+                      for s in self.scenes]
+
+    def detect(self, image: np.ndarray) -> Any:
+        from web_helpers import FakeDetections
+        h, w = image.shape[:2]
+        small = cv2.resize(image, (96, 54), interpolation=cv2.INTER_AREA).astype(np.float32)
+        dists = [float(np.abs(small - s).mean()) for s in self.small]
+        best = int(np.argmin(dists))
+        if dists[best] > 25:
+            return FakeDetections([])
+        scene = self.scenes[best]
+        sx, sy = w / scene.image.shape[1], h / scene.image.shape[0]
+        return FakeDetections([
+            {"code": c, "name": card(c).name, "confidence": 0.95,
+             "box": [b[0] * sx, b[1] * sy, b[2] * sx, b[3] * sy]}
+            for c, b in zip(scene.codes, scene.boxes)])
+
+
+def shipped_detector() -> Any | None:
+    """The real detector on the shipped model, or None while no model is in models/."""
+    if not glob.glob(str(REPO / "models" / "*.onnx")):
+        return None
+    try:
+        from scorer.vision import Detector
+        return Detector()
+    except Exception:  # noqa: BLE001 - the model may be mid-training; report and fall back
+        return None
+
+
+class ServerThread:
+    """A real waitress server for the app, on a free loopback port."""
+
+    def __init__(self, app) -> None:
+        from waitress import create_server
+        self.server = create_server(app, host="127.0.0.1", port=0, threads=4)
+        self.url = f"http://127.0.0.1:{self.server.effective_port}"
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> "ServerThread":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.close()
+        self.thread.join(5)
+
+
+def chromium_args(y4m: Path) -> list[str]:
+    return ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+            f"--use-file-for-fake-video-capture={y4m.resolve()}"]

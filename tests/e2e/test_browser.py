@@ -1,0 +1,176 @@
+"""End to end in a real headless Chromium with a fake camera showing rendered cards:
+create a 2-player Sakura game, capture both piles from the camera, correct a card, check
+the scores on the page, restart the server, reload, and find the game intact."""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # web_helpers
+
+from e2e_harness import (CHROMIUM, REPO, SceneDetector, ServerThread, chromium_args,  # noqa: E402
+                         render, shipped_detector, write_y4m)
+from scorer.rules import RoundInput, get_ruleset, score_round  # noqa: E402
+from webui import create_app  # noqa: E402
+
+ANN = ["01-1", "01-2", "02-2", "03-2", "08-1"]          # crane, akatan, moon
+BOB = ["12-1", "11-4", "06-1", "09-1"]                  # phoenix, lightning, butterflies, sake cup
+FIX = ("09-1", "09-2")                                  # the correction made by hand on Bob's pile
+SCREENSHOT = REPO / "docs" / "screenshot.png"
+
+
+@pytest.fixture(scope="module")
+def playwright_sync():
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: the browser test needs Debian's chromium "
+                    "(apt-get install chromium; .ci/run does it)")
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        yield p
+
+
+def launch(p, y4m: Path):
+    return p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=chromium_args(y4m))
+
+
+def wait_ready(page) -> None:
+    page.wait_for_selector("body[data-ready='1']", timeout=15_000)
+
+
+def pile_codes(page, owner: str) -> list[str]:
+    return page.eval_on_selector_all(f"article.pile[data-owner='{owner}'] li.card-item",
+                                     "els => els.map(e => e.dataset.code)")
+
+
+def capture(page, owner: str, expected: list[str], timeout: float = 40.0) -> list[str]:
+    page.click(f"article.pile[data-owner='{owner}'] button.capture")
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if set(expected) <= set(pile_codes(page, owner)):
+            break
+        page.wait_for_timeout(250)
+    page.wait_for_timeout(600)        # a few more frames: nothing flickers in
+    status = page.text_content("#camera-status")
+    page.click("#capture-done")
+    got = pile_codes(page, owner)
+    print(f"captured for {owner}: {got} ({status})")
+    return got
+
+
+def pick(page, code: str) -> None:
+    page.wait_for_selector("#picker[open]")
+    page.click(f"#picker button.pick[data-code='{code}']")
+
+
+def make_pile_right(page, owner: str, expected: list[str]) -> int:
+    """Fix what the camera got wrong by hand, as a player would; returns the fixes made."""
+    fixes = 0
+    for code in pile_codes(page, owner):
+        if code not in expected:
+            page.click(f"article.pile[data-owner='{owner}'] li[data-code='{code}'] button.remove")
+            fixes += 1
+    for code in expected:
+        if code not in pile_codes(page, owner):
+            page.click(f"article.pile[data-owner='{owner}'] button.add")
+            pick(page, code)
+            fixes += 1
+    assert sorted(pile_codes(page, owner)) == sorted(expected)
+    return fixes
+
+
+def test_two_player_sakura_round_in_chromium(playwright_sync, tmp_path: Path) -> None:
+    scene_a, scene_b = render(ANN, seed=11), render(BOB, seed=12)
+    y4m_a = write_y4m(tmp_path / "ann.y4m", scene_a.image)
+    y4m_b = write_y4m(tmp_path / "bob.y4m", scene_b.image)
+    detector = shipped_detector()
+    print("detector:", "shipped model" if detector else "scene stand-in (no model in models/)")
+    detector = detector or SceneDetector([scene_a, scene_b])
+    config = {"DB_PATH": tmp_path / "games.db", "DETECTOR": detector}
+
+    with ServerThread(create_app(config)) as server:
+        # Camera 1 shows Ann's pile: new game, capture it, save it.
+        browser = launch(playwright_sync, y4m_a)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        errors: list[str] = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.goto(server.url + "/")
+        wait_ready(page)
+        assert page.input_value("#preset") == "sakura" and page.input_value("#rounds") == "4"
+        page.fill("input[name='player-1']", "Ann")
+        page.fill("input[name='player-2']", "Bob")
+        page.click("#start-game")
+        page.wait_for_url(re.compile(r"/games/\d+$"))
+        wait_ready(page)
+        game_url = page.url
+        got = capture(page, "Ann", ANN)
+        fixes = make_pile_right(page, "Ann", ANN)
+        page.click("article.pile[data-owner='Ann'] button.save-pile")
+        page.wait_for_selector("article.pile.saved[data-owner='Ann']")
+        browser.close()
+
+        # Camera 2 shows Bob's pile (a second browser: Ann's saved pile must be there).
+        browser = launch(playwright_sync, y4m_b)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.goto(game_url)
+        wait_ready(page)
+        assert sorted(pile_codes(page, "Ann")) == sorted(ANN)
+        got_b = capture(page, "Bob", BOB)
+        fixes += make_pile_right(page, "Bob", BOB)
+        page.click("article.pile[data-owner='Bob'] button.save-pile")
+        page.wait_for_selector("article.pile.saved[data-owner='Bob']")
+
+        # Correct one card by hand on the saved pile: the sake cup was really the ribbon.
+        page.click(f"article.pile[data-owner='Bob'] li[data-code='{FIX[0]}'] button.fix")
+        pick(page, FIX[1])
+        page.wait_for_selector(f"article.pile[data-owner='Bob'] li[data-code='{FIX[1]}']")
+        bob_final = [FIX[1] if c == FIX[0] else c for c in BOB]
+
+        # A card in another pile is flagged in the picker.
+        page.click("article.pile[data-owner='Bob'] button.add")
+        page.wait_for_selector("#picker[open]")
+        assert "in Ann's pile" in page.get_attribute("#picker button.pick[data-code='08-1']", "title")
+        page.click("#picker button[value='cancel']")
+
+        page.click("#confirm-round")
+        page.wait_for_selector("#last-result:not([hidden]) table.result")
+        expected = score_round(RoundInput(players=["Ann", "Bob"], dealer="Ann",
+                                          piles={"Ann": ANN, "Bob": bob_final}),
+                               get_ruleset("sakura"))
+        for owner, res in expected.results.items():
+            row = f"#last-result tr[data-owner='{owner}']"
+            assert page.text_content(f"{row} .score") == str(res.score)
+            assert page.text_content(f"{row} .card-points") == str(res.card_points)
+            for y in res.yaku:
+                assert y.label in page.text_content(f"{row} .yaku")
+        assert expected.winner in page.text_content("#last-result .round-winner")
+        assert page.text_content("#round-title") == "Round 2 of 4"
+        page.wait_for_timeout(200)
+        SCREENSHOT.parent.mkdir(exist_ok=True)
+        page.screenshot(path=str(SCREENSHOT), full_page=True)
+        browser.close()
+
+    # Restart the server on the same database file, reload: the game is intact.
+    with ServerThread(create_app(config)) as server:
+        browser = launch(playwright_sync, y4m_a)
+        page = browser.new_page()
+        page.goto(server.url + "/" + game_url.split("/", 3)[3])
+        wait_ready(page)
+        for owner, res in expected.results.items():
+            assert page.text_content(f"#standings tr[data-owner='{owner}'] .total") == str(res.score)
+            assert page.text_content(f"#last-result tr[data-owner='{owner}'] .score") == str(res.score)
+        assert page.locator("#history details.round").count() == 1
+        game = page.evaluate("fetch(location.pathname.replace('/games/', '/api/games/')).then(r => r.json())")
+        rnd = game["rounds"][0]
+        assert rnd["piles"]["Ann"]["codes"] == ANN or sorted(rnd["piles"]["Ann"]["codes"]) == sorted(ANN)
+        assert sorted(rnd["piles"]["Bob"]["codes"]) == sorted(bob_final)
+        assert ("replace", FIX[0], FIX[1]) in [(c["action"], c["old_code"], c["new_code"])
+                                              for c in game["corrections"]]
+        browser.close()
+    print(f"camera found Ann {got}, Bob {got_b}; {fixes} fixes were needed besides the deliberate one")
+    assert not [e for e in errors if "favicon" not in e], errors
