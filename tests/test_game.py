@@ -125,3 +125,14 @@ def test_no_rounds_yet():
     st = standings(GameSetup(["A", "B"], SAKURA), [])
     assert st.totals == {"A": 0, "B": 0} and st.running == [] and not st.finished
     assert st.winner is None and st.next_dealer == "A"
+
+
+def test_round_results_round_trip_through_dicts():
+    import json
+    from scorer.rules import RoundResult
+    g = GameSetup(["A", "B"], VICT, rounds=2)
+    rounds = play(g, [("A", {"A": ["01-1", "03-1", "08-1"], "B": []}),
+                      ("A", {"A": ["01-1"], "B": ["03-1", "08-1"]})])
+    again = [RoundResult.from_dict(json.loads(json.dumps(r.to_dict()))) for r in rounds]
+    assert [r.to_dict() for r in again] == [r.to_dict() for r in rounds]
+    assert standings(g, again).to_dict() == standings(g, rounds).to_dict()

@@ -149,3 +149,13 @@ def test_missing_and_binary_rules_file(tmp_path):
     f.write_bytes(b"\xff\xfe\x00bad")
     with pytest.raises(InputError):
         get_ruleset(rules_file=f)
+
+
+def test_ruleset_pickles_hashes_and_serialises():
+    import copy
+    import json
+    import pickle
+    rs = get_ruleset("koikoi", overrides={"viewing": "off"})
+    assert pickle.loads(pickle.dumps(rs)) == rs and copy.deepcopy(rs) == rs
+    assert hash(rs) == hash(get_ruleset("koikoi", overrides={"viewing": "off"}))
+    assert json.loads(json.dumps(rs.to_dict()))["options"]["viewing"] == "off"

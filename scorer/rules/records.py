@@ -24,6 +24,10 @@ class YakuHit:
         return {"name": self.name, "points": self.points, "cards": list(self.cards),
                 "label": self.label}
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "YakuHit":
+        return cls(d["name"], int(d["points"]), tuple(d.get("cards", ())), d.get("label", ""))
+
 
 @dataclass(frozen=True)
 class PileSummary:
@@ -106,6 +110,13 @@ class PlayerResult:
                 "penalty": self.penalty, "multiplier": self.multiplier,
                 "score": self.score, "explanation": self.explanation}
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "PlayerResult":
+        return cls(d["player"], int(d["card_points"]),
+                   [YakuHit.from_dict(y) for y in d.get("yaku", [])], int(d["penalty"]),
+                   int(d["multiplier"]), int(d["score"]), d.get("explanation", ""),
+                   tuple(d.get("members", ())), tuple(d.get("cards", ())))
+
 
 @dataclass
 class RoundResult:
@@ -137,3 +148,11 @@ class RoundResult:
                 "scores": self.scores, "winner": self.winner, "tied": list(self.tied),
                 "next_dealer": self.next_dealer, "award": self.award,
                 "explanation": list(self.explanation)}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "RoundResult":
+        """Rebuild a result saved with ``to_dict()`` (e.g. by the store) for ``standings``."""
+        return cls({k: PlayerResult.from_dict(v) for k, v in d["results"].items()},
+                   d.get("winner"), d["next_dealer"], list(d.get("explanation", [])),
+                   d.get("rules", ""), d.get("game", ""), d.get("dealer", ""),
+                   d.get("award"), list(d.get("tied", [])))

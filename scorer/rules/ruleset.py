@@ -10,7 +10,6 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any, Mapping
 
 from scorer.errors import InputError
@@ -63,9 +62,25 @@ def yaku_names(game: str) -> tuple[str, ...]:
     return ()
 
 
+class FrozenOptions(dict):
+    """A read-only dict of option values: JSON-serialisable, hashable, picklable."""
+
+    def _read_only(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("rule set options are read-only; use get_ruleset(..., overrides=...)")
+
+    __setitem__ = __delitem__ = __ior__ = _read_only  # type: ignore[assignment]
+    clear = pop = popitem = setdefault = update = _read_only  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenOptions, (dict(self),))
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(tuple(sorted((k, repr(v)) for k, v in self.items())))
+
+
 @dataclass(frozen=True)
 class RuleSet:
-    """A preset with its option values resolved. ``options`` is read-only."""
+    """A preset with its option values resolved. ``options`` is a read-only dict."""
 
     name: str
     game: str
@@ -160,8 +175,8 @@ def get_ruleset(name: str | None = None, overrides: Mapping[str, Any] | None = N
     if overrides:
         _apply(preset.game, values, overrides, "--set")
     changed = tuple(k for k in values if k not in base or values[k] != base[k])
-    return RuleSet(preset.name, preset.game, preset.description,
-                   MappingProxyType(values), changed)
+    return RuleSet(preset.name, preset.game, preset.description, FrozenOptions(values),
+                   changed)
 
 
 def list_presets() -> list[RuleSet]:
