@@ -270,6 +270,10 @@ def test_teyaku_and_stopper_conflict():
         rnd(teyaku={"B": "teshi"})
     with pytest.raises(InputError, match="teyaku for B: unknown"):
         rnd(teyaku={"B": "four"})
+    with pytest.raises(InputError, match="teyaku for B: unknown 'four'"):
+        rnd(stopped_by=None, teyaku={"B": ["teshi", "four"]})
+    with pytest.raises(InputError, match="teyaku for unknown player 'Z'"):
+        rnd(stopped_by=None, teyaku={"Z": "teshi"})
 
 
 def test_koikoi_modern_preset():

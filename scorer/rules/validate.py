@@ -291,8 +291,12 @@ def _koikoi_context(context: dict[str, Any], players: list[str]) -> None:
                              f"(players: {', '.join(players)})")
         if isinstance(kind, (list, tuple)):
             kinds = {str(k).strip().lower() for k in kind}
+            for k in kinds:
+                if k not in TEYAKU:
+                    raise InputError(f"teyaku for {p}: unknown {k!r} (allowed: "
+                                     f"{', '.join(TEYAKU)})")
             kind = "both" if kinds >= {"teshi", "kuttsuki"} or "both" in kinds else \
-                (kinds.pop() if len(kinds) == 1 else "")
+                (kinds.pop() if kinds else "")
         kind = str(kind).strip().lower() if kind is not None else ""
         if kind in ("", "none"):
             continue
