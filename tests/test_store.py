@@ -194,3 +194,36 @@ def test_delete_cascades_and_survives_reopen(store: GameStore, game) -> None:
         assert conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] == 0
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     conn.close()
+
+
+def test_crops_are_kept_moved_and_dropped(store: GameStore, game) -> None:
+    url = "data:image/jpeg;base64,AAAA"
+    pile = store.save_pile(game.id, 1, "Ann", ["08-1", "01-1"], dealer="Bob", source="camera",
+                           detected=["08-1", "01-1"],
+                           crops={"08-1": url, "01-1": url + "B", "12-1": url})
+    assert pile.crops == {"08-1": url, "01-1": url + "B"}        # only cards of the pile
+    store.correct(game.id, 1, "Ann", "replace", old_code="08-1", new_code="08-2")
+    pile = store.correct(game.id, 1, "Ann", "remove", old_code="01-1")
+    assert pile.crops == {"08-2": url}
+    assert store.get_game(game.id).rounds[0].piles["Ann"].crops == {"08-2": url}
+    for bad in ({"08-1": "javascript:alert(1)"}, {"08-1": url + "A" * 20_000}, ["x"]):
+        with pytest.raises(InputError, match="crop"):
+            store.save_pile(game.id, 1, "Bob", ["08-1"], dealer="Bob", crops=bad)
+
+
+def test_a_version_1_file_is_upgraded_in_place(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    conn = connect(path)
+    migrate(conn, MIGRATIONS[:1])
+    conn.execute("INSERT INTO games (created_at, preset, options, players, first_dealer,"
+                 " rounds_planned) VALUES ('t', 'sakura', '{}', '[\"A\", \"B\"]', 'A', 4)")
+    conn.execute("INSERT INTO rounds (game_id, number, dealer) VALUES (1, 1, 'A')")
+    conn.execute("INSERT INTO piles (round_id, owner, codes, detected, source, updated_at)"
+                 " VALUES (1, 'A', '[\"08-1\"]', '[]', 'manual', 't')")
+    conn.close()
+    store = GameStore(path)
+    pile = store.get_game(1).rounds[0].piles["A"]
+    assert pile.codes == ["08-1"] and pile.crops == {}
+    conn = connect(path)
+    assert current_version(conn) == SCHEMA_VERSION == 2
+    conn.close()

@@ -80,14 +80,14 @@ def delete_game(game_id: int) -> Response:
 def save_pile(game_id: int, number: int) -> Response:
     game = store().get_game(game_id)
     pile = games.save_pile(store(), game, number, _json_body())
-    return jsonify({"pile": pile.to_dict(), "game": _view(game_id)})
+    return jsonify({"pile": pile.to_dict(crops=False), "game": _view(game_id)})
 
 
 @bp.post("/games/<int:game_id>/rounds/<int:number>/corrections")
 def correct(game_id: int, number: int) -> tuple[Response, int]:
     game = store().get_game(game_id)
     pile = games.correct(store(), game, number, _json_body())
-    return jsonify({"pile": pile.to_dict(), "game": _view(game_id)}), 201
+    return jsonify({"pile": pile.to_dict(crops=False), "game": _view(game_id)}), 201
 
 
 @bp.post("/games/<int:game_id>/rounds/<int:number>/confirm")
@@ -101,7 +101,7 @@ def confirm(game_id: int, number: int) -> Response:
 def export_game(game_id: int, fmt: str) -> Response:
     if fmt not in export.FORMATS:
         raise InputError(f"export format must be csv or json, not {fmt[:10]!r}")
-    view = _view(game_id)
+    view = games.view(store().get_game(game_id), crops=False)
     body = export.to_csv(view) if fmt == "csv" else json.dumps(view, ensure_ascii=False,
                                                                  indent=2)
     resp = Response(body, mimetype=export.FORMATS[fmt])

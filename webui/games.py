@@ -185,10 +185,10 @@ def standings(game: GameRecord) -> dict[str, Any]:
     return game_standings(setup, results).to_dict()
 
 
-def view(game: GameRecord) -> dict[str, Any]:
-    """The game as the page and the API show it."""
+def view(game: GameRecord, crops: bool = True) -> dict[str, Any]:
+    """The game as the page and the API show it (card crops for the open round only)."""
     open_round = current_round(game)
-    out = game.to_dict()
+    out = game.to_dict(crops)
     out["ruleset"] = ruleset(game).to_dict()
     out["open_round"] = open_round
     out["dealer"] = dealer_for(game, open_round) if open_round else None
@@ -205,7 +205,7 @@ def save_pile(store: GameStore, game: GameRecord, number: int, payload: Any):
     source = payload.get("source") or "manual"
     return store.save_pile(game.id, number, owner, payload.get("codes", []),
                            detected=payload.get("detected") or [], source=source,
-                           dealer=dealer_for(game, number))
+                           dealer=dealer_for(game, number), crops=payload.get("crops"))
 
 
 def correct(store: GameStore, game: GameRecord, number: int, payload: Any):

@@ -13,9 +13,13 @@ class PileRecord:
     detected: list[str]        # what the camera (or photo) found when the pile was saved
     source: str                # "camera" | "photo" | "manual"
     updated_at: str
+    crops: dict[str, str] = field(default_factory=dict)   # code -> JPEG data URL
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self, crops: bool = True) -> dict[str, Any]:
+        out = asdict(self)
+        if not crops:
+            out.pop("crops")
+        return out
 
 
 @dataclass(frozen=True)
@@ -45,11 +49,11 @@ class RoundRecord:
     def confirmed(self) -> bool:
         return self.confirmed_at is not None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, crops: bool = True) -> dict[str, Any]:
         return {
             "number": self.number, "dealer": self.dealer, "confirmed": self.confirmed,
             "confirmed_at": self.confirmed_at, "context": self.context,
-            "piles": {owner: pile.to_dict() for owner, pile in self.piles.items()},
+            "piles": {owner: pile.to_dict(crops) for owner, pile in self.piles.items()},
             "result": self.result,
         }
 
@@ -104,10 +108,11 @@ class GameRecord:
             "rounds_planned": self.rounds_planned,
         }
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, crops: bool = True) -> dict[str, Any]:
+        """Card crops are included for the open round only (unless ``crops`` is False)."""
         return {
             **self.setup_dict(),
             "finished": self.finished,
-            "rounds": [r.to_dict() for r in self.rounds],
+            "rounds": [r.to_dict(crops and not r.confirmed) for r in self.rounds],
             "corrections": [c.to_dict() for c in self.corrections],
         }

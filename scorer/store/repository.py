@@ -21,6 +21,8 @@ from scorer.store.records import (CorrectionRecord, GameRecord, GameSummary, Pil
 from scorer.store.schema import connect, migrate
 
 SOURCES = ("camera", "photo", "manual")
+CROP_PREFIX = "data:image/jpeg;base64,"
+MAX_CROP = 16_000
 ACTIONS = ("add", "remove", "replace")
 
 
@@ -52,6 +54,23 @@ def normalise_codes(codes: Sequence[Any]) -> list[str]:
         if c.code in out:
             raise InputError(f"card {c.code} ({c.name}) is listed twice")
         out.append(c.code)
+    return out
+
+
+def clean_crops(crops: Any, codes: Sequence[str]) -> dict[str, str]:
+    """Crops kept with a pile: small JPEG data URLs, one per card of the pile."""
+    if not crops:
+        return {}
+    if not isinstance(crops, dict):
+        raise InputError("crops must be an object {code: JPEG data URL}")
+    out: dict[str, str] = {}
+    for code, url in crops.items():
+        c = card(code).code
+        if c not in codes:
+            continue
+        if not isinstance(url, str) or not url.startswith(CROP_PREFIX) or len(url) > MAX_CROP:
+            raise InputError(f"the crop of {c} must be a JPEG data URL under {MAX_CROP} bytes")
+        out[c] = url
     return out
 
 
@@ -119,24 +138,27 @@ class GameStore:
     # ----------------------------------------------------------------- piles
     def save_pile(self, game_id: int, number: int, owner: str, codes: Sequence[Any], *,
                   detected: Sequence[Any] = (), source: str = "manual",
-                  dealer: str) -> PileRecord:
+                  dealer: str, crops: Any = None) -> PileRecord:
         """Save (or replace) one pile of the open round, with the corrections that turn
         what was detected into ``codes``, in one transaction."""
         if source not in SOURCES:
             raise InputError(f"source must be one of {', '.join(SOURCES)}, not {source!r}")
         final = normalise_codes(codes)
         found = normalise_codes(detected) if source != "manual" else []
+        kept = clean_crops(crops, final)
         with self._write() as conn:
             game = self._load_game(conn, game_id)
             round_id = self._open_round(conn, game, number, owner, dealer)
             self._check_conflicts(conn, round_id, owner, final)
             now = _now()
             conn.execute(
-                "INSERT INTO piles (round_id, owner, codes, detected, source, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (round_id, owner) DO UPDATE SET"
+                "INSERT INTO piles (round_id, owner, codes, detected, source, updated_at, crops)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (round_id, owner) DO UPDATE SET"
                 " codes = excluded.codes, detected = excluded.detected,"
-                " source = excluded.source, updated_at = excluded.updated_at",
-                (round_id, owner, json.dumps(final), json.dumps(found), source, now))
+                " source = excluded.source, updated_at = excluded.updated_at,"
+                " crops = excluded.crops",
+                (round_id, owner, json.dumps(final), json.dumps(found), source, now,
+                 json.dumps(kept)))
             if source != "manual":
                 for code in found:
                     if code not in final:
@@ -144,7 +166,7 @@ class GameStore:
                 for code in final:
                     if code not in found:
                         self._log(conn, round_id, owner, "add", None, code, now)
-        return PileRecord(owner, final, found, source, now)
+        return PileRecord(owner, final, found, source, now, kept)
 
     def correct(self, game_id: int, number: int, owner: str, action: str,
                 old_code: str | None = None, new_code: str | None = None) -> PileRecord:
@@ -167,18 +189,22 @@ class GameStore:
             if new is not None and new in codes and new != old:
                 raise InputError(f"card {new} ({card(new).name}) is already in "
                                  f"{_owner_label(owner)} pile")
+            crops: dict[str, str] = json.loads(row["crops"])
             if action == "remove":
                 codes.remove(old)
+                crops.pop(old, None)
             elif action == "add":
                 codes.append(new)
             else:
                 codes[codes.index(old)] = new
+                if old in crops:            # the crop shows the physical card: keep it
+                    crops[new] = crops.pop(old)
             self._check_conflicts(conn, round_id, owner, codes)
             now = _now()
-            conn.execute("UPDATE piles SET codes = ?, updated_at = ? WHERE id = ?",
-                         (json.dumps(codes), now, row["id"]))
+            conn.execute("UPDATE piles SET codes = ?, crops = ?, updated_at = ? WHERE id = ?",
+                         (json.dumps(codes), json.dumps(crops), now, row["id"]))
             self._log(conn, round_id, owner, action, old, new, now)
-        return PileRecord(owner, codes, json.loads(row["detected"]), row["source"], now)
+        return PileRecord(owner, codes, json.loads(row["detected"]), row["source"], now, crops)
 
     # ---------------------------------------------------------------- rounds
     def confirm_round(self, game_id: int, number: int, context: dict[str, Any],
@@ -260,7 +286,8 @@ class GameStore:
                               (game_id,)).fetchall():
             piles = {
                 p["owner"]: PileRecord(p["owner"], json.loads(p["codes"]),
-                                       json.loads(p["detected"]), p["source"], p["updated_at"])
+                                       json.loads(p["detected"]), p["source"], p["updated_at"],
+                                       json.loads(p["crops"]))
                 for p in conn.execute("SELECT * FROM piles WHERE round_id = ? ORDER BY id",
                                       (r["id"],)).fetchall()}
             numbers[r["id"]] = r["number"]

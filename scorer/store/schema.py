@@ -56,6 +56,10 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX piles_round ON piles(round_id);
     CREATE INDEX corrections_round ON corrections(round_id);
     """,
+    # 2: the crop of each card as the camera saw it (JSON {code: data URL})
+    """
+    ALTER TABLE piles ADD COLUMN crops TEXT NOT NULL DEFAULT '{}';
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

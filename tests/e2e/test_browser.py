@@ -21,7 +21,8 @@ from webui import create_app  # noqa: E402
 ANN = ["01-1", "01-2", "02-2", "03-2", "08-1"]          # crane, akatan, moon
 BOB = ["12-1", "11-4", "06-1", "09-1"]                  # phoenix, lightning, butterflies, sake cup
 FIX = ("09-1", "09-2")                                  # the correction made by hand on Bob's pile
-SCREENSHOT = REPO / "docs" / "screenshot.png"
+SCREENSHOT = REPO / "docs" / "screenshot.png"               # capturing Bob's pile
+SCREENSHOT_ROUND = REPO / "docs" / "screenshot-round.png"   # the round's scores
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +48,8 @@ def pile_codes(page, owner: str) -> list[str]:
                                      "els => els.map(e => e.dataset.code)")
 
 
-def capture(page, owner: str, expected: list[str], timeout: float = 40.0) -> list[str]:
+def capture(page, owner: str, expected: list[str], timeout: float = 40.0,
+            screenshot: Path | None = None) -> list[str]:
     page.click(f"article.pile[data-owner='{owner}'] button.capture")
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -56,6 +58,9 @@ def capture(page, owner: str, expected: list[str], timeout: float = 40.0) -> lis
         page.wait_for_timeout(250)
     page.wait_for_timeout(600)        # a few more frames: nothing flickers in
     status = page.text_content("#camera-status")
+    if screenshot is not None:        # the README's picture: live boxes over the camera
+        screenshot.parent.mkdir(exist_ok=True)
+        page.screenshot(path=str(screenshot), full_page=True)
     page.click("#capture-done")
     got = pile_codes(page, owner)
     print(f"captured for {owner}: {got} ({status})")
@@ -120,7 +125,7 @@ def test_two_player_sakura_round_in_chromium(playwright_sync, tmp_path: Path) ->
         page.goto(game_url)
         wait_ready(page)
         assert sorted(pile_codes(page, "Ann")) == sorted(ANN)
-        got_b = capture(page, "Bob", BOB)
+        got_b = capture(page, "Bob", BOB, screenshot=SCREENSHOT)
         fixes += make_pile_right(page, "Bob", BOB)
         page.click("article.pile[data-owner='Bob'] button.save-pile")
         page.wait_for_selector("article.pile.saved[data-owner='Bob']")
@@ -150,9 +155,7 @@ def test_two_player_sakura_round_in_chromium(playwright_sync, tmp_path: Path) ->
                 assert y.label in page.text_content(f"{row} .yaku")
         assert expected.winner in page.text_content("#last-result .round-winner")
         assert page.text_content("#round-title") == "Round 2 of 4"
-        page.wait_for_timeout(200)
-        SCREENSHOT.parent.mkdir(exist_ok=True)
-        page.screenshot(path=str(SCREENSHOT), full_page=True)
+        page.screenshot(path=str(SCREENSHOT_ROUND), full_page=True)
         browser.close()
 
     # Restart the server on the same database file, reload: the game is intact.

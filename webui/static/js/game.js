@@ -86,7 +86,8 @@ async function savePile(owner) {
   const draft = state.drafts.get(owner) || { codes: shownCodes(owner), detected: [], source: "manual" };
   try {
     const data = await api("PUT", `${base}/rounds/${state.game.open_round}/piles`,
-      { owner, codes: draft.codes, detected: draft.detected, source: draft.source });
+      { owner, codes: draft.codes, detected: draft.detected, source: draft.source,
+        crops: Object.fromEntries([...cropsOf(owner)].filter(([code]) => draft.codes.includes(code))) });
     state.drafts.delete(owner);
     state.game = data.game;
     render();
@@ -177,7 +178,10 @@ async function photo(owner) {
 // ------------------------------------------------------------------ rendering
 function cardItem(owner, code, editable) {
   const other = otherOwnerOf(owner, code);
-  const crop = cropsOf(owner).get(code);
+  const rnd = openRound();
+  const saved = rnd && rnd.piles[owner] && rnd.piles[owner].crops;
+  const crop = (state.drafts.has(owner) ? cropsOf(owner).get(code) : null) ||
+    (saved && saved[code]) || cropsOf(owner).get(code);
   return el("li", { class: "card-item" + (other ? " conflict" : ""), dataset: { code } },
     crop ? el("img", { class: "crop", src: crop, alt: `${code} as seen` }) : el("span", { class: "crop none", text: "—" }),
     colourChip(state.deck, code),
@@ -266,7 +270,7 @@ function renderStandings() {
       el("th", { text: o + (s.winner === o && s.finished ? " 🏆" : "") }),
       el("td", { class: "num total", text: totals[o] ?? 0 }),
       victories ? el("td", { class: "num", text: victories[o] ?? 0 }) : null))));
-  $("chart").replaceChildren(runningChart(owners, s.running || []));
+  $("chart").replaceChildren(...((s.running || []).length ? [runningChart(owners, s.running)] : []));
   const banner = $("winner-banner");
   banner.hidden = !s.finished;
   if (s.finished) banner.textContent = s.winner ? `Game over — ${s.winner} wins` : "Game over — a tie";
