@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable
 
-from scorer.cards import DECK, Kind, Ribbon, card
+from scorer.cards import DECK, Kind, card
 from scorer.errors import InputError
 from scorer.rules.records import PileSummary, PlayerResult, RoundResult, YakuHit
 from scorer.rules.validate import Round
@@ -107,7 +107,7 @@ def _yaku(pile: set[str], rs: RuleSet, sake_animal: bool, sake_chaff: bool,
     elif aka and ao:
         hits.append(_hit("akatan_aotan", rs, ribbons, len(ribbons) - 6))
     elif aka or ao:
-        name, core = ("akatan", AKATAN) if aka else ("aotan", AOTAN)
+        name = "akatan" if aka else "aotan"
         hits.append(_hit(name, rs, ribbons, len(ribbons) - 3))
     if len(ribbons) >= 5 and (not (aka or ao) or mode != "exclusive_extras"):
         hits.append(_hit("tan", rs, ribbons, len(ribbons) - 5))
