@@ -175,11 +175,12 @@ def score(game: GameRecord, rnd: RoundRecord) -> tuple[dict[str, Any], str]:
 
 
 def standings(game: GameRecord) -> dict[str, Any]:
-    """Totals, running totals and the winner, from the confirmed rounds (rescored)."""
+    """Totals, running totals and the winner, from the results stored when each round
+    was confirmed (so a game reads the same whatever later versions of the rules do)."""
     from scorer.game import GameSetup, standings as game_standings
-    from scorer.rules import score_round
+    from scorer.rules import RoundResult
     rs = ruleset(game)
-    results = [score_round(_round_input(game, r), rs) for r in game.confirmed_rounds]
+    results = [RoundResult.from_dict(r.result) for r in game.confirmed_rounds if r.result]
     setup = GameSetup(players=list(game.players), ruleset=rs, first_dealer=game.first_dealer,
                       rounds=game.rounds_planned, teams=game.teams)
     return game_standings(setup, results).to_dict()
