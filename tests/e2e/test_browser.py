@@ -4,6 +4,7 @@ the scores on the page, restart the server, reload, and find the game intact."""
 
 from __future__ import annotations
 
+import random
 import re
 import sys
 import time
@@ -88,6 +89,26 @@ def make_pile_right(page, owner: str, expected: list[str]) -> int:
     return fixes
 
 
+def check_js_stability_matches_python(page) -> None:
+    """The page's stability module gives the same piles as webui.stability."""
+    from webui.stability import StabilityTracker
+    rng = random.Random(5)
+    runs = [[sorted(c for c in ("01-1", "02-1", "08-1") if rng.random() < p) for _ in range(15)]
+            for p in (0.2, 0.5, 0.6, 0.7, 0.9) for _ in range(8)]
+    in_js = page.evaluate("""async (runs) => {
+        const m = await import('/static/js/stability.js');
+        return runs.map((frames) => { const t = new m.StabilityTracker();
+                                      frames.forEach((f) => t.push(f)); return t.captured; });
+    }""", runs)
+    in_py = []
+    for frames in runs:
+        t = StabilityTracker()
+        for f in frames:
+            t.push(f)
+        in_py.append(t.captured)
+    assert in_js == in_py and any(in_py) and not all(in_py)
+
+
 def test_two_player_sakura_round_in_chromium(playwright_sync, tmp_path: Path) -> None:
     scene_a, scene_b = render(ANN, seed=11), render(BOB, seed=12)
     y4m_a = write_y4m(tmp_path / "ann.y4m", scene_a.image)
@@ -106,6 +127,7 @@ def test_two_player_sakura_round_in_chromium(playwright_sync, tmp_path: Path) ->
         page.goto(server.url + "/")
         wait_ready(page)
         assert page.input_value("#preset") == "sakura" and page.input_value("#rounds") == "4"
+        check_js_stability_matches_python(page)
         page.fill("input[name='player-1']", "Ann")
         page.fill("input[name='player-2']", "Bob")
         page.click("#start-game")
