@@ -24,6 +24,7 @@ SOURCES = ("camera", "photo", "manual")
 CROP_PREFIX = "data:image/jpeg;base64,"
 MAX_CROP = 16_000
 ACTIONS = ("add", "remove", "replace")
+MAX_ID = 2**63 - 1          # SQLite's largest INTEGER
 
 
 class GameNotFound(LookupError):
@@ -36,6 +37,13 @@ class StateError(InputError):
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _check_id(game_id: int) -> None:
+    """An id SQLite cannot hold (a URL may carry any integer) names no game."""
+    if not 0 <= game_id <= MAX_ID:
+        text = str(game_id)
+        raise GameNotFound(f"no game {text if len(text) <= 24 else text[:24] + '...'}")
 
 
 def _owner_label(owner: str) -> str:
@@ -131,6 +139,7 @@ class GameStore:
             return self._load_game(conn, game_id)
 
     def delete_game(self, game_id: int) -> None:
+        _check_id(game_id)
         with self._write() as conn:
             if conn.execute("DELETE FROM games WHERE id = ?", (game_id,)).rowcount == 0:
                 raise GameNotFound(f"no game {game_id}")
@@ -277,6 +286,7 @@ class GameStore:
 
     @staticmethod
     def _load_game(conn: sqlite3.Connection, game_id: int) -> GameRecord:
+        _check_id(game_id)
         g = conn.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
         if g is None:
             raise GameNotFound(f"no game {game_id}")
