@@ -15,8 +15,17 @@ from webui.context import detection, store
 bp = Blueprint("api", __name__)
 
 
+def _parse_json() -> Any:
+    """The request's JSON, or None when there is none or it does not parse. JSON nested
+    deeper than the parser's recursion limit is bad input too (400), not a crash."""
+    try:
+        return request.get_json(silent=True)
+    except RecursionError:
+        raise InputError("JSON body nested too deeply") from None
+
+
 def _json_body() -> Any:
-    data = request.get_json(silent=True)
+    data = _parse_json()
     if data is None:
         raise InputError("send a JSON body (Content-Type: application/json)")
     return data
@@ -93,7 +102,7 @@ def correct(game_id: int, number: int) -> tuple[Response, int]:
 @bp.post("/games/<int:game_id>/rounds/<int:number>/confirm")
 def confirm(game_id: int, number: int) -> Response:
     game = store().get_game(game_id)
-    rnd = games.confirm(store(), game, number, request.get_json(silent=True))
+    rnd = games.confirm(store(), game, number, _parse_json())
     return jsonify({"round": rnd.to_dict(), "game": _view(game_id)})
 
 
