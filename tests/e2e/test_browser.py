@@ -49,7 +49,7 @@ def pile_codes(page, owner: str) -> list[str]:
                                      "els => els.map(e => e.dataset.code)")
 
 
-def capture(page, owner: str, expected: list[str], timeout: float = 40.0,
+def capture(page, owner: str, expected: list[str], timeout: float = 25.0,
             screenshot: Path | None = None) -> list[str]:
     page.click(f"article.pile[data-owner='{owner}'] button.capture")
     deadline = time.time() + timeout
