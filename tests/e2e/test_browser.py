@@ -199,3 +199,81 @@ def test_two_player_sakura_round_in_chromium(playwright_sync, tmp_path: Path) ->
         browser.close()
     print(f"camera found Ann {got}, Bob {got_b}; {fixes} fixes were needed besides the deliberate one")
     assert not [e for e in errors if "favicon" not in e], errors
+
+
+def add_by_hand(page, owner: str, code: str) -> None:
+    page.click(f"article.pile[data-owner='{owner}'] button.add")
+    pick(page, code)
+    page.wait_for_selector(f"article.pile[data-owner='{owner}'] li[data-code='{code}']")
+
+
+def save_pile(page, owner: str) -> None:
+    page.click(f"article.pile[data-owner='{owner}'] button.save-pile")
+    page.wait_for_selector(f"article.pile.saved[data-owner='{owner}']")
+
+
+def test_whole_game_with_a_photo_then_export_and_delete(playwright_sync, tmp_path: Path) -> None:
+    """A photo upload goes through the same pipeline; four rounds reach the end: the
+    winner, the chart; then the games list exports and deletes (after asking)."""
+    import cv2
+    from scorer.game import GameSetup, standings
+    scene = render(ANN, seed=11)
+    photo = tmp_path / "ann.jpg"
+    cv2.imwrite(str(photo), scene.image)
+    config = {"DB_PATH": tmp_path / "games.db", "DETECTOR": SceneDetector([scene])}
+    rs = get_ruleset("sakura")
+    piles = [({"Ann": ANN, "Bob": ["12-1"]}), {"Ann": ["08-1"], "Bob": []},
+             {"Ann": ["08-1"], "Bob": ["03-1"]}, {"Ann": [], "Bob": ["11-1", "12-1"]}]
+    with ServerThread(create_app(config)) as server:
+        browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", scene.image))
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(server.url + "/")
+        wait_ready(page)
+        page.fill("input[name='player-1']", "Ann")
+        page.fill("input[name='player-2']", "Bob")
+        page.select_option("#first-dealer", label="Bob")
+        page.click("#start-game")
+        page.wait_for_url(re.compile(r"/games/\d+$"))
+        wait_ready(page)
+        results, dealer = [], "Bob"
+        for n, round_piles in enumerate(piles, start=1):
+            assert page.text_content("#round-title") == f"Round {n} of 4"
+            assert f"Dealer: {dealer}." in page.text_content("#round-info")
+            for owner, codes in round_piles.items():
+                if n == 1 and owner == "Ann":
+                    with page.expect_file_chooser() as chooser:
+                        page.click("article.pile[data-owner='Ann'] button.photo")
+                    chooser.value.set_files(str(photo))
+                    page.wait_for_selector("article.pile[data-owner='Ann'] li.card-item:nth-child(5)")
+                    assert page.locator("article.pile[data-owner='Ann'] img.crop").count() == 5
+                else:
+                    for code in codes:
+                        add_by_hand(page, owner, code)
+                save_pile(page, owner)
+            page.click("#confirm-round")
+            page.wait_for_selector(f"#history details.round[data-round='{n}']")
+            result = score_round(RoundInput(players=["Ann", "Bob"], dealer=dealer,
+                                            piles=round_piles), rs)
+            results.append(result)
+            dealer = result.next_dealer
+        final = standings(GameSetup(players=["Ann", "Bob"], ruleset=rs, first_dealer="Bob",
+                                    rounds=4), results)
+        assert final.finished and final.winner
+        assert page.is_hidden("#round-panel")
+        assert f"{final.winner} wins" in page.text_content("#winner-banner")
+        for owner, total in final.totals.items():
+            assert page.text_content(f"#standings tr[data-owner='{owner}'] .total") == str(total)
+        assert page.locator("#chart svg path").count() == 2
+        assert page.locator("#history details.round").count() == 4
+
+        page.goto(server.url + "/")
+        wait_ready(page)
+        row = page.locator("#games-body tr").first
+        assert "4/4 (finished)" in row.text_content()
+        csv_text = page.evaluate("fetch(document.querySelector('#games-body a[href$=\".csv\"]').href).then(r => r.text())")
+        assert len(csv_text.strip().splitlines()) == 1 + 8
+        row.locator("button.delete").click()
+        assert page.locator("#games-body tr").count() == 1          # asked, not deleted yet
+        page.click("button.confirm-delete")
+        page.wait_for_selector("#no-games:not([hidden])")
+        browser.close()

@@ -51,6 +51,10 @@ function usedFlags(owner) {
 
 // ------------------------------------------------------------------ pile editing
 async function correction(owner, action, oldCode, newCode) {
+  const rnd = openRound();
+  if (!state.drafts.has(owner) && !(rnd && rnd.piles[owner])) {
+    state.drafts.set(owner, { codes: [], detected: [], source: "manual" });   // a pile by hand
+  }
   const draft = state.drafts.get(owner);
   if (draft) {
     const codes = draft.codes;
