@@ -1,0 +1,217 @@
+"""Shared pieces of the hardening scripts: a fake (optionally slow) detector, the real
+one when a model is there, a ``hanafuda serve`` subprocess, a small HTTP client,
+percentiles and the memory of a process."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+CSRF = {"X-Requested-With": "hanafuda"}
+SECURITY_HEADERS = ("Content-Security-Policy", "X-Content-Type-Options", "X-Frame-Options")
+
+
+# ---------------------------------------------------------------------------- detectors
+@dataclass
+class FakeDetections:
+    cards: list[dict[str, Any]]
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def to_cards(self) -> list[dict[str, Any]]:
+        return self.cards
+
+    def __len__(self) -> int:
+        return len(self.cards)
+
+
+class FakeDetector:
+    """Stands in for ``scorer.vision.Detector``: two cards for any image, after
+    ``delay`` seconds (to saturate the server like a slow model would). It counts calls
+    and the most detections that ever ran at once."""
+
+    model_path = "fake-detector"
+
+    def __init__(self, delay: float = 0.0) -> None:
+        self.delay = delay
+        self.calls = 0
+        self.running = 0
+        self.max_running = 0
+        self._lock = threading.Lock()
+
+    def detect(self, image: Any, decode_ms: float = 0.0) -> Any:
+        from scorer.vision import Detections
+        with self._lock:
+            self.calls += 1
+            self.running += 1
+            self.max_running = max(self.max_running, self.running)
+        try:
+            if self.delay:
+                time.sleep(self.delay)
+            h, w = image.shape[:2]
+            import numpy as np
+            boxes = np.array([[0, 0, w / 2, h / 2], [w / 2, h / 2, w, h]], np.float32)
+            quads = np.stack([np.array([[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]])
+                              for b in boxes]).astype(np.float32)
+            d = Detections(boxes, np.array([0.9, 0.8], np.float32), np.array([28, 0]),
+                           quads, np.array([0.9, 0.8], np.float32))
+            d.timings = {"decode": round(decode_ms, 2), "infer": self.delay * 1e3,
+                         "total": round(decode_ms + self.delay * 1e3, 2)}
+            return d
+        finally:
+            with self._lock:
+                self.running -= 1
+
+
+def shipped_model() -> Path | None:
+    """The shipped localiser, if the vision package and its model are there."""
+    try:
+        from scorer.vision import default_model_path
+    except ImportError:
+        return None
+    path = default_model_path()
+    return path if path.is_file() else None
+
+
+def make_detector(model: str = "auto", delay: float = 0.0) -> tuple[Any, str]:
+    """(detector, description): ``auto`` is the shipped model if present, else fake;
+    ``fake``; or a path to a localiser .onnx."""
+    if model == "fake" or (model == "auto" and shipped_model() is None):
+        return FakeDetector(delay), "fake detector" + (f" ({delay * 1e3:.0f} ms)" if delay else "")
+    from scorer.vision import Detector
+    path = shipped_model() if model == "auto" else Path(model)
+    return Detector(path, threads=2), f"model {path}"
+
+
+# ----------------------------------------------------------------------------- servers
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """``hanafuda serve`` (or any argv) in a subprocess, its output in a file."""
+
+    def __init__(self, argv: list[str], port: int, log: Path, env: dict | None = None) -> None:
+        self.port = port
+        self.log_path = log
+        self._log = open(log, "ab")
+        self.proc = subprocess.Popen(argv, stdout=self._log, stderr=subprocess.STDOUT,
+                                     cwd=ROOT, env={**os.environ, **(env or {})},
+                                     start_new_session=True)
+
+    @classmethod
+    def hanafuda(cls, db: Path, log: Path, *extra: str, port: int | None = None) -> "Server":
+        port = port or free_port()
+        argv = [sys.executable, "-m", "scorer.cli", "serve", "--db", str(db),
+                "--port", str(port), *extra]
+        return cls(argv, port, log)
+
+    def wait_ready(self, timeout: float = 60.0, headers: dict | None = None) -> float:
+        """Seconds until ``/api/health`` answers (any status); raises if the server died."""
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < timeout:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited with {self.proc.returncode}: "
+                                   + self.log_path.read_text(errors="replace")[-2000:])
+            try:
+                c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=2)
+                c.request("GET", "/api/health", headers=headers or {})
+                c.getresponse().read()
+                c.close()
+                return time.monotonic() - t0
+            except OSError:
+                time.sleep(0.02)
+        raise RuntimeError("server did not start in time")
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown code runs, as in a crash or a pulled plug of the process."""
+        if self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+        self._log.close()
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        self._log.close()
+
+    def rss_mib(self) -> float:
+        return rss_mib(self.proc.pid)
+
+
+def rss_mib(pid: int | str = "self") -> float:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
+class Client:
+    """One keep-alive HTTP connection; ``call`` returns (status, JSON or None, headers)."""
+
+    def __init__(self, port: int, timeout: float = 30.0, headers: dict | None = None) -> None:
+        self.port = port
+        self.timeout = timeout
+        self.headers = dict(headers or {})
+        self.conn: http.client.HTTPConnection | None = None
+
+    def call(self, method: str, url: str, body: Any = None, raw: bytes | None = None,
+             content_type: str = "application/json") -> tuple[int, Any, dict]:
+        if self.conn is None:
+            self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
+        headers = dict(self.headers)
+        data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+        if method not in ("GET", "HEAD"):
+            headers.update(CSRF)
+        if data is not None:
+            headers["Content-Type"] = content_type
+        try:
+            self.conn.request(method, url, body=data, headers=headers)
+            resp = self.conn.getresponse()
+            payload = resp.read()
+        except BaseException:
+            self.close()
+            raise
+        if resp.getheader("Connection", "").lower() == "close":
+            self.close()
+        try:
+            parsed = json.loads(payload) if payload else None
+        except ValueError:
+            parsed = None
+        return resp.status, parsed, dict(resp.getheaders())
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    v = sorted(values)
+    k = min(len(v) - 1, max(0, int(round(q / 100 * (len(v) - 1)))))
+    return v[k]
