@@ -274,7 +274,7 @@ function renderStandings() {
       el("th", { text: o + (s.winner === o && s.finished ? " 🏆" : "") }),
       el("td", { class: "num total", text: totals[o] ?? 0 }),
       victories ? el("td", { class: "num", text: victories[o] ?? 0 }) : null))));
-  $("chart").replaceChildren(...((s.running || []).length ? [runningChart(owners, s.running)] : []));
+  $("chart").replaceChildren(...((s.running || []).length ? [runningChart(owners, s.running, g.rounds_planned)] : []));
   const banner = $("winner-banner");
   banner.hidden = !s.finished;
   if (s.finished) banner.textContent = s.winner ? `Game over — ${s.winner} wins` : "Game over — a tie";
