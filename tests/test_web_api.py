@@ -365,3 +365,18 @@ def test_games_survive_a_new_app_on_the_same_file(tmp_path: Path) -> None:
     save(c1, gid, "Ann", AKATAN)
     c2 = make_app(tmp_path).test_client()
     assert c2.get(f"/api/games/{gid}").json["rounds"][0]["piles"]["Ann"]["codes"] == AKATAN
+
+
+def test_sakura_leftovers_go_to_the_gaji_user(client) -> None:
+    gid = new_game(client)["id"]
+    save(client, gid, "Ann", ["11-4", "08-1"])
+    save(client, gid, "Bob", ["12-1"])
+    r = post(client, f"/api/games/{gid}/rounds/1/confirm",
+             {"context": {"gaji_month": 8, "leftovers": ["08-2", "3-1"]}})
+    assert r.status_code == 200, r.json
+    result = r.json["round"]["result"]
+    assert result["results"]["Ann"]["card_points"] > 20        # the moon, plus the geese
+    assert any("takes the leftovers 08-2" in line for line in result["explanation"])
+    r = post(client, f"/api/games/{gid}/rounds/2/confirm",
+             {"context": {"leftovers": ["99-1"]}})
+    assert r.status_code == 400 and "99-1" in r.json["error"]

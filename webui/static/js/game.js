@@ -224,6 +224,18 @@ function renderContext() {
   const g = state.game;
   const box = $("round-context");
   box.replaceChildren();
+  if (g.ruleset.game === "sakura") {
+    // RULES 1.6: the lightning (gaji) user takes the leftovers of the month it captured.
+    const months = [...state.deck.months.values()];
+    box.append(el("details", { class: "sakura-extra" },
+      el("summary", { text: "Lightning (gaji) and leftover field cards (optional)" }),
+      el("label", {}, "The lightning took a card of ", el("select", { id: "gaji-month" },
+        el("option", { value: "", text: "— (not played from hand)" }),
+        months.map((m) => el("option", { value: m.number, text: `${m.number} ${m.english}` })))),
+      el("label", {}, " Cards left on the field ", el("input", { id: "leftovers", type: "text",
+        maxlength: 200, placeholder: "e.g. 03-3 07-4" }))));
+    return;
+  }
   if (g.ruleset.game !== "koikoi") return;
   const stopped = el("select", { id: "stopped-by" }, el("option", { value: "", text: "nobody (exhaustive draw)" }),
     g.owners.map((o) => el("option", { value: o, text: o })));
@@ -235,6 +247,11 @@ function renderContext() {
 }
 
 function context() {
+  if (state.game.ruleset.game === "sakura") {
+    const gaji = $("gaji-month") ? Number($("gaji-month").value) : 0;
+    const leftovers = $("leftovers") ? $("leftovers").value.split(/[\s,]+/).filter(Boolean) : [];
+    return { ...(gaji ? { gaji_month: gaji } : {}), ...(leftovers.length ? { leftovers } : {}) };
+  }
   if (state.game.ruleset.game !== "koikoi") return {};
   const calls = {};
   for (const input of document.querySelectorAll(".koikoi-calls")) calls[input.dataset.player] = Number(input.value || 0);
