@@ -31,7 +31,14 @@ export function drawBoxes(overlay, sourceWidth, sourceHeight, cards, stable, lab
     const [x0, y0, x1, y1] = c.box;
     const ok = stable.has(c.code);
     ctx.strokeStyle = ok ? "#00e676" : "#ffca28";
-    ctx.strokeRect(x0 * sx, y0 * sy, (x1 - x0) * sx, (y1 - y0) * sy);
+    if (Array.isArray(c.quad) && c.quad.length === 4) {      // the card's outline, if given
+      ctx.beginPath();
+      c.quad.forEach(([x, y], i) => (i ? ctx.lineTo(x * sx, y * sy) : ctx.moveTo(x * sx, y * sy)));
+      ctx.closePath();
+      ctx.stroke();
+    } else {
+      ctx.strokeRect(x0 * sx, y0 * sy, (x1 - x0) * sx, (y1 - y0) * sy);
+    }
     const text = `${c.code} ${labelOf(c.code)} ${Math.round(c.confidence * 100)}%`;
     const tw = ctx.measureText(text).width + 6;
     ctx.fillStyle = "rgba(0,0,0,0.65)";
