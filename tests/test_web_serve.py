@@ -1,0 +1,57 @@
+"""`hanafuda serve` as a user runs it: a real waitress process on loopback."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_serve_prints_the_url_and_serves(tmp_path: Path) -> None:
+    port = _free_port()
+    db = tmp_path / "games.db"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "scorer.cli", "serve", "--port", str(port),
+                             "--db", str(db)], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, env=env)
+    try:
+        lines = []
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            line = proc.stdout.readline()
+            lines.append(line)
+            if line.startswith("Open "):
+                break
+        assert lines[-1].strip() == f"Open http://127.0.0.1:{port}/", lines
+        for _ in range(50):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/games", timeout=2) as r:
+                    assert json.load(r) == {"games": []}
+                    assert r.headers["X-Content-Type-Options"] == "nosniff"
+                break
+            except (urllib.error.URLError, ConnectionError):
+                time.sleep(0.1)
+        else:
+            raise AssertionError("server did not answer")
+        req = urllib.request.Request(f"http://127.0.0.1:{port}/api/games", method="POST",
+                                     data=b'{"players": ["Ann", "Bob"]}',
+                                     headers={"Content-Type": "application/json",
+                                              "X-Requested-With": "hanafuda"})
+        with urllib.request.urlopen(req, timeout=5) as r:
+            assert r.status == 201
+        assert db.is_file()
+    finally:
+        proc.terminate()
+        proc.wait(10)
