@@ -1,0 +1,267 @@
+"""Card detection with onnxruntime: a class-agnostic card localiser (CenterNet-style,
+finds each card's centre, size and axis) and a 48-card classifier on each rectified,
+upright crop (plus a "not a card" class).
+
+The localiser file's ONNX metadata names its classifier file (same folder) and the
+thresholds; ``default_model_path()`` is the shipped localiser.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from scorer.cards import DECK, card_from_class
+from scorer.errors import InputError
+from scorer.vision.geometry import CROP_H, CROP_W, rect_to_quad, rectify
+
+MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
+DEFAULT_MODEL = "hanafuda-localiser.onnx"
+MAX_PIXELS = 40_000_000
+MAX_BYTES = 64 * 1024 * 1024
+NUM_CARDS = 48
+
+
+def default_model_path() -> Path:
+    return MODELS_DIR / DEFAULT_MODEL
+
+
+def decode_image(data: bytes) -> np.ndarray:
+    """Decode image bytes (JPEG, PNG, WebP, BMP...) to a BGR uint8 array, EXIF orientation
+    applied. Raises InputError for empty, oversized, non-image or corrupt data."""
+    if data is None or len(data) == 0:
+        raise InputError("empty image data")
+    if len(data) > MAX_BYTES:
+        raise InputError(f"image file too large ({len(data) / 1e6:.0f} MB; limit "
+                         f"{MAX_BYTES // (1024 * 1024)} MiB)")
+    buf = np.frombuffer(data, np.uint8)
+    # cheap header check of the dimensions before decoding the pixels
+    try:
+        ok, hdr = _peek_size(data)
+    except Exception:  # pragma: no cover - header parsing is best effort
+        ok, hdr = False, None
+    if ok and hdr[0] * hdr[1] > MAX_PIXELS:
+        raise InputError(f"image too large: {hdr[0]}x{hdr[1]} pixels "
+                         f"(limit {MAX_PIXELS // 1_000_000} megapixels)")
+    if data[:2] == b"\xff\xd8" and data.rfind(b"\xff\xd9") < 0:
+        # every complete JPEG ends with an EOI marker; libjpeg would pad a cut-off file
+        raise InputError("corrupt image: truncated JPEG data")
+    img = cv2.imdecode(buf, cv2.IMREAD_COLOR)  # IMREAD_COLOR applies EXIF orientation
+    if img is None or img.size == 0:
+        raise InputError("not an image, or a corrupt image (could not decode)")
+    h, w = img.shape[:2]
+    if h * w > MAX_PIXELS:
+        raise InputError(f"image too large: {w}x{h} pixels "
+                         f"(limit {MAX_PIXELS // 1_000_000} megapixels)")
+    if h < 16 or w < 16:
+        raise InputError(f"image too small: {w}x{h} pixels")
+    return img
+
+
+def _peek_size(data: bytes):
+    """(ok, (w, h)) from a PNG or JPEG header without decoding."""
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24:
+        return True, (int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big"))
+    if data[:2] == b"\xff\xd8":
+        i = 2
+        while i + 9 < len(data):
+            if data[i] != 0xFF:
+                i += 1
+                continue
+            marker = data[i + 1]
+            if marker in (0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD,
+                          0xCE, 0xCF):
+                h = int.from_bytes(data[i + 5:i + 7], "big")
+                w = int.from_bytes(data[i + 7:i + 9], "big")
+                return True, (w, h)
+            if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
+                i += 2
+                continue
+            i += 2 + int.from_bytes(data[i + 2:i + 4], "big")
+    return False, None
+
+
+@dataclass
+class Detections:
+    """Detected cards (after the supervision.Detections idea): parallel arrays."""
+
+    boxes: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.float32))  # xyxy
+    confidence: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    class_id: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    quads: np.ndarray = field(default_factory=lambda: np.zeros((0, 4, 2), np.float32))
+    loc_score: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    timings: dict = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.class_id)
+
+    @property
+    def codes(self) -> list[str]:
+        return [card_from_class(int(c)).code for c in self.class_id]
+
+    def to_cards(self) -> list[dict]:
+        out = []
+        for i in range(len(self)):
+            c = card_from_class(int(self.class_id[i]))
+            out.append({"code": c.code, "name": c.name,
+                        "confidence": round(float(self.confidence[i]), 4),
+                        "box": [round(float(v), 1) for v in self.boxes[i]],
+                        "quad": [[round(float(x), 1), round(float(y), 1)]
+                                 for x, y in self.quads[i]]})
+        return out
+
+
+class Detector:
+    """One onnxruntime session per network, created once; ``detect`` is thread-safe."""
+
+    def __init__(self, model_path: str | Path | None = None, threads: int = 2):
+        import onnxruntime as ort
+
+        path = Path(model_path) if model_path else default_model_path()
+        if not path.is_file():
+            raise InputError(f"model file not found: {path}")
+        self.model_path = path
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = max(int(threads), 1)
+        so.inter_op_num_threads = 1
+        so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        try:
+            self.loc = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+        except Exception as exc:
+            raise InputError(f"cannot load model {path}: {exc}".splitlines()[0]) from exc
+        meta = self.loc.get_modelmeta().custom_metadata_map
+        cfg = json.loads(meta.get("hanafuda", "{}"))
+        self.cfg = cfg
+        cls_path = path.parent / cfg.get("classifier", path.name.replace("localiser", "classifier"))
+        if not cls_path.is_file():
+            raise InputError(f"classifier model not found beside {path.name}: {cls_path.name}")
+        self.cls = ort.InferenceSession(str(cls_path), so, providers=["CPUExecutionProvider"])
+        self.classifier_path = cls_path
+        shape = self.loc.get_inputs()[0].shape
+        self.in_h, self.in_w = int(shape[2]), int(shape[3])
+        self.stride = int(cfg.get("stride", 4))
+        self.loc_threshold = float(cfg.get("loc_threshold", 0.3))
+        self.cls_threshold = float(cfg.get("cls_threshold", 0.3))
+        self.nms_iou = float(cfg.get("nms_iou", 0.5))
+        self.tta = bool(cfg.get("tta", True))
+        self.max_cards = int(cfg.get("max_cards", 60))
+        self.crop_w, self.crop_h = int(cfg.get("crop_w", CROP_W)), int(cfg.get("crop_h", CROP_H))
+        self._lock = threading.Lock()  # only guards lazily-built state (none today)
+
+    # ------------------------------------------------------------------ stages
+    def localise(self, img: np.ndarray):
+        """Card rectangles in image pixels: (rects (N,5) cx,cy,w,h,theta; scores (N,))."""
+        h, w = img.shape[:2]
+        s = min(self.in_w / w, self.in_h / h)
+        nw, nh = max(int(round(w * s)), 1), max(int(round(h * s)), 1)
+        small = cv2.resize(img, (nw, nh), interpolation=cv2.INTER_AREA)
+        canvas = np.zeros((self.in_h, self.in_w, 3), np.uint8)
+        canvas[:nh, :nw] = small
+        if nw < self.in_w:
+            canvas[:, nw:] = canvas[:, nw - 1:nw]
+        if nh < self.in_h:
+            canvas[nh:] = canvas[nh - 1:nh]
+        x = canvas[..., ::-1].transpose(2, 0, 1)[None].astype(np.float32)
+        out = self.loc.run(None, {self.loc.get_inputs()[0].name: x})[0][0]
+        heat = 1.0 / (1.0 + np.exp(-out[0]))
+        peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & \
+            (heat >= self.loc_threshold)
+        ys, xs = np.nonzero(peaks)
+        scores = heat[ys, xs]
+        order = np.argsort(-scores)[: self.max_cards]
+        ys, xs, scores = ys[order], xs[order], scores[order]
+        st = self.stride
+        cx = (xs + out[5, ys, xs] + 0.5) * st / s
+        cy = (ys + out[6, ys, xs] + 0.5) * st / s
+        cw = np.exp(np.clip(out[1, ys, xs], -3, 6)) * st / s
+        ch = np.exp(np.clip(out[2, ys, xs], -3, 6)) * st / s
+        th = 0.5 * np.arctan2(out[4, ys, xs], out[3, ys, xs])
+        rects = np.stack([cx, cy, cw, ch, th], 1).astype(np.float32)
+        keep = valid = (cw > 2) & (ch > 2)
+        rects, scores = rects[valid], scores[valid]
+        if len(rects) > 1:
+            rr = [((float(r[0]), float(r[1])), (float(r[2]), float(r[3])),
+                   float(math.degrees(r[4]))) for r in rects]
+            keep = cv2.dnn.NMSBoxesRotated(rr, scores.astype(np.float32).tolist(),
+                                           self.loc_threshold, self.nms_iou)
+            keep = np.array(keep, int).reshape(-1)
+            rects, scores = rects[keep], scores[keep]
+        return rects, scores
+
+    def classify(self, crops: np.ndarray) -> np.ndarray:
+        """(N,H,W,3) uint8 BGR upright-or-upside-down crops -> (N,49) probabilities."""
+        x = crops[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32)
+        if self.tta:
+            x = np.concatenate([x, x[:, :, ::-1, ::-1]])
+        p = self.cls.run(None, {self.cls.get_inputs()[0].name: np.ascontiguousarray(x)})[0]
+        if self.tta:
+            n = len(crops)
+            p = 0.5 * (p[:n] + p[n:])
+        return p
+
+    def detect(self, img: np.ndarray, decode_ms: float = 0.0) -> Detections:
+        t0 = time.perf_counter()
+        if img is None or img.ndim != 3 or img.shape[2] != 3:
+            raise InputError("expected a BGR colour image")
+        rects, scores = self.localise(img)
+        t1 = time.perf_counter()
+        det = Detections()
+        if len(rects):
+            quads = np.stack([rect_to_quad(*r) for r in rects])
+            crops = np.stack([rectify(img, q, self.crop_w, self.crop_h) for q in quads])
+            probs = self.classify(crops)
+            cls = probs.argmax(1)
+            conf = probs[np.arange(len(cls)), cls]
+            keep = (cls < NUM_CARDS) & (conf >= self.cls_threshold)
+            cls, conf, quads, scores, probs = cls[keep], conf[keep], quads[keep], \
+                scores[keep], probs[keep]
+            cls = _unique_assignment(probs, cls)
+            conf = probs[np.arange(len(cls)), cls]
+            h, w = img.shape[:2]
+            boxes = np.concatenate([quads.min(1), quads.max(1)], 1) if len(quads) else \
+                np.zeros((0, 4), np.float32)
+            boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
+            boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
+            order = np.argsort([(DECK[c].month, DECK[c].index) for c in cls], axis=0)[:, 0] \
+                if len(cls) else np.zeros(0, int)
+            det = Detections(boxes.astype(np.float32)[order], conf.astype(np.float32)[order],
+                             cls.astype(np.int64)[order], quads.astype(np.float32)[order],
+                             scores.astype(np.float32)[order])
+        t2 = time.perf_counter()
+        det.timings = {"decode": round(decode_ms, 2), "localise": round((t1 - t0) * 1e3, 2),
+                       "classify": round((t2 - t1) * 1e3, 2),
+                       "infer": round((t2 - t0) * 1e3, 2),
+                       "total": round(decode_ms + (t2 - t0) * 1e3, 2)}
+        return det
+
+    def detect_bytes(self, data: bytes) -> Detections:
+        t0 = time.perf_counter()
+        img = decode_image(data)
+        return self.detect(img, decode_ms=(time.perf_counter() - t0) * 1e3)
+
+
+def _unique_assignment(probs: np.ndarray, cls: np.ndarray) -> np.ndarray:
+    """A physical deck holds each card once: when two detections claim the same card,
+    the less likely one takes its best remaining card (greedy by probability)."""
+    if len(cls) < 2 or len(set(cls.tolist())) == len(cls):
+        return cls
+    p = probs[:, :NUM_CARDS].copy()
+    out = cls.copy()
+    taken: set[int] = set()
+    for i in np.argsort(-p.max(1)):
+        row = p[i]
+        for c in np.argsort(-row):
+            if int(c) not in taken:
+                if row[c] >= 0.02:  # a plausible alternative; else keep the duplicate
+                    out[i] = c
+                taken.add(int(out[i]))
+                break
+    return out

@@ -1,0 +1,57 @@
+"""Card geometry shared by training and inference: rotated card rectangles and the
+rectification of a card into the classifier's upright crop."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+CROP_W, CROP_H = 72, 112  # classifier input (width, height): a card face, upright
+
+
+def quad_to_rect(quad: np.ndarray) -> tuple[float, float, float, float, float]:
+    """(cx, cy, w, h, theta) of a card quad TL,TR,BR,BL; theta = angle (radians) of the
+    card's width direction (TL->TR), so a card upside down has theta ~ pi."""
+    q = np.asarray(quad, np.float64)
+    cx, cy = q.mean(0)
+    top = q[1] - q[0]
+    bot = q[2] - q[3]
+    w = 0.5 * (np.hypot(*top) + np.hypot(*bot))
+    h = 0.5 * (np.hypot(*(q[3] - q[0])) + np.hypot(*(q[2] - q[1])))
+    d = top + bot
+    theta = math.atan2(d[1], d[0])
+    return float(cx), float(cy), float(w), float(h), float(theta)
+
+
+def rect_to_quad(cx, cy, w, h, theta) -> np.ndarray:
+    c, s = math.cos(theta), math.sin(theta)
+    ux, uy = c * w / 2, s * w / 2  # half width vector
+    vx, vy = -s * h / 2, c * h / 2  # half height vector
+    return np.array([[cx - ux - vx, cy - uy - vy], [cx + ux - vx, cy + uy - vy],
+                     [cx + ux + vx, cy + uy + vy], [cx - ux + vx, cy - uy + vy]], np.float32)
+
+
+def rectify(image: np.ndarray, quad: np.ndarray, out_w: int = CROP_W,
+            out_h: int = CROP_H) -> np.ndarray:
+    """Warp the card quad (TL,TR,BR,BL) of ``image`` to an ``out_h x out_w`` crop."""
+    src = np.asarray(quad, np.float32)[:3]
+    dst = np.array([[0, 0], [out_w, 0], [out_w, out_h]], np.float32)
+    m = cv2.getAffineTransform(src, dst)
+    # area-average when shrinking a lot: pre-blur proportional to the scale
+    scale = math.hypot(*(src[1] - src[0])) / out_w
+    flags = cv2.INTER_LINEAR
+    if scale > 2.0:
+        k = int(scale) | 1
+        x0, y0 = np.floor(np.asarray(quad).min(0)).astype(int)
+        x1, y1 = np.ceil(np.asarray(quad).max(0)).astype(int)
+        h, w = image.shape[:2]
+        x0, y0, x1, y1 = max(x0 - k, 0), max(y0 - k, 0), min(x1 + k, w), min(y1 + k, h)
+        if x1 > x0 and y1 > y0:
+            sub = cv2.blur(image[y0:y1, x0:x1], (k, k))
+            m[:, 2] += m[:, 0] * x0 + m[:, 1] * y0
+            return cv2.warpAffine(sub, m, (out_w, out_h), flags=flags,
+                                  borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpAffine(image, m, (out_w, out_h), flags=flags,
+                          borderMode=cv2.BORDER_REPLICATE)

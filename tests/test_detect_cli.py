@@ -1,0 +1,66 @@
+"""`hanafuda detect`: the JSON contract of DESIGN.md and clear errors (exit 2)."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import pytest
+
+from scorer.cli import main
+from training.scenes import render_scene
+
+CODES = ["01-1", "02-2", "08-1", "12-2"]
+
+
+@pytest.fixture(scope="module")
+def scene_file(tmp_path_factory):
+    img, _ = render_scene(CODES, seed=7)
+    path = tmp_path_factory.mktemp("img") / "scene.jpg"
+    cv2.imwrite(str(path), img, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    return path
+
+
+def test_json_contract(scene_file, capsys, tmp_path):
+    out_png = tmp_path / "annotated.png"
+    assert main(["detect", str(scene_file), "--json", "--annotate", str(out_png)]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 1
+    doc = json.loads(lines[0])
+    assert doc["image"] == str(scene_file)
+    assert (doc["width"], doc["height"]) == (640, 480)
+    assert doc["model"].endswith(".onnx")
+    assert set(doc["ms"]) >= {"decode", "infer", "total"}
+    assert sorted(c["code"] for c in doc["cards"]) == sorted(CODES)
+    for c in doc["cards"]:
+        assert set(c) >= {"code", "name", "confidence", "box"}
+        x0, y0, x1, y1 = c["box"]
+        assert 0 <= x0 < x1 <= 640 and 0 <= y0 < y1 <= 480
+        assert isinstance(c["confidence"], float)
+    assert cv2.imread(str(out_png)).shape == (480, 640, 3)
+
+
+def test_several_images_and_table(scene_file, capsys):
+    assert main(["detect", str(scene_file), str(scene_file), "--json"]) == 0
+    assert len(capsys.readouterr().out.strip().splitlines()) == 2
+    assert main(["detect", str(scene_file)]) == 0
+    out = capsys.readouterr().out
+    assert "08-1" in out and "Susuki: moon" in out
+
+
+@pytest.mark.parametrize("content", [None, b"this is not an image\n", b"\xff\xd8\xff\xe0garbage"])
+def test_bad_inputs_exit_2(tmp_path, capsys, content):
+    path = tmp_path / "bad.jpg"
+    if content is not None:
+        path.write_bytes(content)
+    assert main(["detect", str(path), "--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    err = captured.err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("hanafuda detect: error:")
+    assert "Traceback" not in captured.err
+
+
+def test_missing_model_exit_2(scene_file, tmp_path, capsys):
+    assert main(["detect", str(scene_file), "--model", str(tmp_path / "nope.onnx")]) == 2
+    assert "model file not found" in capsys.readouterr().err

@@ -1,0 +1,111 @@
+"""Card recognition: the shipped model on rendered scenes, the Detections record and
+image decoding. The card art (../shared/card-art) must exist: a missing art directory is
+an error here, never a skip."""
+
+from __future__ import annotations
+
+import struct
+
+import cv2
+import numpy as np
+import pytest
+
+from scorer.errors import InputError
+from scorer.vision import Detections, Detector, decode_image, default_model_path
+from training.scenes import render_scene
+
+
+@pytest.fixture(scope="module")
+def detector():
+    assert default_model_path().is_file(), f"shipped model missing: {default_model_path()}"
+    return Detector(threads=2)
+
+
+EASY_CODES = ["01-1", "03-1", "08-1", "11-1", "12-2", "09-1"]
+
+
+@pytest.mark.parametrize("art_set", ["louie-mantia", "hwatu-commons"])
+def test_easy_scene_detected_exactly(detector, art_set):
+    img, cards = render_scene(EASY_CODES, seed=11, art_set=art_set)
+    assert [c.code for c in cards] == EASY_CODES
+    det = detector.detect(img)
+    assert sorted(det.codes) == sorted(EASY_CODES)
+    # every box lies on its card
+    for c in cards:
+        x0, y0, x1, y1 = c.box
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        hits = [b for b, code in zip(det.boxes, det.codes) if code == c.code]
+        assert hits and hits[0][0] <= cx <= hits[0][2] and hits[0][1] <= cy <= hits[0][3]
+
+
+def test_upside_down_scene(detector):
+    img, _ = render_scene(["02-1", "06-2", "10-1"], seed=5)
+    det = detector.detect(cv2.rotate(img, cv2.ROTATE_180))
+    assert sorted(det.codes) == ["02-1", "06-2", "10-1"]
+
+
+def test_empty_table_has_no_cards(detector):
+    img = np.full((480, 640, 3), (60, 110, 40), np.uint8)
+    det = detector.detect(img)
+    assert len(det) == 0
+
+
+def test_detections_record(detector):
+    img, _ = render_scene(["04-2", "07-1"], seed=2)
+    ok, buf = cv2.imencode(".jpg", img)
+    d = detector.detect_bytes(buf.tobytes())
+    assert isinstance(d, Detections)
+    assert d.boxes.shape == (len(d), 4) and d.confidence.shape == (len(d),)
+    assert d.class_id.shape == (len(d),)
+    assert set(d.timings) >= {"decode", "infer", "total"}
+    cards = d.to_cards()
+    assert [c["code"] for c in cards] == d.codes
+    for c in cards:
+        assert set(c) >= {"code", "name", "confidence", "box"}
+        assert len(c["box"]) == 4 and 0 <= c["confidence"] <= 1
+
+
+def test_render_scene_is_deterministic():
+    a, ca = render_scene(["05-1"], seed=3)
+    b, cb = render_scene(["05-1"], seed=3)
+    assert np.array_equal(a, b) and ca[0].box == cb[0].box
+    hard, cards = render_scene(["05-1", "05-2", "05-3"], seed=3, easy=False)
+    assert hard.shape == (480, 640, 3) and len(cards) == 3
+
+
+@pytest.mark.parametrize("data", [b"", b"hello, not an image", b"\x89PNG\r\n\x1a\n" + b"\0" * 40])
+def test_decode_rejects_bad_data(data):
+    with pytest.raises(InputError):
+        decode_image(data)
+
+
+def test_decode_rejects_truncated_jpeg():
+    img = np.random.default_rng(0).integers(0, 255, (64, 64, 3), dtype=np.uint8)
+    data = cv2.imencode(".jpg", img)[1].tobytes()
+    with pytest.raises(InputError):
+        decode_image(data[: len(data) // 2])
+
+
+def test_decode_rejects_huge_dimensions():
+    # a PNG header claiming 10000 x 10000 pixels: refused before decoding
+    data = b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + struct.pack(
+        ">II", 10000, 10000) + b"\x08\x02\x00\x00\x00" + b"\0" * 100
+    with pytest.raises(InputError, match="too large"):
+        decode_image(data)
+
+
+def _with_exif_orientation(jpeg: bytes, orientation: int) -> bytes:
+    # minimal APP1 Exif segment, big-endian TIFF, one IFD entry (0x0112 Orientation)
+    tiff = b"MM\x00\x2a" + struct.pack(">I", 8) + struct.pack(">H", 1) + \
+        struct.pack(">HHIHH", 0x0112, 3, 1, orientation, 0) + struct.pack(">I", 0)
+    body = b"Exif\x00\x00" + tiff
+    app1 = b"\xff\xe1" + struct.pack(">H", len(body) + 2) + body
+    return jpeg[:2] + app1 + jpeg[2:]
+
+
+def test_decode_applies_exif_orientation():
+    img = np.zeros((40, 80, 3), np.uint8)
+    img[:, :40] = 255
+    jpeg = cv2.imencode(".jpg", img)[1].tobytes()
+    assert decode_image(jpeg).shape == (40, 80, 3)
+    assert decode_image(_with_exif_orientation(jpeg, 6)).shape == (80, 40, 3)

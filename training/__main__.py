@@ -1,0 +1,154 @@
+"""``python -m training COMMAND``: from the card art to the shipped models.
+
+    python -m training all          # cache -> localiser -> classifier -> export -> evaluate
+                                    #   -> leave-one-deck-out classifier + evaluation
+    python -m training cache | train-loc | train-cls | export | evaluate | lodo
+
+Every stage is resumable: cached chunks are kept, training resumes from its checkpoint
+in ``--run-dir`` (default runs/main, git-ignored). Seeds are fixed (see
+training.scenes.SEED_RANGES: train, val, test and lodo_test are disjoint).
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from training import DEFAULT_ART_DIR, REPO_ROOT
+
+LODO_SET = "hwatu-commons"
+
+
+def _args(argv):
+    p = argparse.ArgumentParser(prog="python -m training", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("command", choices=["all", "cache", "train-loc", "train-cls", "export",
+                                       "evaluate", "lodo"])
+    p.add_argument("--art-dir", default=str(DEFAULT_ART_DIR),
+                   help="card art sets (default ../shared/card-art from the repo root)")
+    p.add_argument("--run-dir", default=str(REPO_ROOT / "runs" / "main"),
+                   help="caches, checkpoints, logs (git-ignored)")
+    p.add_argument("--models-dir", default=str(REPO_ROOT / "models"),
+                   help="where the ONNX files and evaluation figures go")
+    p.add_argument("--name", default="hanafuda", help="model file prefix")
+    p.add_argument("--scenes", type=int, default=4000, help="training scenes to cache")
+    p.add_argument("--val-scenes", type=int, default=400)
+    p.add_argument("--test-scenes", type=int, default=600)
+    p.add_argument("--lodo-test-scenes", type=int, default=300)
+    p.add_argument("--loc-steps", type=int, default=2400)
+    p.add_argument("--loc-batch", type=int, default=16)
+    p.add_argument("--cls-steps", type=int, default=5000)
+    p.add_argument("--cls-batch", type=int, default=64)
+    p.add_argument("--lodo-cls-steps", type=int, default=None,
+                   help="classifier steps of the leave-one-deck-out run (default: --cls-steps)")
+    p.add_argument("--cls-arch", default="lite0-b8f",
+                   help="small | tiny | lite0 | lite0-b<N> (EfficientNet-Lite0, first N blocks)")
+    p.add_argument("--cls-lr", type=float, default=1.5e-3)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--workers", type=int, default=2, help="scene generation processes")
+    p.add_argument("--no-lodo", action="store_true", help="skip the leave-one-deck-out run")
+    return p.parse_args(argv)
+
+
+class Log:
+    def __init__(self, path: Path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.f = open(path, "a", buffering=1)
+
+    def __call__(self, msg: str):
+        line = f"{time.strftime('%H:%M:%S')} {msg}"
+        print(line, file=sys.stderr, flush=True)
+        self.f.write(line + "\n")
+
+
+def main(argv=None) -> int:
+    a = _args(argv)
+    import torch
+
+    torch.set_num_threads(a.threads)
+    from training.data import generate_cache, load_cache
+
+    run = Path(a.run_dir)
+    models = Path(a.models_dir)
+    log = Log(run / "log.txt")
+    log(f"command: python -m training {' '.join(argv if argv is not None else sys.argv[1:])}")
+    cache = run / "cache"
+
+    def data():
+        train = generate_cache(cache, a.art_dir, a.scenes, "train", a.workers)
+        val = generate_cache(cache, a.art_dir, a.val_scenes, "val", a.workers)
+        return load_cache(train), load_cache(val)
+
+    def train_loc(d, v):
+        from training.train import train_localiser
+        # The localiser never sees the held-out deck, so the shipped localiser is also
+        # the leave-one-deck-out localiser.
+        return train_localiser(d, v, run / "loc", steps=a.loc_steps, batch=a.loc_batch,
+                               seed=a.seed, exclude_sets=(LODO_SET,), threads=a.threads,
+                               eval_every=max(min(400, a.loc_steps), 1), log=log)
+
+    def train_cls(d, v, sub="cls", exclude=(), steps=None):
+        from training.train import train_classifier
+        return train_classifier(d, v, run / sub, arch=a.cls_arch, steps=steps or a.cls_steps,
+                                batch=a.cls_batch, lr=a.cls_lr, seed=a.seed,
+                                exclude_sets=exclude, threads=a.threads,
+                                eval_every=max(min(500, steps or a.cls_steps), 1), log=log)
+
+    def export(cls_dir="cls", out=models, name=a.name):
+        from training.export import export_models
+        paths = export_models(run / "loc" / "localiser.pt", run / cls_dir / "classifier.pt",
+                              out, name)
+        log(f"exported {paths[0]} ({paths[0].stat().st_size / 2**20:.2f} MiB) and "
+            f"{paths[1]} ({paths[1].stat().st_size / 2**20:.2f} MiB)")
+        return paths
+
+    def evaluate(loc_path, tag, split, n, sets=None):
+        from scorer.vision import Detector
+        from training.evaluate import evaluate as ev
+        det = Detector(loc_path, threads=a.threads)
+        res = ev(det, a.art_dir, split, n, sets=sets, out_dir=models / "eval", tag=tag)
+        log(f"evaluation {tag}: " + json.dumps(res))
+        return res
+
+    def lodo(d, v):
+        ex = (LODO_SET,)
+        train_cls(d, v, "cls-lodo", exclude=ex, steps=a.lodo_cls_steps or a.cls_steps)
+        loc_path, _ = export("cls-lodo", run / "lodo-model", f"{a.name}-lodo")
+        return evaluate(loc_path, "lodo-hwatu", "lodo_test", a.lodo_test_scenes, sets=ex)
+
+    cmd = a.command
+    if cmd == "cache":
+        data()
+        return 0
+    if cmd in ("export", "evaluate"):
+        loc_path = models / f"{a.name}-localiser.onnx"
+        if cmd == "export":
+            export()
+        else:
+            evaluate(loc_path, "test", "test", a.test_scenes)
+        return 0
+    d, v = data()
+    if cmd == "train-loc":
+        train_loc(d, v)
+    elif cmd == "train-cls":
+        train_cls(d, v)
+    elif cmd == "lodo":
+        lodo(d, v)
+    elif cmd == "all":
+        train_loc(d, v)
+        train_cls(d, v)
+        loc_path, _ = export()
+        evaluate(loc_path, "test", "test", a.test_scenes)
+        if not a.no_lodo:
+            lodo(d, v)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

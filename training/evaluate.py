@@ -1,0 +1,191 @@
+"""Evaluation on held-back synthetic scenes (test seeds never used for training or tuning).
+
+A ground-truth card is *required* when at least half of its face is visible (DESIGN.md:
+"every card whose face is at least about half visible"); cards less visible are
+"don't care" (a detection on them is neither a hit nor a false positive). A detection
+matches a card when their rotated rectangles overlap with IoU >= 0.5.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import cv2
+import numpy as np
+from tqdm import tqdm
+
+from scorer.cards import DECK
+from scorer.vision.geometry import quad_to_rect, rect_to_quad
+from training.scenes import ART_SETS, SEED_RANGES, get_library, random_scene
+
+REQUIRED_VIS = 0.5
+MATCH_IOU = 0.5
+EQUIV = [DECK[i].equivalence_key for i in range(48)]
+
+
+def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
+    a = np.asarray(a, np.float32)
+    b = np.asarray(b, np.float32)
+    inter, _ = cv2.intersectConvexConvex(a, b)
+    ua = abs(cv2.contourArea(a)) + abs(cv2.contourArea(b)) - inter
+    return float(inter / ua) if ua > 0 else 0.0
+
+
+def _prf(tp, fp, fn):
+    p = tp / (tp + fp) if tp + fp else 1.0
+    r = tp / (tp + fn) if tp + fn else 1.0
+    f = 2 * p * r / (p + r) if p + r else 0.0
+    return {"precision": round(p, 4), "recall": round(r, 4), "f1": round(f, 4),
+            "tp": int(tp), "fp": int(fp), "fn": int(fn)}
+
+
+def evaluate(detector, art_dir=None, split: str = "test", n_scenes: int = 600,
+             sets=None, out_dir: Path | None = None, tag: str = "test") -> dict:
+    lib = get_library(art_dir)
+    start = SEED_RANGES[split][0]
+    counts = {k: [0, 0, 0] for k in ("exact", "equiv")}
+    per_set = {}
+    blurred_counts = {k: [0, 0, 0] for k in ("exact", "equiv")}
+    slices = {k: [0, 0, 0] for k in ("upside_down", "overlapped_40", "small_60px", "all")}
+    images_ok = {"exact": 0, "equiv": 0}
+    cm = np.zeros((48, 49), np.int64)  # last column: missed (no detection matched)
+    loc_tp = loc_fn = loc_fp = 0
+    ms = []
+    for k in tqdm(range(n_scenes), desc=f"evaluate {tag}", unit="scene", mininterval=5):
+        seed = start + k
+        img, cards, info = random_scene(lib, seed, sets=sets)
+        det = detector.detect(img)
+        ms.append(det.timings["infer"])
+        pq = det.quads
+        req = [c for c in cards if c.visible >= REQUIRED_VIS]
+        opt = [c for c in cards if 0 < c.visible < REQUIRED_VIS]
+        gts = req + opt
+        # greedy IoU matching, required cards first
+        pairs = []
+        for i, c in enumerate(gts):
+            # compare as rotated rectangles (the detector predicts rectangles)
+            gq = rect_to_quad(*quad_to_rect(c.quad))
+            for j in range(len(det)):
+                iou = quad_iou(gq, pq[j])
+                if iou >= MATCH_IOU:
+                    pairs.append((i >= len(req), -iou, i, j))
+        pairs.sort()
+        gt_m, det_m = {}, {}
+        for _, _, i, j in pairs:
+            if i in gt_m or j in det_m:
+                continue
+            gt_m[i], det_m[j] = j, i
+        ok = {"exact": True, "equiv": True}
+        tally = {k: [0, 0, 0] for k in ("exact", "equiv")}
+        for i, c in enumerate(req):
+            j = gt_m.get(i)
+            pred = int(det.class_id[j]) if j is not None else None
+            cm[c.class_id, pred if pred is not None else 48] += 1
+            if j is None:
+                loc_fn += 1
+            else:
+                loc_tp += 1
+            for key in ("exact", "equiv"):
+                hit = pred is not None and (pred == c.class_id if key == "exact"
+                                            else EQUIV[pred] == EQUIV[c.class_id])
+                if hit:
+                    tally[key][0] += 1
+                else:
+                    tally[key][2] += 1
+                    ok[key] = False
+                    if pred is not None:
+                        tally[key][1] += 1  # a wrong name is also a false positive
+            hit_eq = pred is not None and EQUIV[pred] == EQUIV[c.class_id]
+            sl = ["all"]
+            if c.upside_down:
+                sl.append("upside_down")
+            if c.visible <= 0.6:
+                sl.append("overlapped_40")
+            if c.height <= 60:
+                sl.append("small_60px")
+            for s in sl:
+                slices[s][0] += 1
+                slices[s][1] += int(hit_eq)
+                slices[s][2] += int(pred is not None and pred == c.class_id)
+        for j in range(len(det)):
+            if j not in det_m:
+                loc_fp += 1
+                for key in ("exact", "equiv"):
+                    tally[key][1] += 1
+                    ok[key] = False
+        for key in ("exact", "equiv"):
+            for t in range(3):
+                counts[key][t] += tally[key][t]
+                if info.blurred:
+                    blurred_counts[key][t] += tally[key][t]
+            images_ok[key] += int(ok[key])
+        sname = info.sets[0] if len(info.sets) == 1 else "mixed"
+        ps = per_set.setdefault(sname, {"scenes": 0, "equiv": [0, 0, 0]})
+        ps["scenes"] += 1
+        for t in range(3):
+            ps["equiv"][t] += tally["equiv"][t]
+    res = {
+        "tag": tag, "split": split, "seeds": [start, start + n_scenes - 1],
+        "sets": list(sets) if sets else list(ART_SETS), "scenes": n_scenes,
+        "required_cards": int(cm.sum()),
+        "exact": _prf(*counts["exact"]), "equiv": _prf(*counts["equiv"]),
+        "images_all_correct": {k: round(v / n_scenes, 4) for k, v in images_ok.items()},
+        "localisation": _prf(loc_tp, loc_fp, loc_fn),
+        "blurred_scenes": {k: _prf(*v) for k, v in blurred_counts.items()},
+        "slices_recall": {k: {"cards": v[0],
+                              "recall_equiv": round(v[1] / v[0], 4) if v[0] else None,
+                              "recall_exact": round(v[2] / v[0], 4) if v[0] else None}
+                          for k, v in slices.items()},
+        "per_set_equiv": {k: {"scenes": v["scenes"], **_prf(*v["equiv"])}
+                          for k, v in sorted(per_set.items())},
+        "infer_ms_median": round(float(np.median(ms)), 2) if ms else None,
+    }
+    if out_dir is not None:
+        out_dir = Path(out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / f"eval-{tag}.json").write_text(json.dumps(res, indent=2) + "\n")
+        np.savetxt(out_dir / f"confusion-{tag}.csv", cm, fmt="%d", delimiter=",")
+        cv2.imwrite(str(out_dir / f"confusion-{tag}.png"), confusion_png(cm, tag))
+    return res
+
+
+def confusion_png(cm: np.ndarray, title: str) -> np.ndarray:
+    """48x48 confusion matrix (rows: true card, columns: predicted; last column missed),
+    row-normalised, log-ish colour scale, drawn with OpenCV."""
+    cell = 14
+    n = 48
+    left, top = 44, 56
+    w = left + (n + 1) * cell + 10
+    h = top + n * cell + 30
+    img = np.full((h, w, 3), 255, np.uint8)
+    rows = cm.sum(1, keepdims=True).clip(min=1)
+    frac = cm / rows
+    for i in range(n):
+        for j in range(n + 1):
+            v = frac[i, j]
+            if v <= 0:
+                col = (245, 245, 245)
+            else:
+                t = min(1.0, math.sqrt(v))
+                col = (int(255 * (1 - t)), int(255 * (1 - t) * 0.9), 255) if i != j else \
+                    (int(255 * (1 - t)), int(150 + 80 * (1 - t)), int(255 * (1 - t)))
+            x0, y0 = left + j * cell, top + i * cell
+            cv2.rectangle(img, (x0, y0), (x0 + cell - 1, y0 + cell - 1), col, -1)
+        cv2.putText(img, DECK[i].code, (2, top + i * cell + 11), cv2.FONT_HERSHEY_PLAIN, 0.7,
+                    (0, 0, 0), 1)
+    for j in range(n + 1):
+        label = DECK[j].code if j < n else "miss"
+        x = left + j * cell + 10
+        for k, ch in enumerate(label):
+            cv2.putText(img, ch, (x - 8, 12 + k * 9 if k < 5 else 0), cv2.FONT_HERSHEY_PLAIN,
+                        0.6, (0, 0, 0), 1)
+    for m in range(1, 12):  # month separators
+        p = left + m * 4 * cell
+        cv2.line(img, (p, top), (p, top + n * cell), (160, 160, 160), 1)
+        q = top + m * 4 * cell
+        cv2.line(img, (left, q), (left + n * cell, q), (160, 160, 160), 1)
+    cv2.putText(img, f"confusion ({title}): rows true, cols predicted, row-normalised",
+                (left, h - 10), cv2.FONT_HERSHEY_PLAIN, 0.9, (0, 0, 0), 1)
+    return img

