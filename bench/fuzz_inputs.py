@@ -615,8 +615,9 @@ def fuzz_reads(fz: Fuzzer, n: int, seed: int) -> None:
 
 
 def run_fuzz(examples: int = 10_000, model: str = "auto", seed: int = 0,
-             out: Callable[[str], None] = print) -> Tally:
-    """Fuzz every target with about ``examples`` inputs in all; return the tally."""
+             out: Callable[[str], None] = print, targets: Any = None) -> Tally:
+    """Fuzz the targets (default: all of ``SHARES``) with about ``examples`` inputs in
+    all, shared as ``SHARES`` says; return the tally."""
     detector, described = make_detector(model)
     try:
         import cv2
@@ -627,18 +628,20 @@ def run_fuzz(examples: int = 10_000, model: str = "auto", seed: int = 0,
         tmp = Path(t)
         fz = Fuzzer(detector, tmp)
         out(f"fuzzing with {described}; {examples} inputs planned")
-        share = {k: max(1, int(round(examples * v))) for k, v in SHARES.items()}
+        chosen = list(targets or SHARES)
+        weight = sum(SHARES[k] for k in chosen)
+        share = {k: max(1, int(round(examples * SHARES[k] / weight))) for k in chosen}
         t0 = time.perf_counter()
-        targets = [("detect_api", lambda n: fuzz_detect_api(fz, n, seed)),
-                   ("detect_cli", lambda n: fuzz_detect_cli(fz, n, seed, detector, tmp)),
-                   ("create_game", lambda n: fuzz_create_game(fz, n, seed)),
-                   ("save_pile", lambda n: fuzz_save_pile(fz, n, seed)),
-                   ("correct", lambda n: fuzz_correct(fz, n, seed)),
-                   ("confirm", lambda n: fuzz_confirm(fz, n, seed)),
-                   ("reads", lambda n: fuzz_reads(fz, n, seed))]
-        for name, fn in targets:
+        runners = {"detect_api": lambda n: fuzz_detect_api(fz, n, seed),
+                   "detect_cli": lambda n: fuzz_detect_cli(fz, n, seed, detector, tmp),
+                   "create_game": lambda n: fuzz_create_game(fz, n, seed),
+                   "save_pile": lambda n: fuzz_save_pile(fz, n, seed),
+                   "correct": lambda n: fuzz_correct(fz, n, seed),
+                   "confirm": lambda n: fuzz_confirm(fz, n, seed),
+                   "reads": lambda n: fuzz_reads(fz, n, seed)}
+        for name, n in share.items():
             t1 = time.perf_counter()
-            fn(share[name])
+            runners[name](n)
             fz.ensure_games()
             out(f"  {name}: {fz.tally.inputs[name]} inputs in {time.perf_counter() - t1:.1f} s")
         fz.check_store()
