@@ -34,7 +34,7 @@ import sys
 import tempfile
 import time
 import zlib
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -57,6 +57,7 @@ EXPORT_NAME = re.compile(r'attachment; filename="hanafuda-game-\d+\.(csv|json)"'
 class Tally:
     inputs: Counter = field(default_factory=Counter)
     statuses: Counter = field(default_factory=Counter)
+    by_target: dict = field(default_factory=lambda: defaultdict(Counter))
     server_errors: list = field(default_factory=list)   # (target, what, status, body)
     crashes: list = field(default_factory=list)         # (target, what, exception)
     violations: list = field(default_factory=list)      # other broken promises
@@ -70,7 +71,10 @@ class Tally:
 
     def report(self, out: Callable[[str], None] = print) -> None:
         for target, n in self.inputs.items():
-            out(f"  {target:<12} {n:>6} inputs")
+            seen = self.by_target[target]
+            out(f"  {target:<12} {n:>6} inputs  ("
+                + ", ".join(f"{k}: {v}" for k, v in sorted(seen.items(), key=lambda kv: str(kv[0])))
+                + ")")
         out(f"inputs: {self.total}")
         out("statuses: " + ", ".join(f"{k}: {v}" for k, v in sorted(self.statuses.items(),
                                                                   key=lambda kv: str(kv[0]))))
@@ -317,6 +321,7 @@ class Fuzzer:
             self.tally.crashes.append((target, what, f"{type(exc).__name__}: {exc}"[:300]))
             return None
         self.tally.statuses[r.status_code] += 1
+        self.tally.by_target[target][r.status_code] += 1
         if r.status_code >= 500 and r.status_code != 503:
             self.tally.server_errors.append((target, what, r.status_code,
                                              r.get_data(as_text=True)[:200]))
@@ -357,14 +362,21 @@ class Fuzzer:
                 self.tally.violations.append(("store", game.id, "export", r.status_code))
 
 
+def mostly(good: st.SearchStrategy[Any], odd: st.SearchStrategy[Any],
+           share: int = 85) -> st.SearchStrategy[Any]:
+    """``good`` ``share`` per cent of the time, else ``odd`` (one_of would not hold the mix)."""
+    return st.tuples(st.integers(0, 99), good, odd).map(lambda t: t[1] if t[0] < share else t[2])
+
+
 def game_url(fz: Fuzzer) -> st.SearchStrategy[int]:
-    return st.one_of(st.sampled_from(fz.game_ids), st.sampled_from(fz.game_ids),
-                     st.sampled_from([0, 999_999, 2**63 - 1, 2**63, 2**70]))
+    """Mostly a live game's id (read when drawn: the fuzz deletes and finishes games)."""
+    live = st.integers(0, 10**6).map(lambda i: fz.game_ids[i % len(fz.game_ids)])
+    return mostly(live, st.sampled_from([0, 999_999, 2**63 - 1, 2**63, 2**70]))
 
 
 def round_no() -> st.SearchStrategy[Any]:
-    return st.one_of(st.integers(1, 3), st.integers(1, 3), st.sampled_from([0, 49, 2**64]),
-                     st.sampled_from(["x", "-1", "1.0", "%00", "1;DROP"]))
+    return mostly(st.integers(1, 3), st.sampled_from([0, 49, 2**64, "x", "-1", "1.0", "%00",
+                                                      "1;DROP"]))
 
 
 def body_wrapper(structured: st.SearchStrategy[Any]) -> st.SearchStrategy[tuple]:
@@ -373,10 +385,9 @@ def body_wrapper(structured: st.SearchStrategy[Any]) -> st.SearchStrategy[tuple]
     raw = st.one_of(st.binary(max_size=200), st.just(b"\xff\xfe{"), st.just(b"{\"a\": "),
                     st.just(b'{"players": ["Ann", "Bob"], "players": 1}'), deep,
                     st.just(b"NaN"), st.just(b"[" + b"1," * 100_000 + b"1]"))
-    return st.one_of(structured.map(lambda v: ("json", v)), structured.map(lambda v: ("json", v)),
-                     structured.map(lambda v: ("json", v)),
-                     json_values().map(lambda v: ("json", v)),
-                     raw.map(lambda v: ("raw", v)))
+    return mostly(structured.map(lambda v: ("json", v)),
+                  st.one_of(json_values().map(lambda v: ("json", v)), raw.map(lambda v: ("raw", v))),
+                  70)
 
 
 CONTENT_TYPES = ["application/json", "text/plain", "application/x-www-form-urlencoded",
@@ -474,6 +485,7 @@ def fuzz_detect_cli(fz: Fuzzer, n: int, seed: int, detector: Any, tmp: Path) -> 
             fz.tally.crashes.append(("detect_cli", what, f"{type(exc).__name__}: {exc}"[:300]))
             return
         fz.tally.statuses[f"exit {rc}"] += 1
+        fz.tally.by_target["detect_cli"][f"exit {rc}"] += 1
         if rc == 0:
             try:
                 lines = [json.loads(x) for x in out.getvalue().splitlines()] if "--json" in args \
@@ -504,7 +516,10 @@ def fuzz_create_game(fz: Fuzzer, n: int, seed: int) -> None:
     option_keys = sorted({k for rs in list_presets() for k in rs.options})
     body = st.fixed_dictionaries({}, optional={
         "preset": maybe(st.sampled_from(preset_names), names()),
-        "players": maybe(st.lists(names(), max_size=9), json_values()),
+        "players": st.one_of(st.lists(st.sampled_from(["Ann", "Bob", "Cy", "Dee", "Eve", "Fay",
+                                                       "Gus", "Hal"]), min_size=2, max_size=8,
+                                      unique=True),
+                             st.lists(names(), max_size=9), json_values()),
         "teams": maybe(st.lists(st.lists(names(), max_size=4), max_size=4), json_values()),
         "first_dealer": maybe(names(), json_values()),
         "rounds": maybe(st.integers(-2, 60), json_values()),
@@ -514,45 +529,73 @@ def fuzz_create_game(fz: Fuzzer, n: int, seed: int) -> None:
         "extra": json_values(),
     })
 
+    @st.composite
+    def sensible(draw):
+        """A game the rules may well accept, so the fuzz also reaches the engine's checks."""
+        players = draw(st.lists(st.sampled_from(["Ann", "Bob", "Cy", "Dee", "Eve", "Fay",
+                                                 "Gus", "Hal"]), min_size=1, max_size=8,
+                                unique=True))
+        out: dict[str, Any] = {"players": players,
+                               "preset": draw(st.sampled_from(preset_names)),
+                               "rounds": draw(st.integers(1, 12))}
+        if players and draw(st.booleans()):
+            out["first_dealer"] = draw(st.sampled_from(players))
+        if len(players) >= 4 and draw(st.booleans()):
+            half = len(players) // 2
+            out["teams"] = [players[:half], players[half:]]
+        return out
+
     @_settings(n, seed)
-    @given(b=body_wrapper(body), ex=extras())
+    @given(b=body_wrapper(body | sensible() | sensible()), ex=extras())
     def run(b, ex):
         _send(fz, "create_game", "POST", "/api/games", b, ex[0], ex[1])
     run()
+
+
+def owners_of(fz: Fuzzer, gid: Any) -> st.SearchStrategy[Any]:
+    """Mostly one of this game's pile owners, else any name."""
+    return mostly(st.sampled_from(fz.players.get(gid) or ["Ann"]), names(), 80)
 
 
 def fuzz_save_pile(fz: Fuzzer, n: int, seed: int) -> None:
     from scorer.cards import CODES
     crop = st.sampled_from(["data:image/jpeg;base64,/9j/", "data:image/jpeg;base64," + "A" * 20_000,
                             "javascript:alert(1)", "data:text/html,<script>"]) | json_values()
-    ids = game_url(fz)
-    owners = st.sampled_from(sorted({o for v in fz.players.values() for o in v}))
 
     @_settings(n, seed)
-    @given(gid=ids, number=round_no(), ex=extras(), method=st.sampled_from(["PUT"] * 6 + ["POST"]),
-           b=body_wrapper(st.fixed_dictionaries({}, optional={
-               "owner": maybe(owners, names()),
-               "codes": code_lists(),
-               "detected": maybe(code_lists(), json_values()),
-               "source": st.sampled_from(["camera", "photo", "manual", "x", ""]) | json_values(),
-               "crops": maybe(st.dictionaries(st.sampled_from(list(CODES)) | st.text(max_size=6),
-                                              crop, max_size=4), json_values())})))
-    def run(gid, number, ex, method, b):
+    @given(gid=game_url(fz), number=round_no(), ex=extras(), data=st.data(),
+           method=st.sampled_from(["PUT"] * 6 + ["POST"]))
+    def run(gid, number, ex, data, method):
+        body = st.fixed_dictionaries({"owner": owners_of(fz, gid), "codes": code_lists()},
+                                     optional={
+            "detected": maybe(code_lists(), json_values()),
+            "source": st.sampled_from(["camera", "photo", "manual", "x", ""]) | json_values(),
+            "crops": maybe(st.dictionaries(st.sampled_from(list(CODES)) | st.text(max_size=6),
+                                           crop, max_size=4), json_values())})
+        b = data.draw(body_wrapper(body))
         _send(fz, "save_pile", method, f"/api/games/{gid}/rounds/{number}/piles", b, ex[0], ex[1])
     run()
 
 
 def fuzz_correct(fz: Fuzzer, n: int, seed: int) -> None:
-    owners = st.sampled_from(sorted({o for v in fz.players.values() for o in v}))
+    from scorer.cards import CODES
 
     @_settings(n, seed)
-    @given(gid=game_url(fz), number=round_no(), ex=extras(),
-           b=body_wrapper(st.fixed_dictionaries({}, optional={
-               "owner": maybe(owners, names()),
-               "action": st.sampled_from(["add", "remove", "replace", "ADD", "", "drop"])
-               | json_values(),
-               "old_code": codes(), "new_code": codes()})))
-    def run(gid, number, ex, b):
+    @given(gid=game_url(fz), number=round_no(), ex=extras(), data=st.data(),
+           seed_pile=st.lists(st.sampled_from(list(CODES)), max_size=8, unique=True))
+    def run(gid, number, ex, data, seed_pile):
+        owner = data.draw(owners_of(fz, gid))
+        if isinstance(owner, str) and seed_pile:      # a saved pile to correct, often
+            fz.client.put(f"/api/games/{gid}/rounds/{number}/piles",
+                          json={"owner": owner, "codes": seed_pile}, headers=CSRF)
+        body = st.fixed_dictionaries({
+            "owner": st.just(owner),
+            "action": mostly(st.sampled_from(["add", "remove", "replace"]),
+                             st.sampled_from(["ADD", "", "drop"]) | json_values()),
+            "old_code": mostly(st.sampled_from(seed_pile or ["01-1"]), codes(), 60),
+            "new_code": mostly(st.sampled_from(list(CODES)), codes(), 60)},
+            optional={"extra": json_values()})
+        b = data.draw(body_wrapper(body))
         _send(fz, "correct", "POST", f"/api/games/{gid}/rounds/{number}/corrections", b,
               ex[0], ex[1])
     run()
