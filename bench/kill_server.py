@@ -56,6 +56,7 @@ class KillReport:
     games_acked: int = 0
     piles_acked: int = 0
     requests: int = 0
+    cut_off: int = 0              # requests in flight when the server was killed
     rounds_lost: int = 0
     piles_lost: int = 0
     games_lost: int = 0
@@ -70,7 +71,7 @@ class KillReport:
 
     def report(self, out: Callable[[str], None] = print) -> None:
         out(f"kills: {self.kills} (SIGKILL; {self.kills_during_startup} during start-up)")
-        out(f"requests: {self.requests}; statuses: "
+        out(f"requests answered: {self.requests}; cut off by a kill: {self.cut_off}; statuses: "
             + ", ".join(f"{k}: {v}" for k, v in sorted(self.statuses.items())))
         out(f"acknowledged: {self.games_acked} games, {self.rounds_acked} confirmed rounds, "
             f"{self.piles_acked} pile saves/corrections")
@@ -107,7 +108,8 @@ class Player(threading.Thread):
             while True:
                 self.step()
         except DOWN:
-            pass
+            with self.ledger.lock:
+                self.report.cut_off += 1
         finally:
             self.client.close()
 
