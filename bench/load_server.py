@@ -73,6 +73,7 @@ class Samples:
     by_kind: dict = field(default_factory=lambda: defaultdict(list))   # kind -> [(status, ms)]
     errors: Counter = field(default_factory=Counter)
     retry_after_missing: int = 0
+    rss: list = field(default_factory=list)          # server RSS (MiB) during the phase
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def add(self, kind: str, status: int, ms: float) -> None:
@@ -131,6 +132,9 @@ class LoadReport:
                 f"503 without Retry-After: {sat.retry_after_missing}"
                 + (f"; connection errors: {dict(sat.errors)}" if sat.errors else ""))
         out("server RSS: " + ", ".join(f"{k} {v:.1f} MiB" for k, v in self.rss.items()))
+        if ld.rss:
+            out("server RSS during phase 1, every sixth: "
+                + ", ".join(f"{v:.1f}" for v in ld.rss) + " MiB")
         out(f"500s: {self.server_errors()}")
 
 
@@ -205,7 +209,10 @@ def game_client(port: int, stop: threading.Event, samples: Samples, seed: int) -
 
 
 def run_phase(port: int, seconds: float, detect_clients: int, game_clients: int,
-              data: list[bytes], pause_on_busy: float) -> tuple[Samples, float]:
+              data: list[bytes], pause_on_busy: float,
+              rss: Callable[[], float] | None = None) -> tuple[Samples, float]:
+    """Run the clients for ``seconds``; with ``rss``, sample the server's memory at each
+    sixth of the phase (into ``samples.rss``)."""
     samples = Samples()
     stop = threading.Event()
     threads = [threading.Thread(target=detect_client, args=(port, data, stop, samples,
@@ -216,7 +223,10 @@ def run_phase(port: int, seconds: float, detect_clients: int, game_clients: int,
     t0 = time.perf_counter()
     for t in threads:
         t.start()
-    time.sleep(seconds)
+    for _ in range(6 if rss else 1):
+        time.sleep(seconds / (6 if rss else 1))
+        if rss:
+            samples.rss.append(rss())
     stop.set()
     for t in threads:
         t.join(120)
@@ -267,7 +277,8 @@ def run_load(seconds: float = 60, detect_clients: int = 4, game_clients: int = 2
             out(f"phase 1: {detect_clients} detect clients, {game_clients} game clients, "
                 f"{seconds:.0f} s")
             report.load, report.seconds = run_phase(server.port, seconds, detect_clients,
-                                                    game_clients, data, pause_on_busy=0.05)
+                                                    game_clients, data, pause_on_busy=0.05,
+                                                    rss=server.rss_mib)
             report.rss["after phase 1"] = server.rss_mib()
             if saturate_clients and saturate_seconds:
                 out(f"phase 2: {saturate_clients} detect clients without pause, "
