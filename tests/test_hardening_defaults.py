@@ -267,3 +267,22 @@ def test_error_log_carries_no_token(tmp_path: Path, caplog) -> None:
     assert r.status_code == 500 and "internal error" in r.json["error"]
     assert "model blew up" in caplog.text                    # the error is logged...
     assert TOKEN not in caplog.text and "wrong-guess" not in caplog.text   # ...the token is not
+
+
+def test_dns_rebinding_refused_without_token(tmp_path: Path, client) -> None:
+    """A foreign page whose name now points at 127.0.0.1 is same-origin to itself: its
+    Origin matches its Host, so only the Host check keeps it out."""
+    for base in ["http://evil.example:8000", "http://localhost.evil.example",
+                 "http://192.168.1.5:8000"]:
+        h = {**CSRF, "Origin": base, "Sec-Fetch-Site": "same-origin"}
+        assert client.post("/api/games", json={"players": ["Eve", "Mal"]}, headers=h,
+                           base_url=base).status_code == 403, base
+        r = client.get("/api/games", base_url=base)
+        assert r.status_code == 403 and "games" not in r.json, base
+        assert_security_headers(r, base)
+    for base in ["http://127.0.0.1:8000", "http://localhost:8000", "http://[::1]:8000"]:
+        assert client.get("/api/games", base_url=base).status_code == 200, base
+    # beyond loopback the token is what keeps other sites out, whatever the Host
+    c = app_for(tmp_path / "t", ACCESS_TOKEN=TOKEN).test_client()
+    assert c.get("/api/games", base_url="http://192.168.1.5:8000",
+                 headers={"X-Access-Token": TOKEN}).status_code == 200

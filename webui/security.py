@@ -5,6 +5,9 @@
   ``/?token=...`` once sets the cookie and redirects to the same page without the token,
   so it does not stay in the address bar or the history. Tokens are compared in
   constant time and never logged.
+* Without a token (serving on loopback only) the request's Host must be a loopback
+  name or address: a foreign site that re-points its own name at 127.0.0.1 (DNS
+  rebinding) would otherwise count as same-origin and pass every check below.
 * Cross-site request protection: a state-changing request (POST, PUT, PATCH, DELETE)
   needs the custom header ``X-Requested-With: hanafuda`` (a cross-site form cannot set it,
   and a cross-site script cannot send it without a CORS preflight this app never grants),
@@ -16,10 +19,11 @@
 from __future__ import annotations
 
 import hmac
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from flask import Flask, Response, redirect, request
 
+from scorer.commands.serve import is_loopback
 from webui.errors import error_response
 
 TOKEN_COOKIE = "hanafuda_token"
@@ -38,12 +42,23 @@ def _same(a: str | None, b: str) -> bool:
     return a is not None and hmac.compare_digest(a.encode(), b.encode())
 
 
+def _host_name(host: str) -> str:
+    """The name in a Host header without its port (``[::1]:8000`` -> ``::1``)."""
+    try:
+        return urlsplit("//" + host).hostname or ""
+    except ValueError:
+        return ""
+
+
 def init_app(app: Flask) -> None:
     @app.before_request
     def require_token() -> Response | None:
         token = app.config.get("ACCESS_TOKEN")
         if not token:
-            return None
+            if is_loopback(_host_name(request.host)):
+                return None
+            return error_response(403, "this server answers on 127.0.0.1 or localhost only "
+                                       "(start it with --host to reach it by another name)")
         if _same(request.cookies.get(TOKEN_COOKIE), token) or \
                 _same(request.headers.get(TOKEN_HEADER), token):
             return None
