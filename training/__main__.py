@@ -40,7 +40,9 @@ def _args(argv):
     p.add_argument("--val-scenes", type=int, default=400)
     p.add_argument("--test-scenes", type=int, default=600)
     p.add_argument("--lodo-test-scenes", type=int, default=300)
-    p.add_argument("--loc-steps", type=int, default=2400)
+    p.add_argument("--loc-steps", type=int, default=5400)
+    p.add_argument("--loc-cycle1", type=int, default=2400,
+                   help="steps of the localiser's first cosine cycle (then a warm restart)")
     p.add_argument("--loc-batch", type=int, default=16)
     p.add_argument("--cls-steps", type=int, default=5000)
     p.add_argument("--cls-batch", type=int, default=64)
@@ -91,7 +93,8 @@ def main(argv=None) -> int:
         # the leave-one-deck-out localiser.
         return train_localiser(d, v, run / "loc", steps=a.loc_steps, batch=a.loc_batch,
                                seed=a.seed, exclude_sets=(LODO_SET,), threads=a.threads,
-                               eval_every=max(min(400, a.loc_steps), 1), log=log)
+                               eval_every=max(min(400, a.loc_steps), 1), log=log,
+                               cycle1=a.loc_cycle1)
 
     def train_cls(d, v, sub="cls", exclude=(), steps=None):
         from training.train import train_classifier

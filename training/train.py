@@ -253,14 +253,15 @@ def augment_scenes(imgs: np.ndarray, cards: np.ndarray, rng):
     return t, c
 
 
-def loc_loss(out, hm, ign, reg, regm):
+def loc_loss(out, hm, ign, reg, regm, angle_weight=1.0):
     l_hm = focal_loss(out[:, 0], hm, ign)
     m = regm[:, None]
     den = regm.sum().clamp(min=1)
     l_wh = (F.l1_loss(out[:, 1:3], reg[:, 0:2], reduction="none") * m).sum() / den
     l_an = (F.l1_loss(out[:, 3:5], reg[:, 2:4], reduction="none") * m).sum() / den
     l_of = (F.l1_loss(out[:, 5:7], reg[:, 4:6], reduction="none") * m).sum() / den
-    return l_hm + l_wh + l_an + 0.5 * l_of, (l_hm.item(), l_wh.item(), l_an.item(), l_of.item())
+    return l_hm + l_wh + angle_weight * l_an + 0.5 * l_of, \
+        (l_hm.item(), l_wh.item(), l_an.item(), l_of.item())
 
 
 def _batch_cards(data, idx):
@@ -301,7 +302,12 @@ def eval_localiser_loss(model, data, idx, batch=32):
 
 def train_localiser(data: dict, val: dict, out_dir: Path, steps: int = 3000, batch: int = 16,
                     lr: float = 3e-3, seed: int = 0, exclude_sets: tuple[str, ...] = (),
-                    threads: int = 2, eval_every: int = 500, log=print) -> Path:
+                    threads: int = 2, eval_every: int = 500, log=print,
+                    cycle1: int | None = None) -> Path:
+    """Two-cycle schedule: steps [0, cycle1) cosine from ``lr`` with the angle loss
+    weighted 1; steps [cycle1, steps) a warm restart at lr/2 with the angle loss weighted 2
+    (the first measured run under-learnt the card axis)."""
+    cycle1 = steps if cycle1 is None else min(cycle1, steps)
     torch.set_num_threads(threads)
     seed_all(seed)
     out_dir = Path(out_dir)
@@ -326,12 +332,16 @@ def train_localiser(data: dict, val: dict, out_dir: Path, steps: int = 3000, bat
     bar = tqdm(range(start, steps), initial=start, total=steps, desc="localiser", unit="step",
                mininterval=5)
     for step in bar:
+        if step < cycle1:
+            cur_lr, aw = _lr_at(step, cycle1, lr), 1.0
+        else:
+            cur_lr, aw = _lr_at(step - cycle1, steps - cycle1, lr / 2, warmup=50), 2.0
         for g in opt.param_groups:
-            g["lr"] = _lr_at(step, steps, lr)
+            g["lr"] = cur_lr
         idx = rng.choice(idx_all, batch)
         x, c = augment_scenes(data["loc_img"][idx], _batch_cards(data, idx), rng)
         t = [torch.from_numpy(a) for a in loc_targets(c, batch, x.shape[2], x.shape[3])]
-        loss, parts = loc_loss(model(x), *t)
+        loss, parts = loc_loss(model(x), *t, angle_weight=aw)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 10.0)

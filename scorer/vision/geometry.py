@@ -55,3 +55,46 @@ def rectify(image: np.ndarray, quad: np.ndarray, out_w: int = CROP_W,
                                   borderMode=cv2.BORDER_REPLICATE)
     return cv2.warpAffine(image, m, (out_w, out_h), flags=flags,
                           borderMode=cv2.BORDER_REPLICATE)
+
+
+def edge_orientation_field(image: np.ndarray):
+    """Per-pixel edge orientation as the 4-fold vector field (gradient angle x4, so edges
+    at 90 degrees agree), weighted by gradient magnitude: (re, im, mag) float32 maps."""
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    mag, ang = cv2.cartToPolar(gx, gy)
+    re, im = cv2.polarToCart(mag, ang * 4.0)
+    return re, im, mag
+
+
+def refine_angles(field, rects: np.ndarray, max_change_deg: float = 20.0,
+                  min_coherence: float = 0.15) -> np.ndarray:
+    """Snap each card rectangle's angle to the dominant edge direction along its outline
+    (the card's own border and the parallel borders of its neighbours in a fan)."""
+    re, im, mag = field
+    h, w = mag.shape
+    out = rects.copy()
+    lim = math.radians(max_change_deg)
+    for i, (cx, cy, cw, ch, th) in enumerate(rects):
+        q = rect_to_quad(cx, cy, cw, ch, th)
+        t = max(int(0.12 * min(cw, ch)), 2)
+        x0, y0 = np.floor(q.min(0)).astype(int) - t
+        x1, y1 = np.ceil(q.max(0)).astype(int) + t
+        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+        if x1 - x0 < 4 or y1 - y0 < 4:
+            continue
+        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.polylines(mask, [(q - [x0, y0]).astype(np.int32)], True, 1, thickness=t)
+        m = mask.astype(bool)
+        sr = float(re[y0:y1, x0:x1][m].sum())
+        si = float(im[y0:y1, x0:x1][m].sum())
+        sm = float(mag[y0:y1, x0:x1][m].sum())
+        if sm <= 0 or math.hypot(sr, si) / sm < min_coherence:
+            continue
+        phi = math.atan2(si, sr) / 4.0  # gradient direction mod 90 deg = edge direction
+        k = round((th - phi) / (math.pi / 2))
+        new = phi + k * math.pi / 2
+        if abs(new - th) <= lim:
+            out[i, 4] = new
+    return out
