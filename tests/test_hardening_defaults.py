@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import logging
 import re
-import struct
 import sys
-import zlib
 from pathlib import Path
 
 import pytest
@@ -17,6 +15,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._support import CSRF, Client, FakeDetector, Server  # noqa: E402
+from bench.fuzz_inputs import (bmp_header, image_material, jpeg_header,  # noqa: E402
+                               png_header, webp_header)
 
 TOKEN = "s3cret-token-for-the-hardening-test"
 
@@ -97,30 +97,10 @@ def test_cross_site_state_changes_refused_on_every_route(client) -> None:
 
 
 # ------------------------------------------------------------------ caps
-def _png(w: int, h: int) -> bytes:
-    ihdr = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr + \
-        struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
-
-
-def _jpeg(w: int, h: int) -> bytes:
-    return b"\xff\xd8\xff\xc0" + struct.pack(">HBHHB", 11, 8, h, w, 1) + b"\x01\x11\x00\xff\xd9"
-
-
-def _bmp(w: int, h: int) -> bytes:
-    return b"BM" + struct.pack("<IHHI", 54, 0, 0, 54) + \
-        struct.pack("<IiiHHIIiiII", 40, w, h, 1, 24, 0, 0, 0, 0, 0, 0)
-
-
-def _webp(w: int, h: int) -> bytes:
-    body = b"VP8X" + struct.pack("<I", 10) + b"\0" * 4 + (w - 1).to_bytes(3, "little") + \
-        (h - 1).to_bytes(3, "little")
-    return b"RIFF" + struct.pack("<I", 4 + len(body)) + b"WEBP" + body
-
-
-@pytest.mark.parametrize("data", [_png(100_000, 100_000), _png(2**32 - 1, 1), _png(12_001, 10),
-                                  _jpeg(65_535, 65_535), _bmp(100_000, 1), _bmp(-20_000, 20_000),
-                                  _webp(16_384, 16_384)])
+@pytest.mark.parametrize("data", [png_header(100_000, 100_000), png_header(2**32 - 1, 1),
+                                  png_header(12_001, 10), jpeg_header(65_535, 65_535),
+                                  bmp_header(100_000, 1), bmp_header(-20_000, 20_000),
+                                  webp_header(16_384, 16_384)])
 def test_image_dimensions_capped(client, data: bytes) -> None:
     r = client.post("/api/detect", data=data, headers={**CSRF, "Content-Type": "image/png"})
     assert r.status_code == 413 and "over the cap" in r.json["error"]
@@ -256,7 +236,6 @@ def test_error_log_carries_no_token(tmp_path: Path, caplog) -> None:
         def detect(self, image, decode_ms: float = 0.0):
             raise RuntimeError("model blew up")
 
-    from bench.fuzz_inputs import image_material
     c = app_for(tmp_path, ACCESS_TOKEN=TOKEN, DETECTOR=Broken()).test_client()
     c.set_cookie("hanafuda_token", TOKEN)
     with caplog.at_level(logging.DEBUG):
