@@ -40,13 +40,15 @@ class FakeDetections:
 
 class FakeDetector:
     """Stands in for ``scorer.vision.Detector``: two cards for any image, after
-    ``delay`` seconds (to saturate the server like a slow model would). It counts calls
-    and the most detections that ever ran at once."""
+    ``delay`` seconds (to saturate the server like a slow model would), asleep or, with
+    ``cpu``, blurring the image over and over (like a model, OpenCV works outside the
+    GIL and takes a core). It counts calls and the most detections at once."""
 
     model_path = "fake-detector"
 
-    def __init__(self, delay: float = 0.0) -> None:
+    def __init__(self, delay: float = 0.0, cpu: bool = False) -> None:
         self.delay = delay
+        self.cpu = cpu
         self.calls = 0
         self.running = 0
         self.max_running = 0
@@ -59,7 +61,12 @@ class FakeDetector:
             self.running += 1
             self.max_running = max(self.max_running, self.running)
         try:
-            if self.delay:
+            if self.delay and self.cpu:
+                import cv2
+                end = time.perf_counter() + self.delay
+                while time.perf_counter() < end:
+                    cv2.GaussianBlur(image, (9, 9), 0)
+            elif self.delay:
                 time.sleep(self.delay)
             h, w = image.shape[:2]
             import numpy as np

@@ -3,7 +3,7 @@ games through the JSON API against a ``hanafuda serve`` subprocess.
 
     .venv/bin/python bench/load_server.py [--seconds 60] [--detect-clients 4]
         [--game-clients 2] [--saturate-clients 16] [--saturate-seconds 10]
-        [--model auto|fake|PATH] [--fake-delay 0.08]
+        [--model auto|fake|PATH] [--fake-delay 0.08] [--fake-cpu]
 
 Phase 1 (``--seconds``): detect clients post 640x480 JPEG frames back to back (on a 503
 they wait 50 ms, as the page does, then post the next frame) while game clients create
@@ -14,7 +14,8 @@ without pausing: the server must answer the excess with 503 (and Retry-After) qu
 rather than queue them; prints the 200 and 503 latencies.
 The server's RSS is printed after start-up, after the first detection (model loaded),
 after phase 1 and after phase 2. The detector is the shipped model when ``models/`` has
-it (``--model auto``), else a fake one that takes ``--fake-delay`` seconds a frame.
+it (``--model auto``), else a fake one that takes ``--fake-delay`` seconds a frame
+(asleep, or with ``--fake-cpu`` busy on a core as a model would be).
 """
 
 from __future__ import annotations
@@ -234,7 +235,8 @@ def run_phase(port: int, seconds: float, detect_clients: int, game_clients: int,
 
 
 # --------------------------------------------------------------------------- servers
-def start_server(tmp: Path, model: str, fake_delay: float) -> tuple[Server, str]:
+def start_server(tmp: Path, model: str, fake_delay: float,
+                 fake_cpu: bool = False) -> tuple[Server, str]:
     """``hanafuda serve`` on the model, or the same app and waitress settings with a
     fake detector (``--serve-fake``) when there is no model."""
     path = shipped_model() if model == "auto" else (None if model == "fake" else Path(model))
@@ -243,16 +245,17 @@ def start_server(tmp: Path, model: str, fake_delay: float) -> tuple[Server, str]
         return Server.hanafuda(db, log, "--model", str(path)), f"model {path}"
     port = free_port()
     argv = [sys.executable, "-m", "bench.load_server", "--serve-fake", "--port", str(port),
-            "--db", str(db), "--fake-delay", str(fake_delay)]
-    return Server(argv, port, log), f"fake detector ({fake_delay * 1e3:.0f} ms a frame)"
+            "--db", str(db), "--fake-delay", str(fake_delay)] + (["--fake-cpu"] if fake_cpu else [])
+    return Server(argv, port, log), (f"fake detector ({fake_delay * 1e3:.0f} ms a frame, "
+                                     f"{'busy on the CPU' if fake_cpu else 'asleep'})")
 
 
-def serve_fake(port: int, db: Path, delay: float) -> None:
+def serve_fake(port: int, db: Path, delay: float, cpu: bool) -> None:
     from waitress import serve
 
     from bench._support import FakeDetector
     from webui import create_app
-    app = create_app({"DB_PATH": db, "DETECTOR": FakeDetector(delay)})
+    app = create_app({"DB_PATH": db, "DETECTOR": FakeDetector(delay, cpu)})
     print(f"Open http://127.0.0.1:{port}/", flush=True)
     serve(app, host="127.0.0.1", port=port, threads=4, ident="hanafuda-scorer",
           clear_untrusted_proxy_headers=True)
@@ -260,11 +263,12 @@ def serve_fake(port: int, db: Path, delay: float) -> None:
 
 def run_load(seconds: float = 60, detect_clients: int = 4, game_clients: int = 2,
              saturate_clients: int = 16, saturate_seconds: float = 10, model: str = "auto",
-             fake_delay: float = 0.08, out: Callable[[str], None] = print) -> LoadReport:
+             fake_delay: float = 0.08, fake_cpu: bool = False,
+             out: Callable[[str], None] = print) -> LoadReport:
     report = LoadReport()
     data = frames()
     with tempfile.TemporaryDirectory() as t:
-        server, report.detector = start_server(Path(t), model, fake_delay)
+        server, report.detector = start_server(Path(t), model, fake_delay, fake_cpu)
         try:
             server.wait_ready(timeout=120)
             report.rss["after start"] = server.rss_mib()
@@ -300,15 +304,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--saturate-seconds", type=float, default=10)
     p.add_argument("--model", default="auto")
     p.add_argument("--fake-delay", type=float, default=0.08)
+    p.add_argument("--fake-cpu", action="store_true",
+                   help="the fake detector keeps a core busy instead of sleeping")
     p.add_argument("--serve-fake", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     p.add_argument("--db", type=Path, default=None, help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.serve_fake:
-        serve_fake(a.port, a.db, a.fake_delay)
+        serve_fake(a.port, a.db, a.fake_delay, a.fake_cpu)
         return 0
     report = run_load(a.seconds, a.detect_clients, a.game_clients, a.saturate_clients,
-                      a.saturate_seconds, a.model, a.fake_delay)
+                      a.saturate_seconds, a.model, a.fake_delay, a.fake_cpu)
     report.report()
     return 0 if report.server_errors() == 0 else 1
 
