@@ -32,7 +32,7 @@ def test_tiny_pipeline_end_to_end(tmp_path):
     run, models = tmp_path / "run", tmp_path / "models"
     args = ["all", "--run-dir", str(run), "--models-dir", str(models), "--name", "tiny",
             "--scenes", "12", "--val-scenes", "4", "--test-scenes", "2",
-            "--lodo-test-scenes", "2", "--loc-steps", "3", "--loc-batch", "4",
+            "--lodo-test-scenes", "2", "--tune-scenes", "2", "--loc-steps", "3", "--loc-batch", "4",
             "--cls-steps", "3", "--cls-batch", "8", "--cls-arch", "tiny",
             "--workers", "1", "--threads", "2"]
     assert main(args) == 0

@@ -28,7 +28,7 @@ def _args(argv):
     p = argparse.ArgumentParser(prog="python -m training", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("command", choices=["all", "cache", "train-loc", "train-cls", "export",
-                                       "evaluate", "lodo"])
+                                       "tune", "evaluate", "lodo"])
     p.add_argument("--art-dir", default=str(DEFAULT_ART_DIR),
                    help="card art sets (default ../shared/card-art from the repo root)")
     p.add_argument("--run-dir", default=str(REPO_ROOT / "runs" / "main"),
@@ -40,6 +40,8 @@ def _args(argv):
     p.add_argument("--val-scenes", type=int, default=400)
     p.add_argument("--test-scenes", type=int, default=600)
     p.add_argument("--lodo-test-scenes", type=int, default=300)
+    p.add_argument("--tune-scenes", type=int, default=150,
+                   help="validation scenes for choosing the detection thresholds")
     p.add_argument("--loc-steps", type=int, default=5400)
     p.add_argument("--loc-cycle1", type=int, default=2400,
                    help="steps of the localiser's first cosine cycle (then a warm restart)")
@@ -111,6 +113,19 @@ def main(argv=None) -> int:
             f"{paths[1]} ({paths[1].stat().st_size / 2**20:.2f} MiB)")
         return paths
 
+    def tune(loc_path):
+        from scorer.vision import Detector
+        from training.evaluate import tune_thresholds
+        from training.export import set_config
+        det = Detector(loc_path, threads=a.threads)
+        best, grid = tune_thresholds(det, a.art_dir, a.tune_scenes)
+        (models / "eval").mkdir(parents=True, exist_ok=True)
+        (models / "eval" / f"tune-val-{loc_path.stem}.json").write_text(
+            json.dumps({"best": best, "grid": grid}, indent=2) + "\n")
+        cfg = set_config(loc_path, {"loc_threshold": best["loc_threshold"],
+                                    "cls_threshold": best["cls_threshold"]})
+        log(f"tuned on validation scenes: {json.dumps(best)}; config {json.dumps(cfg)}")
+
     def evaluate(loc_path, tag, split, n, sets=None):
         from scorer.vision import Detector
         from training.evaluate import evaluate as ev
@@ -123,16 +138,19 @@ def main(argv=None) -> int:
         ex = (LODO_SET,)
         train_cls(d, v, "cls-lodo", exclude=ex, steps=a.lodo_cls_steps or a.cls_steps)
         loc_path, _ = export("cls-lodo", run / "lodo-model", f"{a.name}-lodo")
+        tune(loc_path)
         return evaluate(loc_path, "lodo-hwatu", "lodo_test", a.lodo_test_scenes, sets=ex)
 
     cmd = a.command
     if cmd == "cache":
         data()
         return 0
-    if cmd in ("export", "evaluate"):
+    if cmd in ("export", "evaluate", "tune"):
         loc_path = models / f"{a.name}-localiser.onnx"
         if cmd == "export":
             export()
+        elif cmd == "tune":
+            tune(loc_path)
         else:
             evaluate(loc_path, "test", "test", a.test_scenes)
         return 0
@@ -147,6 +165,7 @@ def main(argv=None) -> int:
         train_loc(d, v)
         train_cls(d, v)
         loc_path, _ = export()
+        tune(loc_path)
         evaluate(loc_path, "test", "test", a.test_scenes)
         if not a.no_lodo:
             lodo(d, v)

@@ -211,3 +211,36 @@ def confusion_png(cm: np.ndarray, title: str) -> np.ndarray:
     cv2.putText(img, f"confusion ({title}): rows true, cols predicted, row-normalised",
                 (left, h - 10), cv2.FONT_HERSHEY_PLAIN, 0.9, (0, 0, 0), 1)
     return img
+
+
+def tune_thresholds(detector, art_dir=None, n_scenes: int = 150,
+                    loc_grid=(0.15, 0.2, 0.25, 0.3, 0.4), cls_grid=(0.2, 0.3, 0.4, 0.5, 0.6)):
+    """Pick the localiser / classifier thresholds with the best card-level
+    (chaff-equivalent) F1 on VALIDATION scenes (never on test)."""
+    lib = get_library(art_dir)
+    start = SEED_RANGES["val"][0]
+    old = detector.loc_threshold, detector.cls_threshold
+    detector.loc_threshold, detector.cls_threshold = min(loc_grid), 0.0
+    scenes = []
+    try:
+        for k in tqdm(range(n_scenes), desc="tune (val)", unit="scene", mininterval=5):
+            img, cards, _ = random_scene(lib, start + k)
+            d = detector.detect(img)
+            scenes.append((d.loc_score.copy(), d.confidence.copy(), d.class_id.copy(),
+                           [c.class_id for c in cards if c.visible >= REQUIRED_VIS],
+                           [c.class_id for c in cards if 0 < c.visible < REQUIRED_VIS]))
+    finally:
+        detector.loc_threshold, detector.cls_threshold = old
+    grid = []
+    for lt in loc_grid:
+        for ct in cls_grid:
+            tot = [0, 0, 0]
+            for ls, cf, cl, req, opt in scenes:
+                keep = (ls >= lt) & (cf >= ct)
+                r = _multiset_hits([EQUIV[i] for i in cl[keep]], [EQUIV[i] for i in req],
+                                   [EQUIV[i] for i in opt])
+                for t in range(3):
+                    tot[t] += r[t]
+            grid.append({"loc_threshold": lt, "cls_threshold": ct, **_prf(*tot)})
+    best = max(grid, key=lambda g: (g["f1"], -g["loc_threshold"]))
+    return best, grid

@@ -62,3 +62,18 @@ def export_models(loc_ckpt: Path, cls_ckpt: Path, out_dir: Path, name: str = "ha
             p.key, p.value = k, v
         onnx.save(m, str(path))
     return loc_path, cls_path
+
+
+def set_config(loc_path: Path, updates: dict) -> dict:
+    """Update the ``hanafuda`` JSON metadata (thresholds...) of an exported localiser."""
+    import onnx
+
+    m = onnx.load(str(loc_path))
+    cfg = {}
+    for p in m.metadata_props:
+        if p.key == "hanafuda":
+            cfg = json.loads(p.value)
+            cfg.update(updates)
+            p.value = json.dumps(cfg)
+    onnx.save(m, str(loc_path))
+    return cfg
