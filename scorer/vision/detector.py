@@ -196,6 +196,9 @@ class Detector:
                                            self.loc_threshold, self.nms_iou)
             keep = np.array(keep, int).reshape(-1)
             rects, scores = rects[keep], scores[keep]
+        if len(rects) > 1:
+            keep = _drop_contained(rects, scores)
+            rects, scores = rects[keep], scores[keep]
         if len(rects) and self.refine:
             rects = self._refine(img, rects)
         return rects, scores
@@ -264,6 +267,30 @@ class Detector:
         t0 = time.perf_counter()
         img = decode_image(data)
         return self.detect(img, decode_ms=(time.perf_counter() - t0) * 1e3)
+
+
+def _drop_contained(rects: np.ndarray, scores: np.ndarray, area_ratio: float = 0.6):
+    """Indices to keep: a weaker detection whose centre lies inside a stronger one and
+    whose area is much smaller is a part of that card (cards of one deck, seen from one
+    camera, are about the same size)."""
+    order = np.argsort(-scores)
+    areas = rects[:, 2] * rects[:, 3]
+    keep = []
+    for i in order:
+        inside = False
+        for j in keep:
+            if areas[i] >= area_ratio * areas[j]:
+                continue
+            cx, cy, w, h, th = rects[j]
+            dx, dy = rects[i, 0] - cx, rects[i, 1] - cy
+            u = dx * math.cos(th) + dy * math.sin(th)
+            v = -dx * math.sin(th) + dy * math.cos(th)
+            if abs(u) <= w / 2 and abs(v) <= h / 2:
+                inside = True
+                break
+        if not inside:
+            keep.append(i)
+    return np.array(sorted(keep, key=lambda k: -scores[k]), int)
 
 
 def _unique_assignment(probs: np.ndarray, cls: np.ndarray) -> np.ndarray:
