@@ -81,8 +81,12 @@ class Tally:
         out(f"500s: {len(self.server_errors)}")
         out(f"crashes: {len(self.crashes)}")
         out(f"other violations: {len(self.violations)}")
-        for item in (self.server_errors + self.crashes + self.violations)[:10]:
-            out("  " + repr(item)[:400])
+        kinds = Counter(f"{item[0]}: {str(item[-1]).splitlines()[0][:110]}"
+                        for item in self.server_errors + self.crashes + self.violations)
+        for kind, count in kinds.most_common():
+            out(f"  {count} x {kind}")
+        for item in (self.server_errors + self.crashes + self.violations)[:5]:
+            out("  e.g. " + repr(item)[:400])
 
 
 # ------------------------------------------------------------------- image material
@@ -318,7 +322,7 @@ class Fuzzer:
         try:
             r = self.client.open(url, **kwargs)
         except Exception as exc:   # noqa: BLE001 - exactly what we are counting
-            self.tally.crashes.append((target, what, f"{type(exc).__name__}: {exc}"[:300]))
+            self.tally.crashes.append((target, what, f"{type(exc).__module__}.{type(exc).__qualname__}: {exc}"[:300]))
             return None
         self.tally.statuses[r.status_code] += 1
         self.tally.by_target[target][r.status_code] += 1
@@ -482,7 +486,7 @@ def fuzz_detect_cli(fz: Fuzzer, n: int, seed: int, detector: Any, tmp: Path) -> 
         except SystemExit as exc:            # argparse usage error: exit 2 with a message
             rc = exc.code
         except Exception as exc:  # noqa: BLE001 - exactly what we are counting
-            fz.tally.crashes.append(("detect_cli", what, f"{type(exc).__name__}: {exc}"[:300]))
+            fz.tally.crashes.append(("detect_cli", what, f"{type(exc).__module__}.{type(exc).__qualname__}: {exc}"[:300]))
             return
         fz.tally.statuses[f"exit {rc}"] += 1
         fz.tally.by_target["detect_cli"][f"exit {rc}"] += 1
