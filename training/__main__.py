@@ -42,13 +42,13 @@ def _args(argv):
     p.add_argument("--lodo-test-scenes", type=int, default=300)
     p.add_argument("--tune-scenes", type=int, default=150,
                    help="validation scenes for choosing the detection thresholds")
-    p.add_argument("--loc-steps", type=int, default=5400)
-    p.add_argument("--loc-cycle1", type=int, default=2400,
-                   help="steps of the localiser's first cosine cycle (then a warm restart)")
+    p.add_argument("--loc-steps", type=int, default=7800)
+    p.add_argument("--loc-cycles", default="2400,5400",
+                   help="step boundaries of the localiser's cosine cycles (warm restarts)")
     p.add_argument("--loc-batch", type=int, default=16)
-    p.add_argument("--cls-steps", type=int, default=5000)
+    p.add_argument("--cls-steps", type=int, default=4000)
     p.add_argument("--cls-batch", type=int, default=64)
-    p.add_argument("--lodo-cls-steps", type=int, default=None,
+    p.add_argument("--lodo-cls-steps", type=int, default=3000,
                    help="classifier steps of the leave-one-deck-out run (default: --cls-steps)")
     p.add_argument("--cls-arch", default="lite0-b8f",
                    help="small | tiny | lite0 | lite0-b<N> (EfficientNet-Lite0, first N blocks)")
@@ -96,7 +96,7 @@ def main(argv=None) -> int:
         return train_localiser(d, v, run / "loc", steps=a.loc_steps, batch=a.loc_batch,
                                seed=a.seed, exclude_sets=(LODO_SET,), threads=a.threads,
                                eval_every=max(min(400, a.loc_steps), 1), log=log,
-                               cycle1=a.loc_cycle1)
+                               cycles=tuple(int(x) for x in a.loc_cycles.split(",") if x))
 
     def train_cls(d, v, sub="cls", exclude=(), steps=None):
         from training.train import train_classifier

@@ -303,11 +303,12 @@ def eval_localiser_loss(model, data, idx, batch=32):
 def train_localiser(data: dict, val: dict, out_dir: Path, steps: int = 3000, batch: int = 16,
                     lr: float = 3e-3, seed: int = 0, exclude_sets: tuple[str, ...] = (),
                     threads: int = 2, eval_every: int = 500, log=print,
-                    cycle1: int | None = None) -> Path:
-    """Two-cycle schedule: steps [0, cycle1) cosine from ``lr`` with the angle loss
-    weighted 1; steps [cycle1, steps) a warm restart at lr/2 with the angle loss weighted 2
-    (the first measured run under-learnt the card axis)."""
-    cycle1 = steps if cycle1 is None else min(cycle1, steps)
+                    cycles: tuple[int, ...] = ()) -> Path:
+    """Cosine cycles with warm restarts: steps [0, cycles[0]) from ``lr`` with the angle
+    loss weighted 1; each later cycle (up to the next boundary, the last one up to
+    ``steps``) restarts at half the previous peak with the angle loss weighted 2 (the first
+    measured cycle under-learnt the card axis; later cycles were added as time allowed)."""
+    bounds = [0] + [b for b in cycles if 0 < b < steps] + [steps]
     torch.set_num_threads(threads)
     seed_all(seed)
     out_dir = Path(out_dir)
@@ -332,10 +333,12 @@ def train_localiser(data: dict, val: dict, out_dir: Path, steps: int = 3000, bat
     bar = tqdm(range(start, steps), initial=start, total=steps, desc="localiser", unit="step",
                mininterval=5)
     for step in bar:
-        if step < cycle1:
-            cur_lr, aw = _lr_at(step, cycle1, lr), 1.0
-        else:
-            cur_lr, aw = _lr_at(step - cycle1, steps - cycle1, lr / 2, warmup=50), 2.0
+        if step in bounds:  # each cycle draws its own batches: resuming at a boundary
+            rng = np.random.default_rng(seed + step)  # reproduces an uninterrupted run
+        k = max(i for i in range(len(bounds) - 1) if bounds[i] <= step)
+        c0, c1 = bounds[k], bounds[k + 1]
+        cur_lr = _lr_at(step - c0, c1 - c0, lr / 2 ** k, warmup=100 if k == 0 else 50)
+        aw = 1.0 if k == 0 else 2.0
         for g in opt.param_groups:
             g["lr"] = cur_lr
         idx = rng.choice(idx_all, batch)
