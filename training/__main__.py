@@ -49,7 +49,7 @@ def _args(argv):
     p.add_argument("--cls-steps", type=int, default=4000)
     p.add_argument("--cls-batch", type=int, default=64)
     p.add_argument("--lodo-cls-steps", type=int, default=3000,
-                   help="classifier steps of the leave-one-deck-out run (default: --cls-steps)")
+                   help="classifier steps of the leave-one-deck-out run")
     p.add_argument("--cls-arch", default="lite0-b8f",
                    help="small | tiny | lite0 | lite0-b<N> (EfficientNet-Lite0, first N blocks)")
     p.add_argument("--cls-lr", type=float, default=1.5e-3)

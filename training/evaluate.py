@@ -68,7 +68,7 @@ def evaluate(detector, art_dir=None, split: str = "test", n_scenes: int = 600,
     blur_c = {k: [0, 0, 0] for k in keys}
     per_set: dict = {}
     slices = {k: [0, 0, 0] for k in ("all", "upside_down", "overlapped_40", "small_60px",
-                                     "in_blurred_scene")}
+                                     "in_blurred_scene", "typical")}
     images_ok = {k: 0 for k in keys}
     cm = np.zeros((48, 49), np.int64)  # last column: missed (no detection matched)
     loc_tp = loc_fp = loc_fn = 0
@@ -108,6 +108,8 @@ def evaluate(detector, art_dir=None, split: str = "test", n_scenes: int = 600,
                 sl.append("small_60px")
             if info.blurred:
                 sl.append("in_blurred_scene")
+            if c.height > 60 and c.visible >= 0.8:
+                sl.append("typical")  # > 60 px tall and at most 20% hidden
             for s in sl:
                 slices[s][0] += 1
                 slices[s][1] += int(EQUIV[c.class_id] in pred_eq)

@@ -38,7 +38,8 @@ def table(res: dict) -> str:
               "| slice (required cards) | cards | recall exact | recall chaff-equiv |",
               "|---|---|---|---|"]
     names = {"all": "all", "upside_down": "upside down", "overlapped_40": ">= 40% hidden",
-             "small_60px": "small (<= 60 px tall)", "in_blurred_scene": "in a blurred scene"}
+             "small_60px": "small (<= 60 px tall)", "in_blurred_scene": "in a blurred scene",
+             "typical": "> 60 px tall and <= 20% hidden"}
     for k, v in res["slices_recall"].items():
         if v["cards"]:
             lines.append(f"| {names.get(k, k)} | {v['cards']} | {v['recall_exact']:.4f} | "
