@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from scorer.errors import InputError
-from webui import imagecheck
+from scorer.vision import decode_image, imageheader
 
 
 class Busy(Exception):
@@ -23,10 +23,6 @@ def decode(data: bytes) -> Any:
     """Decode with the vision package (EXIF orientation applied); any failure to decode
     untrusted bytes is the sender's error (400), never a 500."""
     try:
-        from scorer.vision import decode_image
-    except ImportError:
-        decode_image = _decode_plain
-    try:
         image = decode_image(data)
     except InputError:
         raise
@@ -34,16 +30,6 @@ def decode(data: bytes) -> Any:
         raise InputError(f"corrupt image: it cannot be decoded ({type(exc).__name__})") \
             from None
     if image is None or getattr(image, "size", 0) == 0:
-        raise InputError("corrupt image: it cannot be decoded")
-    return image
-
-
-def _decode_plain(data: bytes) -> Any:
-    """OpenCV decode, for when the vision package is not installed."""
-    import cv2
-    import numpy as np
-    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-    if image is None:
         raise InputError("corrupt image: it cannot be decoded")
     return image
 
@@ -82,7 +68,7 @@ class DetectionService:
 
     def detect(self, data: bytes) -> dict[str, Any]:
         """The DESIGN.md detect JSON for one image's bytes."""
-        info = imagecheck.check(data, self.max_pixels, self.max_side)
+        info = imageheader.check(data, self.max_pixels, self.max_side)
         if not self._slots.acquire(blocking=False):
             raise Busy("detection is busy; retry in a moment")
         try:

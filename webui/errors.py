@@ -15,7 +15,7 @@ from werkzeug.exceptions import HTTPException
 from scorer.errors import InputError
 from scorer.store import GameNotFound, StateError
 from webui.detection import Busy, DetectorUnavailable
-from webui.imagecheck import ImageTooLarge
+from scorer.vision.imageheader import ImageTooLarge
 
 log = logging.getLogger(__name__)
 

@@ -20,12 +20,14 @@ import numpy as np
 
 from scorer.cards import DECK, card_from_class
 from scorer.errors import InputError
+from scorer.vision import imageheader
 from scorer.vision.geometry import (CROP_H, CROP_W, edge_orientation_field, rect_to_quad,
                                     rectify, refine_angles)
 
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 DEFAULT_MODEL = "hanafuda-localiser.onnx"
 MAX_PIXELS = 40_000_000
+MAX_SIDE = 12_000
 MAX_BYTES = 64 * 1024 * 1024
 NUM_CARDS = 48
 
@@ -42,19 +44,14 @@ def decode_image(data: bytes) -> np.ndarray:
     if len(data) > MAX_BYTES:
         raise InputError(f"image file too large ({len(data) / 1e6:.0f} MB; limit "
                          f"{MAX_BYTES // (1024 * 1024)} MiB)")
-    buf = np.frombuffer(data, np.uint8)
-    # cheap header check of the dimensions before decoding the pixels
-    try:
-        ok, hdr = _peek_size(data)
-    except Exception:  # pragma: no cover - header parsing is best effort
-        ok, hdr = False, None
-    if ok and hdr[0] * hdr[1] > MAX_PIXELS:
-        raise InputError(f"image too large: {hdr[0]}x{hdr[1]} pixels "
-                         f"(limit {MAX_PIXELS // 1_000_000} megapixels)")
+    imageheader.check(data, MAX_PIXELS, MAX_SIDE)  # before any pixel is decoded
     if data[:2] == b"\xff\xd8" and data.rfind(b"\xff\xd9") < 0:
         # every complete JPEG ends with an EOI marker; libjpeg would pad a cut-off file
         raise InputError("corrupt image: truncated JPEG data")
-    img = cv2.imdecode(buf, cv2.IMREAD_COLOR)  # IMREAD_COLOR applies EXIF orientation
+    try:  # IMREAD_COLOR applies EXIF orientation
+        img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    except cv2.error:
+        img = None
     if img is None or img.size == 0:
         raise InputError("not an image, or a corrupt image (could not decode)")
     h, w = img.shape[:2]
@@ -64,29 +61,6 @@ def decode_image(data: bytes) -> np.ndarray:
     if h < 16 or w < 16:
         raise InputError(f"image too small: {w}x{h} pixels")
     return img
-
-
-def _peek_size(data: bytes):
-    """(ok, (w, h)) from a PNG or JPEG header without decoding."""
-    if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24:
-        return True, (int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big"))
-    if data[:2] == b"\xff\xd8":
-        i = 2
-        while i + 9 < len(data):
-            if data[i] != 0xFF:
-                i += 1
-                continue
-            marker = data[i + 1]
-            if marker in (0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD,
-                          0xCE, 0xCF):
-                h = int.from_bytes(data[i + 5:i + 7], "big")
-                w = int.from_bytes(data[i + 7:i + 9], "big")
-                return True, (w, h)
-            if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
-                i += 2
-                continue
-            i += 2 + int.from_bytes(data[i + 2:i + 4], "big")
-    return False, None
 
 
 @dataclass

@@ -49,7 +49,7 @@ def check(data: bytes, max_pixels: int, max_side: int) -> ImageInfo:
     if info.width <= 0 or info.height <= 0:
         raise InputError(f"corrupt image: it claims {info.width}x{info.height} pixels")
     if info.width > max_side or info.height > max_side or info.width * info.height > max_pixels:
-        raise ImageTooLarge(f"image of {info.width}x{info.height} pixels is over the cap "
+        raise ImageTooLarge(f"image too large: {info.width}x{info.height} pixels is over the cap "
                             f"({max_pixels // 1_000_000} megapixels, {max_side} px a side)")
     return info
 
