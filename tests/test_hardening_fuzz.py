@@ -9,8 +9,6 @@ import logging
 import sys
 from pathlib import Path
 
-import pytest
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.fuzz_inputs import SHARES, run_fuzz  # noqa: E402
