@@ -113,12 +113,12 @@ def main(argv=None) -> int:
             f"{paths[1]} ({paths[1].stat().st_size / 2**20:.2f} MiB)")
         return paths
 
-    def tune(loc_path):
+    def tune(loc_path, sets=None):
         from scorer.vision import Detector
         from training.evaluate import tune_thresholds
         from training.export import set_config
         det = Detector(loc_path, threads=a.threads)
-        best, grid = tune_thresholds(det, a.art_dir, a.tune_scenes)
+        best, grid = tune_thresholds(det, a.art_dir, a.tune_scenes, sets=sets)
         (models / "eval").mkdir(parents=True, exist_ok=True)
         (models / "eval" / f"tune-val-{loc_path.stem}.json").write_text(
             json.dumps({"best": best, "grid": grid}, indent=2) + "\n")
@@ -138,8 +138,13 @@ def main(argv=None) -> int:
         ex = (LODO_SET,)
         train_cls(d, v, "cls-lodo", exclude=ex, steps=a.lodo_cls_steps or a.cls_steps)
         loc_path, _ = export("cls-lodo", run / "lodo-model", f"{a.name}-lodo")
-        tune(loc_path)
-        return evaluate(loc_path, "lodo-hwatu", "lodo_test", a.lodo_test_scenes, sets=ex)
+        from training.scenes import ART_SETS
+        tune(loc_path, sets=[s for s in ART_SETS if s not in ex])  # never sees the held-out deck
+        res = evaluate(loc_path, "lodo-hwatu", "lodo_test", a.lodo_test_scenes, sets=ex)
+        main_loc = models / f"{a.name}-localiser.onnx"
+        if main_loc.is_file():  # the all-decks model on the very same held-out scenes
+            evaluate(main_loc, "all-decks-on-hwatu", "lodo_test", a.lodo_test_scenes, sets=ex)
+        return res
 
     cmd = a.command
     if cmd == "cache":

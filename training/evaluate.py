@@ -216,7 +216,8 @@ def confusion_png(cm: np.ndarray, title: str) -> np.ndarray:
 
 
 def tune_thresholds(detector, art_dir=None, n_scenes: int = 150,
-                    loc_grid=(0.15, 0.2, 0.25, 0.3, 0.4), cls_grid=(0.2, 0.3, 0.4, 0.5, 0.6)):
+                    loc_grid=(0.15, 0.2, 0.25, 0.3, 0.4), cls_grid=(0.2, 0.3, 0.4, 0.5, 0.6),
+                    sets=None):
     """Pick the localiser / classifier thresholds with the best card-level
     (chaff-equivalent) F1 on VALIDATION scenes (never on test)."""
     lib = get_library(art_dir)
@@ -226,7 +227,7 @@ def tune_thresholds(detector, art_dir=None, n_scenes: int = 150,
     scenes = []
     try:
         for k in tqdm(range(n_scenes), desc="tune (val)", unit="scene", mininterval=5):
-            img, cards, _ = random_scene(lib, start + k)
+            img, cards, _ = random_scene(lib, start + k, sets=sets)
             d = detector.detect(img)
             scenes.append((d.loc_score.copy(), d.confidence.copy(), d.class_id.copy(),
                            [c.class_id for c in cards if c.visible >= REQUIRED_VIS],
