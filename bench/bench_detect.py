@@ -36,6 +36,8 @@ def main(argv=None) -> int:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--cards", type=int, default=20)
     p.add_argument("--model", default=None)
+    p.add_argument("--no-tta", action="store_true",
+                   help="classify each crop once (not also turned 180 degrees)")
     a = p.parse_args(argv)
     from scorer.cards import CODES
     from scorer.vision import Detector, decode_image
@@ -51,7 +53,7 @@ def main(argv=None) -> int:
                               card_height=float(rng.uniform(70, 150)))
         frames.append(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 85])[1].tobytes())
     rss0 = rss_mib()
-    det = Detector(a.model, threads=a.threads)
+    det = Detector(a.model, threads=a.threads, tta=False if a.no_tta else None)
     rss1 = rss_mib()
     rows = []
     found = []
@@ -70,7 +72,7 @@ def main(argv=None) -> int:
              det.classifier_path.name: det.classifier_path.stat().st_size}
     print(f"frames: {len(rows)} at 640x480 JPEG, {a.cards} cards laid out per frame "
           f"(detected per frame: median {np.median(found):.0f}), onnxruntime "
-          f"{a.threads} threads, cpu count {os.cpu_count()}")
+          f"{a.threads} threads, cpu count {os.cpu_count()}, 180-degree TTA {det.tta}")
     for k, name in enumerate(["decode", "localise", "classify", "detect (infer)",
                               "total (decode+infer)"]):
         print(f"  {name:<22} median {np.median(r[:, k]):7.2f} ms   p90 "

@@ -96,7 +96,10 @@ class Detections:
 class Detector:
     """One onnxruntime session per network, created once; ``detect`` is thread-safe."""
 
-    def __init__(self, model_path: str | Path | None = None, threads: int = 2):
+    def __init__(self, model_path: str | Path | None = None, threads: int = 2,
+                 tta: bool | None = None):
+        """``tta``: also classify each crop turned 180 degrees and average (default: the
+        model's metadata); it doubles the classifier's work."""
         import onnxruntime as ort
 
         path = Path(model_path) if model_path else default_model_path()
@@ -126,7 +129,7 @@ class Detector:
         self.loc_threshold = float(cfg.get("loc_threshold", 0.3))
         self.cls_threshold = float(cfg.get("cls_threshold", 0.3))
         self.nms_iou = float(cfg.get("nms_iou", 0.5))
-        self.tta = bool(cfg.get("tta", True))
+        self.tta = bool(cfg.get("tta", True)) if tta is None else bool(tta)
         self.refine = bool(cfg.get("refine_angles", True))
         self.max_cards = int(cfg.get("max_cards", 60))
         self.crop_w, self.crop_h = int(cfg.get("crop_w", CROP_W)), int(cfg.get("crop_h", CROP_H))
