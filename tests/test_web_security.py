@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from scorer.commands import serve
 from web_helpers import CSRF, jpeg, make_app
+from webui.security import is_loopback
 
 TOKEN = "t0ken-abcdefghijklmnop"
 
@@ -88,8 +89,8 @@ def test_access_token(tmp_path: Path) -> None:
 
 
 def test_serve_binding_rules() -> None:
-    assert serve.is_loopback("127.0.0.1") and serve.is_loopback("::1")
-    assert serve.is_loopback("localhost") and not serve.is_loopback("0.0.0.0")
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("[::1]")
+    assert is_loopback("localhost") and not is_loopback("0.0.0.0")
     assert serve.resolve_token("127.0.0.1", None) is None
     generated = serve.resolve_token("0.0.0.0", None)
     assert generated and len(generated) >= 24
@@ -156,3 +157,12 @@ def _fuzz_app(factory):
         app.test_client().post("/api/games", json={"players": ["Ann", "Bob"]}, headers=CSRF)
         _APPS["app"] = app
     return _APPS["app"]
+
+
+
+def test_token_redirect_stays_on_this_site(tmp_path: Path) -> None:
+    c = make_app(tmp_path, ACCESS_TOKEN=TOKEN).test_client()
+    r = c.get(f"//evil.example/?token={TOKEN}")
+    assert r.status_code == 303
+    location = r.headers["Location"]
+    assert location.startswith("/") and not location.startswith("//"), location

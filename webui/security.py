@@ -19,17 +19,18 @@
 from __future__ import annotations
 
 import hmac
+import ipaddress
 from urllib.parse import urlencode, urlsplit
 
 from flask import Flask, Response, redirect, request
 
-from scorer.commands.serve import is_loopback
 from webui.errors import error_response
 
 TOKEN_COOKIE = "hanafuda_token"
 TOKEN_HEADER = "X-Access-Token"
 CSRF_HEADER = "X-Requested-With"
 CSRF_VALUE = "hanafuda"
+LOOPBACK_NAMES = {"localhost", "ip6-localhost"}
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; "
@@ -64,7 +65,9 @@ def init_app(app: Flask) -> None:
             return None
         if request.method == "GET" and _same(request.args.get("token"), token):
             rest = {k: v for k, v in request.args.items() if k != "token"}
-            resp = redirect(request.path + ("?" + urlencode(rest) if rest else ""), code=303)
+            # "/" + lstrip: a path like //evil.example must not become an off-site URL
+            target = "/" + request.path.lstrip("/")
+            resp = redirect(target + ("?" + urlencode(rest) if rest else ""), code=303)
             resp.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="Strict",
                             max_age=30 * 24 * 3600)
             return resp
@@ -97,3 +100,13 @@ def init_app(app: Flask) -> None:
         if request.path.startswith("/api/"):
             h["Cache-Control"] = "no-store"
         return resp
+
+
+def is_loopback(host: str) -> bool:
+    """True for a loopback name or address (``localhost``, ``127.0.0.1``, ``[::1]``)."""
+    if host.lower() in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False

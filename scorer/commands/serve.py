@@ -8,14 +8,13 @@ requests without it.
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import secrets
 import sys
 from pathlib import Path
 
 from scorer.errors import InputError
+from webui.security import is_loopback
 
-LOOPBACK_NAMES = {"localhost", "ip6-localhost"}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -33,15 +32,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="access token required beyond localhost (generated if omitted)")
     parser.add_argument("--threads", type=int, default=4, help="server threads (default 4)")
     parser.set_defaults(func=_run)
-
-
-def is_loopback(host: str) -> bool:
-    if host.lower() in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def resolve_token(host: str, token: str | None) -> str | None:
