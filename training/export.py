@@ -47,7 +47,7 @@ def export_models(loc_ckpt: Path, cls_ckpt: Path, out_dir: Path, name: str = "ha
                           input_names=["crops"], output_names=["probs"], opset_version=17,
                           dynamic_axes={"crops": {0: "n"}, "probs": {0: "n"}}, dynamo=False)
     cfg = {"classifier": cls_path.name, "stride": 4, "loc_threshold": 0.3,
-           "cls_threshold": 0.3, "nms_iou": 0.5, "tta": True, "crop_w": CROP_W,
+           "cls_threshold": 0.3, "nms_iou": 0.5, "tta": False, "crop_w": CROP_W,
            "crop_h": CROP_H, "classifier_arch": ck["arch"],
            "input": "RGB float 0..255 NCHW, normalised inside the graph"}
     cfg.update(extra_cfg or {})

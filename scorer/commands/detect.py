@@ -31,6 +31,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "models/hanafuda-localiser.onnx")
     parser.add_argument("--threads", type=int, default=2, metavar="N",
                         help="onnxruntime threads (default 2)")
+    parser.add_argument("--tta", action="store_true",
+                        help="also classify each card turned 180 degrees (slower, slightly "
+                             "more precise)")
     parser.set_defaults(func=_run)
 
 
@@ -69,7 +72,7 @@ def _run(args: argparse.Namespace) -> int:
         except InputError as exc:
             raise InputError(f"{path}: {exc}") from None
         frames.append((path, img, (time.perf_counter() - t0) * 1e3))
-    det = Detector(args.model, threads=args.threads)
+    det = Detector(args.model, threads=args.threads, tta=True if args.tta else None)
     model_name = _display_path(det.model_path)
     for n, (path, img, decode_ms) in enumerate(frames, 1):
         d = det.detect(img, decode_ms=decode_ms)
