@@ -460,7 +460,7 @@ def fuzz_detect_cli(fz: Fuzzer, n: int, seed: int, detector: Any, tmp: Path) -> 
     bases = image_material()
     real = scorer.vision.Detector
 
-    def shared(model_path=None, threads=2):
+    def shared(model_path=None, threads=2, **options):
         return detector
 
     @_settings(n, seed)
