@@ -197,12 +197,18 @@ def view(game: GameRecord, crops: bool = True) -> dict[str, Any]:
     return out
 
 
-def save_pile(store: GameStore, game: GameRecord, number: int, payload: Any):
+def _owner_of(payload: Any, game: GameRecord, fields: str) -> str:
+    """The pile owner a JSON payload names, checked against the game."""
     if not isinstance(payload, dict):
-        raise InputError("send a JSON object: {owner, codes, detected, source}")
+        raise InputError(f"send a JSON object: {{{fields}}}")
     owner = payload.get("owner")
     if not isinstance(owner, str) or owner not in game.owners:
         raise InputError(f"owner must be one of: {', '.join(game.owners)}")
+    return owner
+
+
+def save_pile(store: GameStore, game: GameRecord, number: int, payload: Any):
+    owner = _owner_of(payload, game, "owner, codes, detected, source")
     source = payload.get("source") or "manual"
     return store.save_pile(game.id, number, owner, payload.get("codes", []),
                            detected=payload.get("detected") or [], source=source,
@@ -210,11 +216,7 @@ def save_pile(store: GameStore, game: GameRecord, number: int, payload: Any):
 
 
 def correct(store: GameStore, game: GameRecord, number: int, payload: Any):
-    if not isinstance(payload, dict):
-        raise InputError("send a JSON object: {owner, action, old_code, new_code}")
-    owner = payload.get("owner")
-    if not isinstance(owner, str) or owner not in game.owners:
-        raise InputError(f"owner must be one of: {', '.join(game.owners)}")
+    owner = _owner_of(payload, game, "owner, action, old_code, new_code")
     action = payload.get("action")
     if not isinstance(action, str):
         raise InputError("action must be add, remove or replace")
