@@ -64,3 +64,13 @@ def test_bad_inputs_exit_2(tmp_path, capsys, content):
 def test_missing_model_exit_2(scene_file, tmp_path, capsys):
     assert main(["detect", str(scene_file), "--model", str(tmp_path / "nope.onnx")]) == 2
     assert "model file not found" in capsys.readouterr().err
+
+
+def test_truncated_png_prints_only_our_line(scene_file, tmp_path, capfd):
+    """OpenCV's own decoder warnings (written to fd 2) must not precede the message."""
+    ok, png = cv2.imencode(".png", cv2.imread(str(scene_file)))
+    path = tmp_path / "cut.png"
+    path.write_bytes(png.tobytes()[:3000])
+    assert main(["detect", str(path)]) == 2
+    err = capfd.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("hanafuda detect: error:"), err

@@ -58,8 +58,12 @@ def _display_path(p: Path) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
+    import cv2
+
     from scorer.vision import Detector, annotate, decode_image
 
+    # silent: OpenCV's decoder warnings would precede our one-line error
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
     if args.threads < 1:
         raise InputError("--threads must be at least 1")
     # read and decode every image first, so a bad file fails before any output
