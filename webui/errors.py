@@ -32,22 +32,20 @@ def error_response(status: int, message: str, **extra: object) -> Response:
     return resp
 
 
+# Errors whose message is shown as is, and their status. Flask picks the most specific
+# class, so ImageTooLarge (an InputError) answers 413, other InputErrors 400.
+MESSAGE_STATUS: dict[type[Exception], int] = {
+    ImageTooLarge: 413,
+    StateError: 409,
+    InputError: 400,
+    GameNotFound: 404,
+}
+
+
 def init_app(app: Flask) -> None:
-    @app.errorhandler(ImageTooLarge)
-    def too_large_image(exc: ImageTooLarge) -> Response:
-        return error_response(413, str(exc))
-
-    @app.errorhandler(StateError)
-    def state_error(exc: StateError) -> Response:
-        return error_response(409, str(exc))
-
-    @app.errorhandler(InputError)
-    def input_error(exc: InputError) -> Response:
-        return error_response(400, str(exc))
-
-    @app.errorhandler(GameNotFound)
-    def not_found(exc: GameNotFound) -> Response:
-        return error_response(404, str(exc))
+    for exc_type, status in MESSAGE_STATUS.items():
+        app.register_error_handler(
+            exc_type, lambda exc, status=status: error_response(status, str(exc)))
 
     @app.errorhandler(Busy)
     def busy(exc: Busy) -> Response:
