@@ -8,7 +8,9 @@ import json
 import numpy as np
 
 from training import DEFAULT_ART_DIR
+from scorer.vision.geometry import quad_to_rect
 from training.__main__ import main
+from training.data import BACKGROUND, label_boxes
 from training.scenes import SEED_RANGES, get_library, random_scene
 
 
@@ -33,11 +35,13 @@ def test_tiny_pipeline_end_to_end(tmp_path):
     args = ["all", "--run-dir", str(run), "--models-dir", str(models), "--name", "tiny",
             "--scenes", "12", "--val-scenes", "4", "--test-scenes", "2",
             "--lodo-test-scenes", "2", "--tune-scenes", "2", "--loc-steps", "3", "--loc-batch", "4",
-            "--cls-steps", "3", "--cls-batch", "8", "--cls-arch", "tiny",
+            "--cls-steps", "3", "--lodo-cls-steps", "3", "--cls-batch", "8", "--cls-arch", "tiny",
+            "--ft-scenes", "4", "--ft-steps", "2", "--loc2-steps", "2", "--loc2-scenes", "4",
             "--workers", "1", "--threads", "2"]
     assert main(args) == 0
     loc, cls = models / "tiny-localiser.onnx", models / "tiny-classifier.onnx"
     assert loc.is_file() and cls.is_file()
+    assert (run / "cls-ft" / "classifier.pt").is_file()  # fine-tuned on localiser crops
     res = json.loads((models / "eval" / "eval-test.json").read_text())
     assert res["scenes"] == 2 and "equiv" in res and "slices_recall" in res
     assert (models / "eval" / "confusion-test.png").is_file()
@@ -48,3 +52,14 @@ def test_tiny_pipeline_end_to_end(tmp_path):
     det = Detector(loc, threads=1)
     img, _, _ = random_scene(get_library(), 5)
     det.detect(img)  # runs; an untrained model finds whatever it finds
+
+
+def test_localiser_boxes_are_labelled_by_the_card_they_cover():
+    _, cards, _ = random_scene(get_library(), 321)
+    card = max(cards, key=lambda c: c.visible)
+    cx, cy, w, h, th = quad_to_rect(card.quad)
+    on_card = (cx + 0.05 * h, cy, w, h, th)
+    far_away = (-5 * h, -5 * h, w, h, th)  # outside the frame: covers nothing
+    sliver = (cx + 0.8 * w, cy, w, h, th)  # a fifth of the card: ambiguous
+    labels = label_boxes(np.array([on_card, far_away, sliver], np.float32), [card])
+    assert labels == [card.class_id, BACKGROUND, None]

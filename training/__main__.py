@@ -2,7 +2,8 @@
 
     python -m training all          # cache -> localiser -> classifier -> export -> evaluate
                                     #   -> leave-one-deck-out classifier + evaluation
-    python -m training cache | train-loc | train-cls | export | evaluate | lodo
+    python -m training cache | train-loc | train-cls | finetune-cls | export | tune
+                     | evaluate | lodo
 
 Every stage is resumable: cached chunks are kept, training resumes from its checkpoint
 in ``--run-dir`` (default runs/main, git-ignored). Seeds are fixed (see
@@ -27,8 +28,8 @@ LODO_SET = "hwatu-commons"
 def _args(argv):
     p = argparse.ArgumentParser(prog="python -m training", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("command", choices=["all", "cache", "train-loc", "train-cls", "export",
-                                       "tune", "evaluate", "lodo"])
+    p.add_argument("command", choices=["all", "cache", "train-loc", "train-cls",
+                                       "finetune-cls", "export", "tune", "evaluate", "lodo"])
     p.add_argument("--art-dir", default=str(DEFAULT_ART_DIR),
                    help="card art sets (default ../shared/card-art from the repo root)")
     p.add_argument("--run-dir", default=str(REPO_ROOT / "runs" / "main"),
@@ -46,6 +47,14 @@ def _args(argv):
     p.add_argument("--loc-cycles", default="2400,5400",
                    help="step boundaries of the localiser's cosine cycles (warm restarts)")
     p.add_argument("--loc-batch", type=int, default=16)
+    p.add_argument("--loc2-size", default="480x360",
+                   help="input (WIDTHxHEIGHT) of the localiser's second stage, which starts "
+                        "from the first stage's weights (320x240) and sees small cards larger")
+    p.add_argument("--loc2-steps", type=int, default=5000,
+                   help="second-stage localiser steps (0: ship the 320x240 localiser)")
+    p.add_argument("--loc2-scenes", type=int, default=6000,
+                   help="training scenes cached at the second stage's size")
+    p.add_argument("--loc2-lr", type=float, default=1.5e-3)
     p.add_argument("--cls-steps", type=int, default=4000)
     p.add_argument("--cls-batch", type=int, default=64)
     p.add_argument("--lodo-cls-steps", type=int, default=3000,
@@ -53,6 +62,12 @@ def _args(argv):
     p.add_argument("--cls-arch", default="lite0-b8f",
                    help="small | tiny | lite0 | lite0-b<N> (EfficientNet-Lite0, first N blocks)")
     p.add_argument("--cls-lr", type=float, default=1.5e-3)
+    p.add_argument("--ft-scenes", type=int, default=4000,
+                   help="fresh training scenes whose localiser boxes the classifier is "
+                        "fine-tuned on")
+    p.add_argument("--ft-steps", type=int, default=1500,
+                   help="classifier fine-tuning steps on localiser crops (0: skip)")
+    p.add_argument("--ft-lr", type=float, default=6e-4)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--workers", type=int, default=2, help="scene generation processes")
@@ -79,6 +94,14 @@ def main(argv=None) -> int:
     from training.data import generate_cache, load_cache
 
     run = Path(a.run_dir)
+    try:
+        loc2_size = tuple(int(v) for v in a.loc2_size.lower().split("x"))
+        assert len(loc2_size) == 2 and min(loc2_size) >= 32 and loc2_size[0] % 4 == 0 \
+            and loc2_size[1] % 4 == 0
+    except (ValueError, AssertionError):
+        print(f"--loc2-size must be WIDTHxHEIGHT, multiples of 4: {a.loc2_size!r}",
+              file=sys.stderr)
+        return 2
     models = Path(a.models_dir)
     log = Log(run / "log.txt")
     log(f"command: python -m training {' '.join(argv if argv is not None else sys.argv[1:])}")
@@ -89,14 +112,30 @@ def main(argv=None) -> int:
         val = generate_cache(cache, a.art_dir, a.val_scenes, "val", a.workers)
         return load_cache(train), load_cache(val)
 
+    def loc_stage2():
+        """(checkpoint, input size) of the localiser that is exported."""
+        if a.loc2_steps:
+            return run / "loc2" / "localiser.pt", loc2_size
+        return run / "loc" / "localiser.pt", None
+
     def train_loc(d, v):
         from training.train import train_localiser
         # The localiser never sees the held-out deck, so the shipped localiser is also
         # the leave-one-deck-out localiser.
-        return train_localiser(d, v, run / "loc", steps=a.loc_steps, batch=a.loc_batch,
+        path = train_localiser(d, v, run / "loc", steps=a.loc_steps, batch=a.loc_batch,
                                seed=a.seed, exclude_sets=(LODO_SET,), threads=a.threads,
                                eval_every=max(min(400, a.loc_steps), 1), log=log,
                                cycles=tuple(int(x) for x in a.loc_cycles.split(",") if x))
+        if not a.loc2_steps:
+            return path
+        d2 = load_cache(generate_cache(cache, a.art_dir, a.loc2_scenes, "train", a.workers,
+                                       loc2_size))
+        v2 = load_cache(generate_cache(cache, a.art_dir, a.val_scenes, "val", a.workers,
+                                       loc2_size))
+        return train_localiser(d2, v2, run / "loc2", steps=a.loc2_steps, batch=a.loc_batch,
+                               lr=a.loc2_lr, seed=a.seed + 2, exclude_sets=(LODO_SET,),
+                               threads=a.threads, eval_every=max(min(400, a.loc2_steps), 1),
+                               log=log, init=path)
 
     def train_cls(d, v, sub="cls", exclude=(), steps=None):
         from training.train import train_classifier
@@ -105,10 +144,33 @@ def main(argv=None) -> int:
                                 exclude_sets=exclude, threads=a.threads,
                                 eval_every=max(min(500, steps or a.cls_steps), 1), log=log)
 
+    def finetune(d, base="cls", sub="cls-ft", exclude=()):
+        """Fine-tune ``base``'s classifier on crops cut where the exported localiser puts
+        its boxes (half of each batch), so it learns the localiser's errors."""
+        from training.data import generate_localiser_crops, load_crops, weights_digest
+        from training.train import train_classifier
+        loc_onnx = models / f"{a.name}-localiser.onnx"
+        digest, stamp = weights_digest(loc_onnx), run / sub / "localiser-digest.txt"
+        if (run / sub).exists() and (not stamp.is_file() or stamp.read_text() != digest):
+            log(f"{run / sub} was fine-tuned for another localiser: starting it again")
+            shutil.rmtree(run / sub)
+        (run / sub).mkdir(parents=True, exist_ok=True)
+        stamp.write_text(digest)
+        extra = load_crops(generate_localiser_crops(cache, a.art_dir, loc_onnx, a.ft_scenes,
+                                                    "train", a.workers))
+        vcrops = load_crops(generate_localiser_crops(cache, a.art_dir, loc_onnx,
+                                                     a.val_scenes, "val", a.workers))
+        return train_classifier(d, vcrops, run / sub, arch=a.cls_arch, steps=a.ft_steps,
+                                batch=a.cls_batch, lr=a.ft_lr, seed=a.seed + 1,
+                                exclude_sets=exclude, threads=a.threads,
+                                eval_every=max(min(500, a.ft_steps), 1), log=log,
+                                extra_crops=extra, init=run / base / "classifier.pt")
+
     def export(cls_dir="cls", out=models, name=a.name):
         from training.export import export_models
-        paths = export_models(run / "loc" / "localiser.pt", run / cls_dir / "classifier.pt",
-                              out, name)
+        loc_ckpt, size = loc_stage2()
+        paths = export_models(loc_ckpt, run / cls_dir / "classifier.pt", out, name,
+                              **({"loc_size": size} if size else {}))
         log(f"exported {paths[0]} ({paths[0].stat().st_size / 2**20:.2f} MiB) and "
             f"{paths[1]} ({paths[1].stat().st_size / 2**20:.2f} MiB)")
         return paths
@@ -117,13 +179,21 @@ def main(argv=None) -> int:
         from scorer.vision import Detector
         from training.evaluate import tune_thresholds
         from training.export import set_config
-        det = Detector(loc_path, threads=a.threads)
-        best, grid = tune_thresholds(det, a.art_dir, a.tune_scenes, sets=sets)
+        # thresholds, and whether to check each box's axis (twice the classifier's work),
+        # chosen together by F1 on validation scenes
+        runs = {}
+        for axis_check in (False, True):
+            det = Detector(loc_path, threads=a.threads, axis_check=axis_check)
+            runs[axis_check] = tune_thresholds(det, a.art_dir, a.tune_scenes, sets=sets)
+        axis_check = runs[True][0]["f1"] > runs[False][0]["f1"]
+        best = {**runs[axis_check][0], "axis_check": axis_check}
         (models / "eval").mkdir(parents=True, exist_ok=True)
         (models / "eval" / f"tune-val-{loc_path.stem}.json").write_text(
-            json.dumps({"best": best, "grid": grid}, indent=2) + "\n")
+            json.dumps({"best": best, "grid": runs[False][1],
+                        "grid_axis_check": runs[True][1]}, indent=2) + "\n")
         cfg = set_config(loc_path, {"loc_threshold": best["loc_threshold"],
-                                    "cls_threshold": best["cls_threshold"]})
+                                    "cls_threshold": best["cls_threshold"],
+                                    "axis_check": axis_check})
         log(f"tuned on validation scenes: {json.dumps(best)}; config {json.dumps(cfg)}")
 
     def evaluate(loc_path, tag, split, n, sets=None):
@@ -137,7 +207,11 @@ def main(argv=None) -> int:
     def lodo(d, v):
         ex = (LODO_SET,)
         train_cls(d, v, "cls-lodo", exclude=ex, steps=a.lodo_cls_steps or a.cls_steps)
-        loc_path, _ = export("cls-lodo", run / "lodo-model", f"{a.name}-lodo")
+        cls_dir = "cls-lodo"
+        if a.ft_steps:
+            finetune(d, "cls-lodo", "cls-lodo-ft", exclude=ex)
+            cls_dir = "cls-lodo-ft"
+        loc_path, _ = export(cls_dir, run / "lodo-model", f"{a.name}-lodo")
         from training.scenes import ART_SETS
         tune(loc_path, sets=[s for s in ART_SETS if s not in ex])  # never sees the held-out deck
         res = evaluate(loc_path, "lodo-hwatu", "lodo_test", a.lodo_test_scenes, sets=ex)
@@ -152,8 +226,8 @@ def main(argv=None) -> int:
         return 0
     if cmd in ("export", "evaluate", "tune"):
         loc_path = models / f"{a.name}-localiser.onnx"
-        if cmd == "export":
-            export()
+        if cmd == "export":  # the fine-tuned classifier when there is one
+            export("cls-ft" if (run / "cls-ft" / "classifier.pt").is_file() else "cls")
         elif cmd == "tune":
             tune(loc_path)
         else:
@@ -164,12 +238,18 @@ def main(argv=None) -> int:
         train_loc(d, v)
     elif cmd == "train-cls":
         train_cls(d, v)
+    elif cmd == "finetune-cls":
+        finetune(d)
+        export("cls-ft")
     elif cmd == "lodo":
         lodo(d, v)
     elif cmd == "all":
         train_loc(d, v)
         train_cls(d, v)
         loc_path, _ = export()
+        if a.ft_steps:
+            finetune(d)
+            loc_path, _ = export("cls-ft")
         tune(loc_path)
         evaluate(loc_path, "test", "test", a.test_scenes)
         if not a.no_lodo:

@@ -40,11 +40,12 @@ def jitter_rect(rect, rng, amount=1.0):
         th + rng.normal(0, math.radians(2.5) * amount)
 
 
-def scene_to_samples(img, cards, rng):
-    """Localiser targets + classifier crops of one full-resolution scene."""
+def scene_to_samples(img, cards, rng, loc_size: tuple[int, int] = (LOC_W, LOC_H)):
+    """Localiser targets (at ``loc_size``, width x height) + classifier crops of one
+    full-resolution scene."""
     H, W = img.shape[:2]
-    sx, sy = LOC_W / W, LOC_H / H
-    loc = cv2.resize(img, (LOC_W, LOC_H), interpolation=cv2.INTER_AREA)
+    sx, sy = loc_size[0] / W, loc_size[1] / H
+    loc = cv2.resize(img, loc_size, interpolation=cv2.INTER_AREA)
     rows, crops, labels, sets = [], [], [], []
     for c in cards:
         cx, cy, w, h, th = quad_to_rect(c.quad)
@@ -72,7 +73,7 @@ def scene_to_samples(img, cards, rng):
 
 
 def _gen_chunk(args):
-    out_path, art_dir, seeds = args
+    out_path, art_dir, seeds, loc_size = args
     out_path = Path(out_path)
     if out_path.exists():
         return str(out_path)
@@ -81,7 +82,7 @@ def _gen_chunk(args):
     for i, seed in enumerate(seeds):
         img, cards, info = random_scene(lib, int(seed))
         rng = np.random.default_rng(int(seed) + 7_777_777)
-        loc, r, c, lab, cs = scene_to_samples(img, cards, rng)
+        loc, r, c, lab, cs = scene_to_samples(img, cards, rng, loc_size)
         locs.append(loc)
         for row in r:
             row[0] = i
@@ -99,14 +100,17 @@ def _gen_chunk(args):
 
 
 def generate_cache(cache_dir: Path, art_dir, n_scenes: int, split: str = "train",
-                   workers: int = 2) -> list[Path]:
+                   workers: int = 2, loc_size: tuple[int, int] = (LOC_W, LOC_H)) -> list[Path]:
     cache_dir = Path(cache_dir)
     cache_dir.mkdir(parents=True, exist_ok=True)
     start = SEED_RANGES[split][0]
+    prefix = split if tuple(loc_size) == (LOC_W, LOC_H) else \
+        f"{split}-{loc_size[0]}x{loc_size[1]}"
     jobs = []
     for k in range(0, n_scenes, CHUNK):
         seeds = list(range(start + k, start + min(k + CHUNK, n_scenes)))
-        jobs.append((str(cache_dir / f"{split}_{k // CHUNK:04d}.npz"), str(art_dir), seeds))
+        jobs.append((str(cache_dir / f"{prefix}_{k // CHUNK:04d}.npz"), str(art_dir), seeds,
+                     tuple(loc_size)))
     todo = [j for j in jobs if not Path(j[0]).exists()]
     if todo:
         with ProcessPoolExecutor(max_workers=workers) as ex:
@@ -131,3 +135,120 @@ def load_cache(paths) -> dict:
     for k in ("scene_sets", "crops", "crop_label", "crop_set"):
         out[k] = np.concatenate([p[k] for p in parts])
     return out
+
+
+# ------------------------------------------------- crops where the localiser puts them
+#
+# Measured on 150 validation scenes with the first shipped models: the classifier names
+# 94% of cards right on a crop cut from the true rectangle but 76% on the crop the
+# localiser's rectangle gives (median centre error 8% of the card height, size 9%, p90
+# angle error 30 degrees). Fine-tuning on crops cut where the localiser puts its boxes
+# closes that gap. The scenes come from train seeds the localiser was not trained on.
+
+LOCCROP_OFFSET = 50_000  # within each split's seed range, past its cached scenes
+LOCCROP_LABEL_IOU = 0.35  # a box this close to a card is that card
+LOCCROP_BG_IOU = 0.1  # a box this far from every card is "not a card"
+
+
+def label_boxes(rects: np.ndarray, cards) -> list[int | None]:
+    """The class each localised rectangle should get: the card it covers best, BACKGROUND
+    when it covers no card, None when it is ambiguous (part of a card, two cards)."""
+    from training.evaluate import quad_iou
+
+    quads = [rect_to_quad(*quad_to_rect(c.quad)) for c in cards]
+    out: list[int | None] = []
+    for r in rects:
+        q = rect_to_quad(*r)
+        ious = [quad_iou(q, g) for g in quads]
+        best = int(np.argmax(ious)) if ious else -1
+        if best >= 0 and ious[best] >= LOCCROP_LABEL_IOU and \
+                cards[best].visible >= MIN_CROP_VIS:
+            out.append(cards[best].class_id)
+        elif not ious or max(ious) < LOCCROP_BG_IOU:
+            out.append(BACKGROUND)
+        else:
+            out.append(None)
+    return out
+
+
+def _crop_set(rect, label: int, cards) -> int:
+    """The art set a crop belongs to: its card's, or for "not a card" the nearest card's
+    (so that a held-out deck's table never reaches the leave-one-deck-out classifier)."""
+    if not cards:
+        return -1
+    if label != BACKGROUND:
+        src = next(c for c in cards if c.class_id == label)
+    else:
+        src = min(cards, key=lambda c: float(np.hypot(*(c.quad.mean(0) - rect[:2]))))
+    return ART_SETS.index(src.art_set)
+
+
+def _gen_loccrop_chunk(args):
+    out_path, art_dir, model_path, seeds = args
+    out_path = Path(out_path)
+    if out_path.exists():
+        return str(out_path)
+    from scorer.vision.detector import Detector
+
+    det = Detector(model_path, threads=1)
+    lib = get_library(art_dir)
+    crops, labels, csets = [], [], []
+    for seed in seeds:
+        img, cards, _ = random_scene(lib, int(seed))
+        rects, _ = det.localise(img)
+        for r, lab in zip(rects, label_boxes(rects, cards)):
+            if lab is None:
+                continue
+            crops.append(rectify(img, rect_to_quad(*r), det.crop_w, det.crop_h))
+            labels.append(lab)
+            csets.append(_crop_set(r, lab, cards))
+    tmp = out_path.with_suffix(".tmp.npz")
+    empty = np.zeros((0, CROP_H, CROP_W, 3), np.uint8)
+    np.savez(tmp, crops=np.stack(crops) if crops else empty,
+             crop_label=np.array(labels, np.int16), crop_set=np.array(csets, np.int8))
+    os.replace(tmp, out_path)
+    return str(out_path)
+
+
+def weights_digest(onnx_path: Path) -> str:
+    """A short hash of an ONNX model without its metadata (thresholds change there)."""
+    import hashlib
+
+    import onnx
+
+    m = onnx.load(str(onnx_path))
+    del m.metadata_props[:]
+    return hashlib.sha256(m.SerializeToString()).hexdigest()[:12]
+
+
+def generate_localiser_crops(cache_dir: Path, art_dir, model_path: Path, n_scenes: int,
+                             split: str = "train", workers: int = 2) -> list[Path]:
+    """Classifier crops cut at the rectangles ``model_path``'s localiser finds in fresh
+    scenes of ``split`` (seeds offset by LOCCROP_OFFSET), labelled by ``label_boxes``.
+    Chunks are named after the localiser's weights, so a new localiser gets new crops;
+    an interrupted run resumes."""
+    cache_dir = Path(cache_dir)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    tag = weights_digest(model_path)
+    start = SEED_RANGES[split][0] + LOCCROP_OFFSET
+    if start + n_scenes > SEED_RANGES[split][1]:
+        raise ValueError(f"{n_scenes} scenes would run past the {split} seed range")
+    jobs = []
+    for k in range(0, n_scenes, CHUNK):
+        seeds = list(range(start + k, start + min(k + CHUNK, n_scenes)))
+        jobs.append((str(cache_dir / f"loccrops-{tag}-{split}_{k // CHUNK:04d}.npz"),
+                     str(art_dir), str(model_path), seeds))
+    todo = [j for j in jobs if not Path(j[0]).exists()]
+    if todo:
+        with ProcessPoolExecutor(max_workers=workers) as ex:
+            for _ in tqdm(ex.map(_gen_loccrop_chunk, todo), total=len(todo),
+                          desc=f"localiser crops {split} ({CHUNK} scenes/chunk)",
+                          unit="chunk"):
+                pass
+    return [Path(j[0]) for j in jobs]
+
+
+def load_crops(paths) -> dict:
+    parts = [np.load(p) for p in paths]
+    return {k: np.concatenate([p[k] for p in parts])
+            for k in ("crops", "crop_label", "crop_set")}

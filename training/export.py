@@ -24,7 +24,9 @@ class _Softmax(nn.Module):
 
 
 def export_models(loc_ckpt: Path, cls_ckpt: Path, out_dir: Path, name: str = "hanafuda",
-                  extra_cfg: dict | None = None) -> tuple[Path, Path]:
+                  extra_cfg: dict | None = None,
+                  loc_size: tuple[int, int] = (LOC_W, LOC_H)) -> tuple[Path, Path]:
+    """``loc_size``: the localiser's input (width, height), fixed in the ONNX graph."""
     import onnx
 
     out_dir = Path(out_dir)
@@ -40,7 +42,7 @@ def export_models(loc_ckpt: Path, cls_ckpt: Path, out_dir: Path, name: str = "ha
     cls.eval()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        torch.onnx.export(loc, torch.rand(1, 3, LOC_H, LOC_W) * 255, str(loc_path),
+        torch.onnx.export(loc, torch.rand(1, 3, loc_size[1], loc_size[0]) * 255, str(loc_path),
                           input_names=["image"], output_names=["maps"], opset_version=17,
                           dynamo=False)
         torch.onnx.export(_Softmax(cls), torch.rand(2, 3, CROP_H, CROP_W) * 255, str(cls_path),

@@ -127,16 +127,28 @@ def eval_classifier(model, crops, labels, batch=256) -> dict:
 def train_classifier(data: dict, val: dict, out_dir: Path, arch: str = "small",
                      steps: int = 3000, batch: int = 64, lr: float = 2e-3, seed: int = 0,
                      exclude_sets: tuple[str, ...] = (), threads: int = 2,
-                     eval_every: int = 500, log=print) -> Path:
+                     eval_every: int = 500, log=print, extra_crops: dict | None = None,
+                     extra_share: float = 0.5, init: Path | None = None) -> Path:
+    """Train (or, from ``init``'s weights, fine-tune) a crop classifier. With ``extra_crops``
+    (another crop set, e.g. crops cut where the localiser puts its boxes) each batch takes
+    ``extra_share`` of its crops from it."""
     torch.set_num_threads(threads)
     seed_all(seed)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    keep = np.ones(len(data["crop_label"]), bool)
-    for s in exclude_sets:
-        keep &= data["crop_set"] != ART_SETS.index(s)
-    idx_all = np.nonzero(keep)[0]
+
+    def usable(d):
+        keep = np.ones(len(d["crop_label"]), bool)
+        for s in exclude_sets:
+            keep &= d["crop_set"] != ART_SETS.index(s)
+        return np.nonzero(keep)[0]
+
+    idx_all = usable(data)
+    idx_extra = usable(extra_crops) if extra_crops is not None else np.zeros(0, int)
+    n_extra = int(round(batch * extra_share)) if len(idx_extra) else 0
     model = build_classifier(arch)
+    if init is not None:
+        model.load_state_dict(torch.load(init, map_location="cpu", weights_only=False)["model"])
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr,
                             weight_decay=0.02)
     ck = Checkpointer(out_dir / "cls_ckpt.pt")
@@ -153,9 +165,14 @@ def train_classifier(data: dict, val: dict, out_dir: Path, arch: str = "small",
     for step in bar:
         for g in opt.param_groups:
             g["lr"] = _lr_at(step, steps, lr)
-        idx = rng.choice(idx_all, batch)
-        x = augment_crops(crops_to_tensor(data["crops"][idx]), rng)
-        y = torch.from_numpy(data["crop_label"][idx].astype(np.int64))
+        idx = rng.choice(idx_all, batch - n_extra)
+        crops, labels = data["crops"][idx], data["crop_label"][idx]
+        if n_extra:
+            jdx = rng.choice(idx_extra, n_extra)
+            crops = np.concatenate([crops, extra_crops["crops"][jdx]])
+            labels = np.concatenate([labels, extra_crops["crop_label"][jdx]])
+        x = augment_crops(crops_to_tensor(crops), rng)
+        y = torch.from_numpy(labels.astype(np.int64))
         loss = F.cross_entropy(model(x), y, label_smoothing=0.1)
         opt.zero_grad(set_to_none=True)
         loss.backward()
@@ -303,11 +320,12 @@ def eval_localiser_loss(model, data, idx, batch=32):
 def train_localiser(data: dict, val: dict, out_dir: Path, steps: int = 3000, batch: int = 16,
                     lr: float = 3e-3, seed: int = 0, exclude_sets: tuple[str, ...] = (),
                     threads: int = 2, eval_every: int = 500, log=print,
-                    cycles: tuple[int, ...] = ()) -> Path:
+                    cycles: tuple[int, ...] = (), init: Path | None = None) -> Path:
     """Cosine cycles with warm restarts: steps [0, cycles[0]) from ``lr`` with the angle
     loss weighted 1; each later cycle (up to the next boundary, the last one up to
     ``steps``) restarts at half the previous peak with the angle loss weighted 2 (the first
-    measured cycle under-learnt the card axis; later cycles were added as time allowed)."""
+    measured cycle under-learnt the card axis; later cycles were added as time allowed).
+    ``init``: start from these weights (a localiser trained at another input size)."""
     bounds = [0] + [b for b in cycles if 0 < b < steps] + [steps]
     torch.set_num_threads(threads)
     seed_all(seed)
@@ -323,6 +341,8 @@ def train_localiser(data: dict, val: dict, out_dir: Path, steps: int = 3000, bat
     idx_all = np.nonzero(keep)[0]
     vidx = np.nonzero(vkeep)[0][:200]
     model = build_localiser()
+    if init is not None:
+        model.load_state_dict(torch.load(init, map_location="cpu", weights_only=False)["model"])
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-3)
     ck = Checkpointer(out_dir / "loc_ckpt.pt")
     start, extra = ck.load(model, opt)
@@ -338,7 +358,7 @@ def train_localiser(data: dict, val: dict, out_dir: Path, steps: int = 3000, bat
         k = max(i for i in range(len(bounds) - 1) if bounds[i] <= step)
         c0, c1 = bounds[k], bounds[k + 1]
         cur_lr = _lr_at(step - c0, c1 - c0, lr / 2 ** k, warmup=100 if k == 0 else 50)
-        aw = 1.0 if k == 0 else 2.0
+        aw = 1.0 if k == 0 and init is None else 2.0
         for g in opt.param_groups:
             g["lr"] = cur_lr
         idx = rng.choice(idx_all, batch)
