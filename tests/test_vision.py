@@ -12,6 +12,7 @@ import pytest
 
 from scorer.errors import InputError
 from scorer.vision import Detections, Detector, decode_image, default_model_path
+from scorer.vision.geometry import CROP_H, CROP_W, quad_to_rect, rect_to_quad, rectify
 from training.scenes import render_scene
 
 
@@ -48,6 +49,21 @@ def test_empty_table_has_no_cards(detector):
     img = np.full((480, 640, 3), (60, 110, 40), np.uint8)
     det = detector.detect(img)
     assert len(det) == 0
+
+
+def test_axis_check_turns_a_sideways_box_back(detector):
+    img, cards = render_scene(["03-1", "05-1"], seed=4)
+    true = np.array([quad_to_rect(c.quad) for c in cards], np.float32)
+    sideways = true.copy()
+    sideways[:, 4] += np.pi / 2
+    quads = np.stack([rect_to_quad(*r) for r in sideways])
+    probs = detector.classify(np.stack([rectify(img, q, CROP_W, CROP_H) for q in quads]))
+    fixed, fixed_probs = detector._check_axes(img, sideways, quads, probs)
+    for c, q, p in zip(cards, fixed, fixed_probs):
+        _, _, _, _, th = quad_to_rect(q)
+        turn = abs((th - quad_to_rect(c.quad)[4] + np.pi / 2) % np.pi - np.pi / 2)
+        assert turn < 0.1  # back on the card's own axis
+        assert c.class_id == int(p.argmax())
 
 
 def test_detections_record(detector):
