@@ -91,7 +91,7 @@ def main(argv=None) -> int:
     import torch
 
     torch.set_num_threads(a.threads)
-    from training.data import generate_cache, load_cache
+    from training.data import LOC_H, LOC_W, generate_cache, load_cache
 
     run = Path(a.run_dir)
     try:
@@ -112,11 +112,11 @@ def main(argv=None) -> int:
         val = generate_cache(cache, a.art_dir, a.val_scenes, "val", a.workers)
         return load_cache(train), load_cache(val)
 
-    def loc_stage2():
-        """(checkpoint, input size) of the localiser that is exported."""
+    def exported_localiser():
+        """(checkpoint, input width x height) of the localiser that is exported."""
         if a.loc2_steps:
             return run / "loc2" / "localiser.pt", loc2_size
-        return run / "loc" / "localiser.pt", None
+        return run / "loc" / "localiser.pt", (LOC_W, LOC_H)
 
     def train_loc(d, v):
         from training.train import train_localiser
@@ -168,9 +168,9 @@ def main(argv=None) -> int:
 
     def export(cls_dir="cls", out=models, name=a.name):
         from training.export import export_models
-        loc_ckpt, size = loc_stage2()
+        loc_ckpt, size = exported_localiser()
         paths = export_models(loc_ckpt, run / cls_dir / "classifier.pt", out, name,
-                              **({"loc_size": size} if size else {}))
+                              loc_size=size)
         log(f"exported {paths[0]} ({paths[0].stat().st_size / 2**20:.2f} MiB) and "
             f"{paths[1]} ({paths[1].stat().st_size / 2**20:.2f} MiB)")
         return paths

@@ -22,6 +22,7 @@ import numpy as np
 from tqdm import tqdm
 
 from scorer.vision.geometry import CROP_H, CROP_W, quad_to_rect, rect_to_quad, rectify
+from training.evaluate import quad_iou
 from training.scenes import ART_SETS, SEED_RANGES, get_library, random_scene
 
 LOC_W, LOC_H = 320, 240
@@ -153,8 +154,6 @@ LOCCROP_BG_IOU = 0.1  # a box this far from every card is "not a card"
 def label_boxes(rects: np.ndarray, cards) -> list[int | None]:
     """The class each localised rectangle should get: the card it covers best, BACKGROUND
     when it covers no card, None when it is ambiguous (part of a card, two cards)."""
-    from training.evaluate import quad_iou
-
     quads = [rect_to_quad(*quad_to_rect(c.quad)) for c in cards]
     out: list[int | None] = []
     for r in rects:
