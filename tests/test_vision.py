@@ -12,7 +12,7 @@ import pytest
 
 from scorer.errors import InputError
 from scorer.vision import Detections, Detector, decode_image, default_model_path
-from scorer.vision.geometry import CROP_H, CROP_W, quad_to_rect, rect_to_quad, rectify
+from scorer.vision.geometry import quad_to_rect
 from training.scenes import render_scene
 
 
@@ -56,8 +56,8 @@ def test_axis_check_turns_a_sideways_box_back(detector):
     true = np.array([quad_to_rect(c.quad) for c in cards], np.float32)
     sideways = true.copy()
     sideways[:, 4] += np.pi / 2
-    quads = np.stack([rect_to_quad(*r) for r in sideways])
-    probs = detector.classify(np.stack([rectify(img, q, CROP_W, CROP_H) for q in quads]))
+    quads, crops = detector.cut(img, sideways)
+    probs = detector.classify(crops)
     fixed, fixed_probs = detector._check_axes(img, sideways, quads, probs)
     for c, q, p in zip(cards, fixed, fixed_probs):
         _, _, _, _, th = quad_to_rect(q)

@@ -195,12 +195,12 @@ def _gen_loccrop_chunk(args):
     for seed in seeds:
         img, cards, _ = random_scene(lib, int(seed))
         rects, _ = det.localise(img)
-        for r, lab in zip(rects, label_boxes(rects, cards)):
-            if lab is None:
-                continue
-            crops.append(rectify(img, rect_to_quad(*r), det.crop_w, det.crop_h))
-            labels.append(lab)
-            csets.append(_crop_set(r, lab, cards))
+        keep = [(r, lab) for r, lab in zip(rects, label_boxes(rects, cards)) if lab is not None]
+        if not keep:
+            continue
+        crops += list(det.cut(img, np.array([r for r, _ in keep]))[1])
+        labels += [lab for _, lab in keep]
+        csets += [_crop_set(r, lab, cards) for r, lab in keep]
     tmp = out_path.with_suffix(".tmp.npz")
     empty = np.zeros((0, CROP_H, CROP_W, 3), np.uint8)
     np.savez(tmp, crops=np.stack(crops) if crops else empty,

@@ -198,6 +198,11 @@ class Detector:
         out[:, 4] = r[:, 4]
         return out
 
+    def cut(self, img: np.ndarray, rects: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Card quads (N,4,2) and the classifier's rectified crops (N,H,W,3) of ``rects``."""
+        quads = np.stack([rect_to_quad(*r) for r in rects])
+        return quads, np.stack([rectify(img, q, self.crop_w, self.crop_h) for q in quads])
+
     def classify(self, crops: np.ndarray) -> np.ndarray:
         """(N,H,W,3) uint8 BGR upright-or-upside-down crops -> (N,49) probabilities."""
         x = crops[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32)
@@ -216,9 +221,8 @@ class Detector:
         box, the turn whose best card is likelier."""
         turned = rects.copy()
         turned[:, 4] += math.pi / 2
-        tquads = np.stack([rect_to_quad(*r) for r in turned])
-        tprobs = self.classify(np.stack([rectify(img, q, self.crop_w, self.crop_h)
-                                         for q in tquads]))
+        tquads, tcrops = self.cut(img, turned)
+        tprobs = self.classify(tcrops)
         better = tprobs[:, :NUM_CARDS].max(1) > probs[:, :NUM_CARDS].max(1)
         return np.where(better[:, None, None], tquads, quads), \
             np.where(better[:, None], tprobs, probs)
@@ -231,8 +235,7 @@ class Detector:
         t1 = time.perf_counter()
         det = Detections()
         if len(rects):
-            quads = np.stack([rect_to_quad(*r) for r in rects])
-            crops = np.stack([rectify(img, q, self.crop_w, self.crop_h) for q in quads])
+            quads, crops = self.cut(img, rects)
             probs = self.classify(crops)
             if self.axis_check:
                 quads, probs = self._check_axes(img, rects, quads, probs)
