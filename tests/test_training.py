@@ -11,6 +11,7 @@ from training import DEFAULT_ART_DIR
 from scorer.vision.geometry import quad_to_rect
 from training.__main__ import main
 from training.data import BACKGROUND, label_boxes
+from training.train import loc_targets, random_crop_scenes
 from training.scenes import SEED_RANGES, get_library, random_scene
 
 
@@ -37,11 +38,15 @@ def test_tiny_pipeline_end_to_end(tmp_path):
             "--lodo-test-scenes", "2", "--tune-scenes", "2", "--loc-steps", "3", "--loc-batch", "4",
             "--cls-steps", "3", "--lodo-cls-steps", "3", "--cls-batch", "8", "--cls-arch", "tiny",
             "--ft-scenes", "4", "--ft-steps", "2", "--loc2-steps", "2", "--loc2-scenes", "4",
+            "--loc3-steps", "2", "--loc3-scenes", "4",
             "--workers", "1", "--threads", "2"]
     assert main(args) == 0
     loc, cls = models / "tiny-localiser.onnx", models / "tiny-classifier.onnx"
     assert loc.is_file() and cls.is_file()
     assert (run / "cls-ft" / "classifier.pt").is_file()  # fine-tuned on localiser crops
+    import onnxruntime as ort
+    shape = ort.InferenceSession(str(loc), providers=["CPUExecutionProvider"]).get_inputs()[0].shape
+    assert shape == [1, 3, 480, 640]  # the last (third) stage's size is the one exported
     res = json.loads((models / "eval" / "eval-test.json").read_text())
     assert res["scenes"] == 2 and "equiv" in res and "slices_recall" in res
     assert (models / "eval" / "confusion-test.png").is_file()
@@ -63,3 +68,34 @@ def test_localiser_boxes_are_labelled_by_the_card_they_cover():
     sliver = (cx + 0.8 * w, cy, w, h, th)  # a fifth of the card: ambiguous
     labels = label_boxes(np.array([on_card, far_away, sliver], np.float32), [card])
     assert labels == [card.class_id, BACKGROUND, None]
+
+
+def test_random_crop_moves_cards_with_the_window():
+    rng = np.random.default_rng(0)
+    imgs = rng.integers(0, 255, (3, 48, 64, 3), dtype=np.uint8)
+    cards = np.array([[0, 30, 20, 8, 12, 0.1, 1.0], [2, 50, 40, 8, 12, 0.0, 0.9]], np.float32)
+    out, moved = random_crop_scenes(imgs, cards, (32, 24), rng)
+    assert out.shape == (3, 24, 32, 3)
+    for row, new in zip(cards, moved):
+        dx, dy = row[1] - new[1], row[2] - new[2]
+        assert dx == int(dx) and dy == int(dy) and np.array_equal(new[3:], row[3:])
+        i = int(row[0])
+        assert np.array_equal(out[i], imgs[i, int(dy):int(dy) + 24, int(dx):int(dx) + 32])
+    same, unmoved = random_crop_scenes(imgs, cards, (64, 48), rng)
+    assert same is imgs and np.array_equal(unmoved, cards)
+
+
+def test_a_card_whose_centre_leaves_the_window_gets_no_positive():
+    inside = np.array([[0, 18, 14, 8, 12, 0.0, 1.0]], np.float32)
+    outside = np.array([[0, -10, 14, 8, 12, 0.0, 1.0]], np.float32)
+    assert loc_targets(inside, 1, 24, 32)[0].max() == 1.0
+    assert loc_targets(outside, 1, 24, 32)[0].max() < 1.0
+
+
+def test_bad_localiser_stage_options_are_one_line_errors(capsys):
+    assert main(["export", "--loc3-size", "640x48x"]) == 2
+    assert "--loc3-size must be WIDTHxHEIGHT" in capsys.readouterr().err
+    assert main(["export", "--loc3-crop", "800x600"]) == 2
+    assert "larger than --loc3-size" in capsys.readouterr().err
+    assert main(["export", "--loc2-steps", "0"]) == 2
+    assert "--loc3-steps needs --loc2-steps" in capsys.readouterr().err

@@ -18,11 +18,52 @@ import json
 import shutil
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from training import DEFAULT_ART_DIR, REPO_ROOT
 
 LODO_SET = "hwatu-commons"
+
+
+@dataclass(frozen=True)
+class LocStage:
+    """A later localiser stage: continues the previous stage's weights at ``size``."""
+    name: str
+    size: tuple[int, int]
+    steps: int
+    scenes: int
+    lr: float
+    crop: tuple[int, int] | None = None
+
+
+def _size(text: str, option: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        w = h = 0
+    if min(w, h) < 32 or w % 4 or h % 4:
+        raise ValueError(f"{option} must be WIDTHxHEIGHT, multiples of 4 and >= 32: {text!r}")
+    return w, h
+
+
+def _loc_stages(a) -> list[LocStage]:
+    """The second and third localiser stages that have steps; a stage needs the ones
+    before it, so a third stage without a second is an error."""
+    if a.loc3_steps and not a.loc2_steps:
+        raise ValueError("--loc3-steps needs --loc2-steps: each stage starts from the last")
+    stages = []
+    if a.loc2_steps:
+        stages.append(LocStage("loc2", _size(a.loc2_size, "--loc2-size"), a.loc2_steps,
+                               a.loc2_scenes, a.loc2_lr))
+    if a.loc3_steps:
+        size, crop = _size(a.loc3_size, "--loc3-size"), _size(a.loc3_crop, "--loc3-crop")
+        if crop[0] > size[0] or crop[1] > size[1]:
+            raise ValueError(f"--loc3-crop {a.loc3_crop} is larger than --loc3-size "
+                             f"{a.loc3_size}")
+        stages.append(LocStage("loc3", size, a.loc3_steps, a.loc3_scenes, a.loc3_lr,
+                               None if crop == size else crop))
+    return stages
 
 
 def _args(argv):
@@ -55,6 +96,17 @@ def _args(argv):
     p.add_argument("--loc2-scenes", type=int, default=6000,
                    help="training scenes cached at the second stage's size")
     p.add_argument("--loc2-lr", type=float, default=1.5e-3)
+    p.add_argument("--loc3-size", default="640x480",
+                   help="input (WIDTHxHEIGHT) of the third stage: the frame's own size, so "
+                        "small cards are not shrunk at all")
+    p.add_argument("--loc3-crop", default="480x360",
+                   help="the third stage trains on random windows of this size cut from its "
+                        "scenes: the full-size scale at the second stage's cost per step")
+    p.add_argument("--loc3-steps", type=int, default=4000,
+                   help="third-stage localiser steps (0: ship the second stage)")
+    p.add_argument("--loc3-scenes", type=int, default=6000,
+                   help="training scenes cached at the third stage's size")
+    p.add_argument("--loc3-lr", type=float, default=1e-3)
     p.add_argument("--cls-steps", type=int, default=4000)
     p.add_argument("--cls-batch", type=int, default=64)
     p.add_argument("--lodo-cls-steps", type=int, default=3000,
@@ -95,12 +147,9 @@ def main(argv=None) -> int:
 
     run = Path(a.run_dir)
     try:
-        loc2_size = tuple(int(v) for v in a.loc2_size.lower().split("x"))
-        assert len(loc2_size) == 2 and min(loc2_size) >= 32 and loc2_size[0] % 4 == 0 \
-            and loc2_size[1] % 4 == 0
-    except (ValueError, AssertionError):
-        print(f"--loc2-size must be WIDTHxHEIGHT, multiples of 4: {a.loc2_size!r}",
-              file=sys.stderr)
+        stages = _loc_stages(a)
+    except ValueError as e:
+        print(e, file=sys.stderr)
         return 2
     models = Path(a.models_dir)
     log = Log(run / "log.txt")
@@ -114,8 +163,8 @@ def main(argv=None) -> int:
 
     def exported_localiser():
         """(checkpoint, input width x height) of the localiser that is exported."""
-        if a.loc2_steps:
-            return run / "loc2" / "localiser.pt", loc2_size
+        if stages:
+            return run / stages[-1].name / "localiser.pt", stages[-1].size
         return run / "loc" / "localiser.pt", (LOC_W, LOC_H)
 
     def train_loc(d, v):
@@ -126,16 +175,17 @@ def main(argv=None) -> int:
                                seed=a.seed, exclude_sets=(LODO_SET,), threads=a.threads,
                                eval_every=max(min(400, a.loc_steps), 1), log=log,
                                cycles=tuple(int(x) for x in a.loc_cycles.split(",") if x))
-        if not a.loc2_steps:
-            return path
-        d2 = load_cache(generate_cache(cache, a.art_dir, a.loc2_scenes, "train", a.workers,
-                                       loc2_size))
-        v2 = load_cache(generate_cache(cache, a.art_dir, a.val_scenes, "val", a.workers,
-                                       loc2_size))
-        return train_localiser(d2, v2, run / "loc2", steps=a.loc2_steps, batch=a.loc_batch,
-                               lr=a.loc2_lr, seed=a.seed + 2, exclude_sets=(LODO_SET,),
-                               threads=a.threads, eval_every=max(min(400, a.loc2_steps), 1),
-                               log=log, init=path)
+        for k, st in enumerate(stages):  # each later stage starts from the one before
+            d2 = load_cache(generate_cache(cache, a.art_dir, st.scenes, "train", a.workers,
+                                           st.size))
+            v2 = load_cache(generate_cache(cache, a.art_dir, a.val_scenes, "val", a.workers,
+                                           st.size))
+            path = train_localiser(d2, v2, run / st.name, steps=st.steps, batch=a.loc_batch,
+                                   lr=st.lr, seed=a.seed + 2 + k, exclude_sets=(LODO_SET,),
+                                   threads=a.threads, eval_every=max(min(400, st.steps), 1),
+                                   log=log, init=path, crop=st.crop)
+            del d2, v2
+        return path
 
     def train_cls(d, v, sub="cls", exclude=(), steps=None):
         from training.train import train_classifier

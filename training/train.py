@@ -270,6 +270,25 @@ def augment_scenes(imgs: np.ndarray, cards: np.ndarray, rng):
     return t, c
 
 
+def random_crop_scenes(imgs: np.ndarray, cards: np.ndarray, size: tuple[int, int], rng):
+    """Cut a random ``size`` (width, height) window from each scene and move its card rows
+    with it, so a stage can learn a larger input's scale at a smaller input's cost. Cards
+    whose centre falls outside the window are left to ``loc_targets`` (no positive)."""
+    cw, ch = size
+    b, h, w = imgs.shape[:3]
+    if (cw, ch) == (w, h):
+        return imgs, cards
+    out = np.empty((b, ch, cw, imgs.shape[3]), imgs.dtype)
+    c = cards.copy()
+    for i in range(b):
+        x0, y0 = int(rng.integers(0, w - cw + 1)), int(rng.integers(0, h - ch + 1))
+        out[i] = imgs[i, y0:y0 + ch, x0:x0 + cw]
+        sel = c[:, 0] == i
+        c[sel, 1] -= x0
+        c[sel, 2] -= y0
+    return out, c
+
+
 def loc_loss(out, hm, ign, reg, regm, angle_weight=1.0):
     l_hm = focal_loss(out[:, 0], hm, ign)
     m = regm[:, None]
@@ -320,12 +339,15 @@ def eval_localiser_loss(model, data, idx, batch=32):
 def train_localiser(data: dict, val: dict, out_dir: Path, steps: int = 3000, batch: int = 16,
                     lr: float = 3e-3, seed: int = 0, exclude_sets: tuple[str, ...] = (),
                     threads: int = 2, eval_every: int = 500, log=print,
-                    cycles: tuple[int, ...] = (), init: Path | None = None) -> Path:
+                    cycles: tuple[int, ...] = (), init: Path | None = None,
+                    crop: tuple[int, int] | None = None) -> Path:
     """Cosine cycles with warm restarts: steps [0, cycles[0]) from ``lr`` with the angle
     loss weighted 1; each later cycle (up to the next boundary, the last one up to
     ``steps``) restarts at half the previous peak with the angle loss weighted 2 (the first
     measured cycle under-learnt the card axis; later cycles were added as time allowed).
-    ``init``: start from these weights (a localiser trained at another input size)."""
+    ``init``: start from these weights (a localiser trained at another input size).
+    ``crop``: train on random windows of this (width, height) cut from the cached scenes;
+    validation still runs on whole scenes."""
     bounds = [0] + [b for b in cycles if 0 < b < steps] + [steps]
     torch.set_num_threads(threads)
     seed_all(seed)
@@ -362,7 +384,10 @@ def train_localiser(data: dict, val: dict, out_dir: Path, steps: int = 3000, bat
         for g in opt.param_groups:
             g["lr"] = cur_lr
         idx = rng.choice(idx_all, batch)
-        x, c = augment_scenes(data["loc_img"][idx], _batch_cards(data, idx), rng)
+        imgs, c = data["loc_img"][idx], _batch_cards(data, idx)
+        if crop is not None:
+            imgs, c = random_crop_scenes(imgs, c, crop, rng)
+        x, c = augment_scenes(imgs, c, rng)
         t = [torch.from_numpy(a) for a in loc_targets(c, batch, x.shape[2], x.shape[3])]
         loss, parts = loc_loss(model(x), *t, angle_weight=aw)
         opt.zero_grad(set_to_none=True)
