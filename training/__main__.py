@@ -82,7 +82,7 @@ def _args(argv):
     p.add_argument("--val-scenes", type=int, default=400)
     p.add_argument("--test-scenes", type=int, default=600)
     p.add_argument("--lodo-test-scenes", type=int, default=300)
-    p.add_argument("--tune-scenes", type=int, default=150,
+    p.add_argument("--tune-scenes", type=int, default=400,
                    help="validation scenes for choosing the detection thresholds")
     p.add_argument("--loc-steps", type=int, default=7800)
     p.add_argument("--loc-cycles", default="2400,5400",

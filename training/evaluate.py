@@ -216,7 +216,8 @@ def confusion_png(cm: np.ndarray, title: str) -> np.ndarray:
 
 
 def tune_thresholds(detector, art_dir=None, n_scenes: int = 150,
-                    loc_grid=(0.15, 0.2, 0.25, 0.3, 0.4), cls_grid=(0.2, 0.3, 0.4, 0.5, 0.6),
+                    loc_grid=(0.1, 0.15, 0.2, 0.25, 0.3, 0.4),
+                    cls_grid=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6),
                     sets=None):
     """Pick the localiser / classifier thresholds with the best card-level
     (chaff-equivalent) F1 on VALIDATION scenes (never on test)."""
