@@ -15,7 +15,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -39,28 +39,37 @@ class FakeDetections:
 
 
 class FakeDetector:
-    """Stands in for ``scorer.vision.Detector``: two cards for any image, after
-    ``delay`` seconds (to saturate the server like a slow model would), asleep or, with
-    ``cpu``, blurring the image over and over (like a model, OpenCV works outside the
-    GIL and takes a core). It counts calls and the most detections at once."""
+    """Stands in for ``scorer.vision.Detector`` in the tests and the load benchmarks:
+    returns ``codes`` (a list, or a function of the image) as boxes in a row. With
+    ``delay`` it takes that long first, asleep or, with ``cpu``, blurring the image over
+    and over (like a model, OpenCV works outside the GIL and takes a core); with ``gate``
+    it waits for that event (to hold a detection slot). It counts calls and the most
+    detections at once; ``entered`` is set by the first call."""
 
     model_path = "fake-detector"
 
-    def __init__(self, delay: float = 0.0, cpu: bool = False) -> None:
+    def __init__(self, codes: Sequence[str] | Callable[[Any], list[str]] = ("08-1",),
+                 delay: float = 0.0, cpu: bool = False,
+                 gate: threading.Event | None = None) -> None:
+        self.codes = codes
         self.delay = delay
         self.cpu = cpu
+        self.gate = gate
         self.calls = 0
         self.running = 0
         self.max_running = 0
+        self.entered = threading.Event()
         self._lock = threading.Lock()
 
     def detect(self, image: Any, decode_ms: float = 0.0) -> Any:
-        from scorer.vision import Detections
         with self._lock:
             self.calls += 1
             self.running += 1
             self.max_running = max(self.max_running, self.running)
+        self.entered.set()
         try:
+            if self.gate is not None:
+                self.gate.wait(10)
             if self.delay and self.cpu:
                 import cv2
                 end = time.perf_counter() + self.delay
@@ -68,19 +77,28 @@ class FakeDetector:
                     cv2.GaussianBlur(image, (9, 9), 0)
             elif self.delay:
                 time.sleep(self.delay)
-            h, w = image.shape[:2]
-            import numpy as np
-            boxes = np.array([[0, 0, w / 2, h / 2], [w / 2, h / 2, w, h]], np.float32)
-            quads = np.stack([np.array([[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]])
-                              for b in boxes]).astype(np.float32)
-            d = Detections(boxes, np.array([0.9, 0.8], np.float32), np.array([28, 0]),
-                           quads, np.array([0.9, 0.8], np.float32))
-            d.timings = {"decode": round(decode_ms, 2), "infer": self.delay * 1e3,
-                         "total": round(decode_ms + self.delay * 1e3, 2)}
-            return d
+            return self._detections(image, decode_ms)
         finally:
             with self._lock:
                 self.running -= 1
+
+    def _detections(self, image: Any, decode_ms: float) -> Any:
+        """A real ``Detections`` record (the CLI annotates it), the cards in a row."""
+        import numpy as np
+
+        from scorer.cards import DECK, card
+        from scorer.vision import Detections
+        codes = self.codes(image) if callable(self.codes) else list(self.codes)
+        boxes = np.array([[10.0 + 40 * i, 10.0, 40.0 + 40 * i, 60.0] for i in range(len(codes))],
+                         np.float32).reshape(-1, 4)
+        quads = np.stack([boxes[:, [0, 1]], boxes[:, [2, 1]], boxes[:, [2, 3]], boxes[:, [0, 3]]],
+                         1)
+        conf = np.full(len(codes), 0.9, np.float32)
+        det = Detections(boxes, conf, np.array([DECK.index(card(c)) for c in codes], np.int64),
+                         quads, conf)
+        det.timings = {"decode": round(decode_ms, 2), "infer": self.delay * 1e3,
+                       "total": round(decode_ms + self.delay * 1e3, 2)}
+        return det
 
 
 def shipped_model() -> Path | None:
@@ -97,7 +115,7 @@ def make_detector(model: str = "auto", delay: float = 0.0) -> tuple[Any, str]:
     """(detector, description): ``auto`` is the shipped model if present, else fake;
     ``fake``; or a path to a localiser .onnx."""
     if model == "fake" or (model == "auto" and shipped_model() is None):
-        return FakeDetector(delay), "fake detector" + (f" ({delay * 1e3:.0f} ms)" if delay else "")
+        return FakeDetector(("08-1", "01-1"), delay=delay), "fake detector" + (f" ({delay * 1e3:.0f} ms)" if delay else "")
     from scorer.vision import Detector
     path = shipped_model() if model == "auto" else Path(model)
     return Detector(path, threads=2), f"model {path}"

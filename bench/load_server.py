@@ -255,7 +255,7 @@ def serve_fake(port: int, db: Path, delay: float, cpu: bool) -> None:
 
     from bench._support import FakeDetector
     from webui import create_app
-    app = create_app({"DB_PATH": db, "DETECTOR": FakeDetector(delay, cpu)})
+    app = create_app({"DB_PATH": db, "DETECTOR": FakeDetector(("08-1", "01-1"), delay=delay, cpu=cpu)})
     print(f"Open http://127.0.0.1:{port}/", flush=True)
     serve(app, host="127.0.0.1", port=port, threads=4, ident="hanafuda-scorer",
           clear_untrusted_proxy_headers=True)
