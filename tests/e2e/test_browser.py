@@ -257,6 +257,12 @@ def test_whole_game_with_a_photo_then_export_and_delete(playwright_sync, tmp_pat
                     found = pile_codes(page, "Ann")
                     print(f"photo: found {found}")
                     assert found and page.locator("article.pile[data-owner='Ann'] img.crop").count() == len(found)
+                    # not saved yet: a reload keeps the pile and its crops (this tab only)
+                    page.reload()
+                    wait_ready(page)
+                    page.wait_for_selector("article.pile.draft[data-owner='Ann']")
+                    assert pile_codes(page, "Ann") == found
+                    assert page.locator("article.pile[data-owner='Ann'] img.crop").count() == len(found)
                     make_pile_right(page, "Ann", codes)
                 else:
                     for code in codes:

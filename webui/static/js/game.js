@@ -4,6 +4,7 @@ import { api, el, toast } from "./api.js";
 import { LiveCapture, detectPhoto } from "./camera.js";
 import { runningChart } from "./chart.js";
 import { cardLabel, colourChip, loadDeck, pickCard } from "./deck.js";
+import { draftKey, loadDrafts, storeDrafts } from "./drafts.js";
 
 const root = document.getElementById("game");
 const gameId = Number(root.dataset.gameId);
@@ -201,6 +202,7 @@ function renderPiles() {
   const rnd = openRound();
   const box = $("piles");
   if (!rnd) { box.replaceChildren(); return; }
+  storeDrafts(draftKey(gameId, rnd.number), state.drafts, cropsOf);
   box.replaceChildren(...state.game.owners.map((owner) => {
     const draft = state.drafts.get(owner);
     const saved = rnd.piles[owner];
@@ -216,7 +218,8 @@ function renderPiles() {
         el("button", { type: "button", class: "add", onclick: () => addCard(owner) }, "Add card"),
         (draft || !saved) ? el("button", { type: "button", class: "save-pile primary", disabled: state.capturing === owner,
           onclick: () => savePile(owner) }, codes.length ? "Save pile" : "Save empty pile") : null,
-        draft && saved ? el("button", { type: "button", class: "discard", onclick: () => { state.drafts.delete(owner); render(); } }, "Discard capture") : null));
+        draft && state.capturing !== owner ? el("button", { type: "button", class: "discard",
+          onclick: () => { state.drafts.delete(owner); render(); } }, saved ? "Discard changes" : "Discard") : null));
   }));
 }
 
@@ -344,6 +347,17 @@ async function confirmRound() {
   } catch (err) { showRoundError(err); }
 }
 
+function restoreDrafts() {
+  if (!state.game.open_round) return;
+  const found = loadDrafts(draftKey(gameId, state.game.open_round), state.game.owners,
+    (code) => state.deck.byCode.has(code));
+  for (const [owner, { draft, crops }] of found) {
+    state.drafts.set(owner, draft);
+    for (const [code, url] of crops) cropsOf(owner).set(code, url);
+  }
+  if (found.size) toast(`unsaved ${[...found.keys()].join(", ")} pile kept from before: save it or discard it`);
+}
+
 async function main() {
   state.deck = await loadDeck();
   state.game = await api("GET", base);
@@ -352,6 +366,7 @@ async function main() {
   $("confirm-round").addEventListener("click", confirmRound);
   $("capture-done").addEventListener("click", () => endCapture(true));
   $("capture-cancel").addEventListener("click", () => endCapture(false));
+  restoreDrafts();
   render();
   document.body.dataset.ready = "1";
 }

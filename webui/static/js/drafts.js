@@ -1,0 +1,41 @@
+// Piles captured but not saved yet live in this tab's sessionStorage too, so a reload or
+// a stray click away does not lose them. The server stays the only record of saved piles.
+
+const PREFIX = "hanafuda:drafts:";
+
+export function draftKey(gameId, round) {
+  return `${PREFIX}${gameId}:${round}`;
+}
+
+// drafts: Map owner -> {codes, detected, source}; crops: owner -> Map(code -> data URL).
+export function storeDrafts(key, drafts, cropsOf) {
+  const plain = (withCrops) => Object.fromEntries([...drafts].map(([owner, d]) => [owner, {
+    codes: d.codes, detected: d.detected, source: d.source,
+    crops: withCrops ? Object.fromEntries([...cropsOf(owner)].filter(([code]) => d.codes.includes(code))) : {},
+  }]));
+  try {
+    if (!drafts.size) { sessionStorage.removeItem(key); return; }
+    try {
+      sessionStorage.setItem(key, JSON.stringify(plain(true)));
+    } catch {
+      sessionStorage.setItem(key, JSON.stringify(plain(false)));   // over quota: codes only
+    }
+  } catch { /* storage off: the drafts stay in this page only */ }
+}
+
+// -> Map owner -> {draft, crops: Map}, keeping only known owners and card codes.
+export function loadDrafts(key, owners, knownCode) {
+  let raw = {};
+  try { raw = JSON.parse(sessionStorage.getItem(key) || "{}") || {}; } catch { raw = {}; }
+  const out = new Map();
+  for (const [owner, d] of Object.entries(raw)) {
+    if (!owners.includes(owner) || !d || !Array.isArray(d.codes)) continue;
+    const codes = [...new Set(d.codes.filter(knownCode))];
+    const detected = Array.isArray(d.detected) ? d.detected.filter(knownCode) : [];
+    const source = ["camera", "photo", "manual"].includes(d.source) ? d.source : "manual";
+    const crops = new Map(Object.entries(d.crops || {}).filter(([code, url]) =>
+      codes.includes(code) && typeof url === "string" && url.startsWith("data:image/")));
+    out.set(owner, { draft: { codes, detected, source }, crops });
+  }
+  return out;
+}
