@@ -117,7 +117,7 @@ def _args(argv):
     p.add_argument("--ft-scenes", type=int, default=4000,
                    help="fresh training scenes whose localiser boxes the classifier is "
                         "fine-tuned on")
-    p.add_argument("--ft-steps", type=int, default=1500,
+    p.add_argument("--ft-steps", type=int, default=4000,
                    help="classifier fine-tuning steps on localiser crops (0: skip)")
     p.add_argument("--ft-lr", type=float, default=6e-4)
     p.add_argument("--seed", type=int, default=0)
