@@ -13,7 +13,6 @@ training.scenes.SEED_RANGES: train, val, test and lodo_test are disjoint).
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import shutil
 import sys
