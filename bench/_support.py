@@ -22,6 +22,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 CSRF = {"X-Requested-With": "hanafuda"}
+FAKE_PILE = ("08-1", "01-1")  # what the benchmarks' fake detector finds in every frame
 SECURITY_HEADERS = ("Content-Security-Policy", "X-Content-Type-Options", "X-Frame-Options")
 
 
@@ -86,7 +87,7 @@ class FakeDetector:
         """A real ``Detections`` record (the CLI annotates it), the cards in a row."""
         import numpy as np
 
-        from scorer.cards import DECK, card
+        from scorer.cards import card
         from scorer.vision import Detections
         codes = self.codes(image) if callable(self.codes) else list(self.codes)
         boxes = np.array([[10.0 + 40 * i, 10.0, 40.0 + 40 * i, 60.0] for i in range(len(codes))],
@@ -94,7 +95,7 @@ class FakeDetector:
         quads = np.stack([boxes[:, [0, 1]], boxes[:, [2, 1]], boxes[:, [2, 3]], boxes[:, [0, 3]]],
                          1)
         conf = np.full(len(codes), 0.9, np.float32)
-        det = Detections(boxes, conf, np.array([DECK.index(card(c)) for c in codes], np.int64),
+        det = Detections(boxes, conf, np.array([card(c).class_index for c in codes], np.int64),
                          quads, conf)
         det.timings = {"decode": round(decode_ms, 2), "infer": self.delay * 1e3,
                        "total": round(decode_ms + self.delay * 1e3, 2)}
@@ -115,7 +116,7 @@ def make_detector(model: str = "auto", delay: float = 0.0) -> tuple[Any, str]:
     """(detector, description): ``auto`` is the shipped model if present, else fake;
     ``fake``; or a path to a localiser .onnx."""
     if model == "fake" or (model == "auto" and shipped_model() is None):
-        return FakeDetector(("08-1", "01-1"), delay=delay), "fake detector" + (f" ({delay * 1e3:.0f} ms)" if delay else "")
+        return FakeDetector(FAKE_PILE, delay=delay), "fake detector" + (f" ({delay * 1e3:.0f} ms)" if delay else "")
     from scorer.vision import Detector
     path = shipped_model() if model == "auto" else Path(model)
     return Detector(path, threads=2), f"model {path}"

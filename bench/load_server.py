@@ -253,9 +253,9 @@ def start_server(tmp: Path, model: str, fake_delay: float,
 def serve_fake(port: int, db: Path, delay: float, cpu: bool) -> None:
     from waitress import serve
 
-    from bench._support import FakeDetector
+    from bench._support import FAKE_PILE, FakeDetector
     from webui import create_app
-    app = create_app({"DB_PATH": db, "DETECTOR": FakeDetector(("08-1", "01-1"), delay=delay, cpu=cpu)})
+    app = create_app({"DB_PATH": db, "DETECTOR": FakeDetector(FAKE_PILE, delay=delay, cpu=cpu)})
     print(f"Open http://127.0.0.1:{port}/", flush=True)
     serve(app, host="127.0.0.1", port=port, threads=4, ident="hanafuda-scorer",
           clear_untrusted_proxy_headers=True)

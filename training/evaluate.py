@@ -215,7 +215,7 @@ def confusion_png(cm: np.ndarray, title: str) -> np.ndarray:
     return img
 
 
-def tune_thresholds(detector, art_dir=None, n_scenes: int = 150,
+def tune_thresholds(detector, art_dir=None, n_scenes: int = 400,
                     loc_grid=(0.1, 0.15, 0.2, 0.25, 0.3, 0.4),
                     cls_grid=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6),
                     sets=None):
