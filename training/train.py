@@ -148,7 +148,11 @@ def train_classifier(data: dict, val: dict, out_dir: Path, arch: str = "small",
     n_extra = int(round(batch * extra_share)) if len(idx_extra) else 0
     model = build_classifier(arch)
     if init is not None:
-        model.load_state_dict(torch.load(init, map_location="cpu", weights_only=False)["model"])
+        init_ck = torch.load(init, map_location="cpu", weights_only=False)
+        state = init_ck["model"]
+        if arch.startswith(f"{init_ck.get('arch')}-x"):  # grown: the new branch keeps its init
+            state = {**model.state_dict(), **state}
+        model.load_state_dict(state)
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr,
                             weight_decay=0.02)
     ck = Checkpointer(out_dir / "cls_ckpt.pt")
