@@ -72,7 +72,8 @@ def main(argv=None) -> int:
              det.classifier_path.name: det.classifier_path.stat().st_size}
     print(f"frames: {len(rows)} at 640x480 JPEG, {a.cards} cards laid out per frame "
           f"(detected per frame: median {np.median(found):.0f}), onnxruntime "
-          f"{a.threads} threads, cpu count {os.cpu_count()}, 180-degree TTA {det.tta}")
+          f"{a.threads} threads, cpu count {os.cpu_count()}, 180-degree TTA {det.tta}"
+          + (f" (crops below p {det.tta_below})" if det.tta else ""))
     for k, name in enumerate(["decode", "localise", "classify", "detect (infer)",
                               "total (decode+infer)"]):
         print(f"  {name:<22} median {np.median(r[:, k]):7.2f} ms   p90 "

@@ -108,6 +108,8 @@ def test_bad_fine_tuning_round_options_are_one_line_errors(capsys):
     assert "--ft2-grow -1: only a truncated EfficientNet-Lite0" in capsys.readouterr().err
     assert main(["export", "--cls-arch", "tiny"]) == 2  # the default grows by 3 blocks
     assert "use --ft2-grow 0 with tiny" in capsys.readouterr().err
+    assert main(["export", "--tta-below", "0"]) == 2
+    assert "--tta-below must be a probability in (0, 1]" in capsys.readouterr().err
 
 
 def test_fine_tuning_rounds_follow_the_options():

@@ -125,3 +125,21 @@ def test_decode_applies_exif_orientation():
     jpeg = cv2.imencode(".jpg", img)[1].tobytes()
     assert decode_image(jpeg).shape == (40, 80, 3)
     assert decode_image(_with_exif_orientation(jpeg, 6)).shape == (80, 40, 3)
+
+
+def test_tta_turns_only_the_crops_the_classifier_is_unsure_of():
+    img, cards = render_scene(["01-1", "04-3", "09-2", "12-1"], seed=8, card_height=50)
+    rects = np.array([quad_to_rect(c.quad) for c in cards], np.float32)
+    plain = Detector(threads=1, tta=False)
+    _, crops = plain.cut(img, rects)
+    once = plain.classify(crops)
+    x = crops[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32)
+    turned = plain._run_classifier(x[:, :, ::-1, ::-1])
+    cut = float(np.median(once.max(1)))
+    selective = Detector(threads=1, tta=True, tta_below=cut).classify(crops)
+    unsure = once.max(1) <= cut
+    assert unsure.any() and not unsure.all()
+    np.testing.assert_allclose(selective[~unsure], once[~unsure], atol=1e-6)
+    np.testing.assert_allclose(selective[unsure], 0.5 * (once + turned)[unsure], atol=1e-5)
+    every = Detector(threads=1, tta=True, tta_below=1.0).classify(crops)
+    np.testing.assert_allclose(every, 0.5 * (once + turned), atol=1e-5)

@@ -159,6 +159,10 @@ def _args(argv):
                    help="the second round grows the classifier by the next N ImageNet "
                         "blocks, a side branch that starts out adding nothing (0: keep it "
                         "as it is; only lite0-bN classifiers grow)")
+    p.add_argument("--tta-below", type=float, default=0.45,
+                   help="the 180-degree test-time augmentation (kept when it raises "
+                        "validation F1) classifies a crop turned as well only when its "
+                        "likeliest card is below this probability (1: every crop)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--workers", type=int, default=2, help="scene generation processes")
@@ -188,6 +192,8 @@ def main(argv=None) -> int:
     try:
         stages = _loc_stages(a)
         _ft_rounds(a)
+        if not 0 < a.tta_below <= 1:
+            raise ValueError(f"--tta-below must be a probability in (0, 1]: {a.tta_below}")
     except ValueError as e:
         print(e, file=sys.stderr)
         return 2
@@ -278,21 +284,27 @@ def main(argv=None) -> int:
         from scorer.vision import Detector
         from training.evaluate import tune_thresholds
         from training.export import set_config
-        # thresholds, and whether to check each box's axis (twice the classifier's work),
-        # chosen together by F1 on validation scenes
+        # thresholds, whether to check each box's axis and whether to turn the unsure
+        # crops 180 degrees (each adds classifier work), chosen together by F1 on
+        # validation scenes
         runs = {}
         for axis_check in (False, True):
-            det = Detector(loc_path, threads=a.threads, axis_check=axis_check)
-            runs[axis_check] = tune_thresholds(det, a.art_dir, a.tune_scenes, sets=sets)
-        axis_check = runs[True][0]["f1"] > runs[False][0]["f1"]
-        best = {**runs[axis_check][0], "axis_check": axis_check}
+            for tta in (False, True):
+                det = Detector(loc_path, threads=a.threads, axis_check=axis_check, tta=tta,
+                               tta_below=a.tta_below)
+                runs[axis_check, tta] = tune_thresholds(det, a.art_dir, a.tune_scenes,
+                                                        sets=sets)
+        (axis_check, tta), (best, _) = max(runs.items(), key=lambda kv: kv[1][0]["f1"])
+        best = {**best, "axis_check": axis_check, "tta": tta}
         (models / "eval").mkdir(parents=True, exist_ok=True)
         (models / "eval" / f"tune-val-{loc_path.stem}.json").write_text(
-            json.dumps({"best": best, "grid": runs[False][1],
-                        "grid_axis_check": runs[True][1]}, indent=2) + "\n")
+            json.dumps({"best": best, "tta_below": a.tta_below,
+                        "grids": {f"axis_check={ac} tta={t}": {"best": r[0], "grid": r[1]}
+                                  for (ac, t), r in runs.items()}}, indent=2) + "\n")
         cfg = set_config(loc_path, {"loc_threshold": best["loc_threshold"],
                                     "cls_threshold": best["cls_threshold"],
-                                    "axis_check": axis_check})
+                                    "axis_check": axis_check, "tta": tta,
+                                    "tta_below": a.tta_below})
         log(f"tuned on validation scenes: {json.dumps(best)}; config {json.dumps(cfg)}")
 
     def evaluate(loc_path, tag, split, n, sets=None):

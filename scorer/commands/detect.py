@@ -32,8 +32,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--threads", type=int, default=2, metavar="N",
                         help="onnxruntime threads (default 2)")
     parser.add_argument("--tta", action="store_true",
-                        help="also classify each card turned 180 degrees (slower, slightly "
-                             "more precise)")
+                        help="also classify each card the classifier is unsure of turned "
+                             "180 degrees and average (slower, slightly more precise; the "
+                             "model's metadata switches it on by default when validation "
+                             "gained from it)")
     parser.set_defaults(func=_run)
 
 

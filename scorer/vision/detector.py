@@ -97,9 +97,12 @@ class Detector:
     """One onnxruntime session per network, created once; ``detect`` is thread-safe."""
 
     def __init__(self, model_path: str | Path | None = None, threads: int = 2,
-                 tta: bool | None = None, axis_check: bool | None = None):
+                 tta: bool | None = None, axis_check: bool | None = None,
+                 tta_below: float | None = None):
         """``tta``: also classify each crop turned 180 degrees and average (default: the
-        model's metadata); it doubles the classifier's work. ``axis_check``: also
+        model's metadata); ``tta_below``: only the crops whose likeliest class is less
+        likely than this (default: the model's metadata, else 1.0: every crop), so the
+        extra work goes where the classifier is unsure. ``axis_check``: also
         classify each box turned 90 degrees and keep the turn the classifier is surer of
         (default: the model's metadata); it doubles the classifier's work too."""
         import onnxruntime as ort
@@ -132,6 +135,8 @@ class Detector:
         self.cls_threshold = float(cfg.get("cls_threshold", 0.3))
         self.nms_iou = float(cfg.get("nms_iou", 0.5))
         self.tta = bool(cfg.get("tta", True)) if tta is None else bool(tta)
+        self.tta_below = float(cfg.get("tta_below", 1.0)) if tta_below is None \
+            else float(tta_below)
         self.refine = bool(cfg.get("refine_angles", True))
         self.axis_check = bool(cfg.get("axis_check", False)) if axis_check is None \
             else bool(axis_check)
@@ -206,13 +211,15 @@ class Detector:
     def classify(self, crops: np.ndarray) -> np.ndarray:
         """(N,H,W,3) uint8 BGR upright-or-upside-down crops -> (N,49) probabilities."""
         x = crops[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32)
+        p = self._run_classifier(x)
         if self.tta:
-            x = np.concatenate([x, x[:, :, ::-1, ::-1]])
-        p = self.cls.run(None, {self.cls.get_inputs()[0].name: np.ascontiguousarray(x)})[0]
-        if self.tta:
-            n = len(crops)
-            p = 0.5 * (p[:n] + p[n:])
+            unsure = np.nonzero(p.max(1) <= self.tta_below)[0]
+            if len(unsure):
+                p[unsure] = 0.5 * (p[unsure] + self._run_classifier(x[unsure][:, :, ::-1, ::-1]))
         return p
+
+    def _run_classifier(self, x: np.ndarray) -> np.ndarray:
+        return self.cls.run(None, {self.cls.get_inputs()[0].name: np.ascontiguousarray(x)})[0]
 
     def _check_axes(self, img: np.ndarray, rects: np.ndarray, quads: np.ndarray,
                     probs: np.ndarray):
