@@ -100,8 +100,8 @@ class Detector:
                  tta: bool | None = None, axis_check: bool | None = None,
                  tta_below: float | None = None):
         """``tta``: also classify each crop turned 180 degrees and average (default: the
-        model's metadata); ``tta_below``: only the crops whose likeliest class is less
-        likely than this (default: the model's metadata, else 1.0: every crop), so the
+        model's metadata); ``tta_below``: only the crops whose likeliest class has at most
+        this probability (default: the model's metadata, else 1.0: every crop), so the
         extra work goes where the classifier is unsure. ``axis_check``: also
         classify each box turned 90 degrees and keep the turn the classifier is surer of
         (default: the model's metadata); it doubles the classifier's work too."""
