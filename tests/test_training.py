@@ -38,7 +38,8 @@ def test_tiny_pipeline_end_to_end(tmp_path):
             "--lodo-test-scenes", "2", "--tune-scenes", "2", "--loc-steps", "3", "--loc-batch", "4",
             "--cls-steps", "3", "--lodo-cls-steps", "3", "--cls-batch", "8", "--cls-arch", "tiny",
             "--ft-scenes", "4", "--ft-steps", "2", "--loc2-steps", "2", "--loc2-scenes", "4",
-            "--loc3-steps", "2", "--loc3-scenes", "4", "--ft2-steps", "2", "--ft2-scenes", "6", "--ft2-grow", "0",
+            "--loc3-steps", "2", "--loc3-scenes", "4",
+            "--ft2-steps", "2", "--ft2-scenes", "6", "--ft2-grow", "0",
             "--workers", "1", "--threads", "2"]
     assert main(args) == 0
     loc, cls = models / "tiny-localiser.onnx", models / "tiny-classifier.onnx"

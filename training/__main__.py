@@ -162,7 +162,7 @@ def _args(argv):
     p.add_argument("--tta-below", type=float, default=0.45,
                    help="the 180-degree test-time augmentation (kept when it raises "
                         "validation F1) classifies a crop turned as well only when its "
-                        "likeliest card is below this probability (1: every crop)")
+                        "likeliest card has at most this probability (1: every crop)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--workers", type=int, default=2, help="scene generation processes")
