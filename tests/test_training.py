@@ -39,7 +39,7 @@ def test_tiny_pipeline_end_to_end(tmp_path):
             "--cls-steps", "3", "--lodo-cls-steps", "3", "--cls-batch", "8", "--cls-arch", "tiny",
             "--ft-scenes", "4", "--ft-steps", "2", "--loc2-steps", "2", "--loc2-scenes", "4",
             "--loc3-steps", "2", "--loc3-scenes", "4",
-            "--ft2-steps", "2", "--ft2-scenes", "6", "--ft2-grow", "0", "--tta-below", "0.45",
+            "--ft2-steps", "2", "--ft2-scenes", "6", "--ft2-grow", "0", "--try-tta",
             "--workers", "1", "--threads", "2"]
     assert main(args) == 0
     loc, cls = models / "tiny-localiser.onnx", models / "tiny-classifier.onnx"
@@ -109,8 +109,9 @@ def test_bad_fine_tuning_round_options_are_one_line_errors(capsys):
     assert "--ft2-grow -1: only a truncated EfficientNet-Lite0" in capsys.readouterr().err
     assert main(["export", "--cls-arch", "tiny"]) == 2  # the default grows by 3 blocks
     assert "use --ft2-grow 0 with tiny" in capsys.readouterr().err
-    assert main(["export", "--tta-below", "1.5"]) == 2
-    assert "--tta-below must be a probability in [0, 1]" in capsys.readouterr().err
+    for below in ("0", "1.5"):
+        assert main(["export", "--tta-below", below]) == 2
+        assert "--tta-below must be a probability in (0, 1]" in capsys.readouterr().err
 
 
 def test_fine_tuning_rounds_follow_the_options():

@@ -143,3 +143,8 @@ def test_tta_turns_only_the_crops_the_classifier_is_unsure_of():
     np.testing.assert_allclose(selective[unsure], 0.5 * (once + turned)[unsure], atol=1e-5)
     every = Detector(threads=1, tta=True, tta_below=1.0).classify(crops)
     np.testing.assert_allclose(every, 0.5 * (once + turned), atol=1e-5)
+
+
+def test_tta_on_demand_turns_some_crops_with_the_shipped_metadata():
+    on_demand = Detector(threads=1, tta=True)  # what `hanafuda detect --tta` builds
+    assert 0 < on_demand.tta_below <= 1
