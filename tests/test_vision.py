@@ -133,8 +133,7 @@ def test_tta_turns_only_the_crops_the_classifier_is_unsure_of():
     plain = Detector(threads=1, tta=False)
     _, crops = plain.cut(img, rects)
     once = plain.classify(crops)
-    x = crops[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32)
-    turned = plain._run_classifier(x[:, :, ::-1, ::-1])
+    turned = plain._run_classifier(plain.as_input(crops)[:, :, ::-1, ::-1])
     cut = float(np.median(once.max(1)))
     selective = Detector(threads=1, tta=True, tta_below=cut).classify(crops)
     unsure = once.max(1) <= cut

@@ -205,6 +205,7 @@ def main(argv=None) -> int:
     log = Log(run / "log.txt")
     log(f"command: python -m training {' '.join(argv if argv is not None else sys.argv[1:])}")
     cache = run / "cache"
+    loc_onnx = models / f"{a.name}-localiser.onnx"  # the exported (all-decks) localiser
 
     def data():
         train = generate_cache(cache, a.art_dir, a.scenes, "train", a.workers)
@@ -244,24 +245,21 @@ def main(argv=None) -> int:
                                 exclude_sets=exclude, threads=a.threads,
                                 eval_every=max(min(500, steps or a.cls_steps), 1), log=log)
 
-    def finetune(d, rnd: FtRound, exclude=()):
+    def finetune(d, rnd: FtRound, vcrops: dict, digest: str, exclude=()):
         """Fine-tune ``rnd.base``'s classifier on crops cut where the exported localiser
-        puts its boxes (half of each batch), so it learns the localiser's errors."""
-        from training.data import generate_localiser_crops, load_crops, weights_digest
+        (whose weights hash to ``digest``) puts its boxes (half of each batch), so it
+        learns the localiser's errors; ``vcrops``: its validation crops."""
+        from training.data import generate_localiser_crops, load_crops
         from training.train import train_classifier
-        loc_onnx = models / f"{a.name}-localiser.onnx"
-        sub = rnd.sub
-        digest, stamp = weights_digest(loc_onnx), run / sub / "localiser-digest.txt"
-        if (run / sub).exists() and (not stamp.is_file() or stamp.read_text() != digest):
-            log(f"{run / sub} was fine-tuned for another localiser: starting it again")
-            shutil.rmtree(run / sub)
-        (run / sub).mkdir(parents=True, exist_ok=True)
+        stamp = run / rnd.sub / "localiser-digest.txt"
+        if (run / rnd.sub).exists() and (not stamp.is_file() or stamp.read_text() != digest):
+            log(f"{run / rnd.sub} was fine-tuned for another localiser: starting it again")
+            shutil.rmtree(run / rnd.sub)
+        (run / rnd.sub).mkdir(parents=True, exist_ok=True)
         stamp.write_text(digest)
         extra = load_crops(generate_localiser_crops(cache, a.art_dir, loc_onnx, rnd.scenes,
                                                     "train", a.workers))
-        vcrops = load_crops(generate_localiser_crops(cache, a.art_dir, loc_onnx,
-                                                     a.val_scenes, "val", a.workers))
-        return train_classifier(d, vcrops, run / sub, arch=rnd.arch, steps=rnd.steps,
+        return train_classifier(d, vcrops, run / rnd.sub, arch=rnd.arch, steps=rnd.steps,
                                 batch=a.cls_batch, lr=rnd.lr, seed=rnd.seed,
                                 exclude_sets=exclude, threads=a.threads,
                                 eval_every=max(min(500, rnd.steps), 1), log=log,
@@ -269,11 +267,16 @@ def main(argv=None) -> int:
 
     def finetune_all(d, prefix="cls", exclude=()) -> str:
         """Runs every fine-tuning round; the run sub-directory of the last classifier."""
-        last = prefix
-        for rnd in _ft_rounds(a, prefix):
-            finetune(d, rnd, exclude)
-            last = rnd.sub
-        return last
+        from training.data import generate_localiser_crops, load_crops, weights_digest
+        rounds = _ft_rounds(a, prefix)
+        if not rounds:
+            return prefix
+        digest = weights_digest(loc_onnx)
+        vcrops = load_crops(generate_localiser_crops(cache, a.art_dir, loc_onnx,
+                                                     a.val_scenes, "val", a.workers))
+        for rnd in rounds:
+            finetune(d, rnd, vcrops, digest, exclude)
+        return rounds[-1].sub
 
     def export(cls_dir="cls", out=models, name=a.name):
         from training.export import export_models
@@ -327,9 +330,8 @@ def main(argv=None) -> int:
         from training.scenes import ART_SETS
         tune(loc_path, sets=[s for s in ART_SETS if s not in ex])  # never sees the held-out deck
         res = evaluate(loc_path, "lodo-hwatu", "lodo_test", a.lodo_test_scenes, sets=ex)
-        main_loc = models / f"{a.name}-localiser.onnx"
-        if main_loc.is_file():  # the all-decks model on the very same held-out scenes
-            evaluate(main_loc, "all-decks-on-hwatu", "lodo_test", a.lodo_test_scenes, sets=ex)
+        if loc_onnx.is_file():  # the all-decks model on the very same held-out scenes
+            evaluate(loc_onnx, "all-decks-on-hwatu", "lodo_test", a.lodo_test_scenes, sets=ex)
         return res
 
     cmd = a.command
@@ -337,14 +339,13 @@ def main(argv=None) -> int:
         data()
         return 0
     if cmd in ("export", "evaluate", "tune"):
-        loc_path = models / f"{a.name}-localiser.onnx"
         if cmd == "export":  # the last fine-tuned classifier there is
             done = [r.sub for r in _ft_rounds(a) if (run / r.sub / "classifier.pt").is_file()]
             export(done[-1] if done else "cls")
         elif cmd == "tune":
-            tune(loc_path)
+            tune(loc_onnx)
         else:
-            evaluate(loc_path, "test", "test", a.test_scenes)
+            evaluate(loc_onnx, "test", "test", a.test_scenes)
         return 0
     d, v = data()
     if cmd == "train-loc":

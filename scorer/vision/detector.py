@@ -210,13 +210,18 @@ class Detector:
 
     def classify(self, crops: np.ndarray) -> np.ndarray:
         """(N,H,W,3) uint8 BGR upright-or-upside-down crops -> (N,49) probabilities."""
-        x = crops[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32)
+        x = self.as_input(crops)
         p = self._run_classifier(x)
         if self.tta:
             unsure = np.nonzero(p.max(1) <= self.tta_below)[0]
             if len(unsure):
                 p[unsure] = 0.5 * (p[unsure] + self._run_classifier(x[unsure][:, :, ::-1, ::-1]))
         return p
+
+    @staticmethod
+    def as_input(crops: np.ndarray) -> np.ndarray:
+        """(N,H,W,3) uint8 BGR crops -> the classifier's (N,3,H,W) float RGB input."""
+        return crops[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32)
 
     def _run_classifier(self, x: np.ndarray) -> np.ndarray:
         return self.cls.run(None, {self.cls.get_inputs()[0].name: np.ascontiguousarray(x)})[0]
