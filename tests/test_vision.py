@@ -12,6 +12,7 @@ import pytest
 
 from scorer.errors import InputError
 from scorer.vision import Detections, Detector, decode_image, default_model_path
+from scorer.vision.detector import select_cards
 from scorer.vision.geometry import quad_to_rect
 from training.scenes import render_scene
 
@@ -147,3 +148,45 @@ def test_tta_turns_only_the_crops_the_classifier_is_unsure_of():
 def test_tta_on_demand_turns_some_crops_with_the_shipped_metadata():
     on_demand = Detector(threads=1, tta=True)  # what `hanafuda detect --tta` builds
     assert 0 < on_demand.tta_below <= 1
+
+
+def _probs(*rows: tuple[int, float]) -> np.ndarray:
+    """One row per box: its likeliest class and that class's probability; the rest is
+    spread over the other classes."""
+    p = np.zeros((len(rows), 49), np.float32)
+    for i, (c, v) in enumerate(rows):
+        p[i] = (1 - v) / 48
+        p[i, c] = v
+    return p
+
+
+def test_select_cards_applies_both_thresholds_and_drops_not_a_card():
+    probs = _probs((0, 0.9), (5, 0.9), (7, 0.2), (48, 0.95), (9, 0.6))
+    loc = np.array([0.5, 0.1, 0.9, 0.9, 0.3], np.float32)
+    keep, cls = select_cards(loc, probs, loc_threshold=0.2, cls_threshold=0.3)
+    assert keep.tolist() == [0, 4]
+    assert cls.tolist() == [0, 9]
+
+
+def test_select_cards_gives_a_card_claimed_twice_to_the_likelier_box_only():
+    probs = _probs((12, 0.55), (3, 0.9), (12, 0.8), (12, 0.4))
+    keep, cls = select_cards(np.ones(4, np.float32), probs, 0.2, 0.3)
+    assert keep.tolist() == [1, 2]
+    assert cls.tolist() == [3, 12]
+
+
+def test_select_cards_on_no_boxes():
+    keep, cls = select_cards(np.zeros(0, np.float32), np.zeros((0, 49), np.float32), 0.2, 0.3)
+    assert len(keep) == 0 and len(cls) == 0
+
+
+def test_detect_picks_its_cards_from_the_candidates_with_select_cards(detector):
+    img, _ = render_scene(["01-1", "02-1", "03-1", "04-2", "05-3", "06-1", "07-4", "08-2"],
+                          seed=5, card_height=70)
+    cand = detector.candidates(img)
+    keep, cls = select_cards(cand.loc_score, cand.probs, detector.loc_threshold,
+                             detector.cls_threshold)
+    det = detector.detect(img)
+    assert len(det) > 0
+    assert sorted(det.class_id.tolist()) == sorted(cls.tolist())
+    assert sorted(det.loc_score.tolist()) == sorted(cand.loc_score[keep].tolist())
