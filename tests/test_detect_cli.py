@@ -74,3 +74,23 @@ def test_truncated_png_prints_only_our_line(scene_file, tmp_path, capfd):
     assert main(["detect", str(path)]) == 2
     err = capfd.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("hanafuda detect: error:"), err
+
+
+@pytest.mark.parametrize("flag, expected", [([], None), (["--tta"], True),
+                                            (["--no-tta"], False)])
+def test_tta_flag_overrides_the_models_setting_only_when_given(scene_file, monkeypatch,
+                                                               capsys, flag, expected):
+    import scorer.vision
+    from scorer.vision import Detector
+
+    seen = []
+
+    class Spy(Detector):
+        def __init__(self, *args, **kwargs):
+            seen.append(kwargs.get("tta"))
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(scorer.vision, "Detector", Spy)
+    assert main(["detect", str(scene_file), "--json", *flag]) == 0
+    assert seen == [expected]
+    assert json.loads(capsys.readouterr().out)["cards"]

@@ -39,7 +39,7 @@ def test_tiny_pipeline_end_to_end(tmp_path):
             "--cls-steps", "3", "--lodo-cls-steps", "3", "--cls-batch", "8", "--cls-arch", "tiny",
             "--ft-scenes", "4", "--ft-steps", "2", "--loc2-steps", "2", "--loc2-scenes", "4",
             "--loc3-steps", "2", "--loc3-scenes", "4",
-            "--ft2-steps", "2", "--ft2-scenes", "6", "--ft2-grow", "0", "--try-tta",
+            "--ft2-steps", "2", "--ft2-scenes", "6", "--ft2-grow", "0", "--calib-scenes", "2",
             "--workers", "1", "--threads", "2"]
     assert main(args) == 0
     loc, cls = models / "tiny-localiser.onnx", models / "tiny-classifier.onnx"
@@ -50,6 +50,9 @@ def test_tiny_pipeline_end_to_end(tmp_path):
     import onnxruntime as ort
     shape = ort.InferenceSession(str(loc), providers=["CPUExecutionProvider"]).get_inputs()[0].shape
     assert shape == [1, 3, 480, 640]  # the last (third) stage's size is the one exported
+    import onnx
+    ops = {n.op_type for n in onnx.load(str(cls)).graph.node}
+    assert {"QuantizeLinear", "DequantizeLinear"} <= ops  # the classifier ships in int8
     res = json.loads((models / "eval" / "eval-test.json").read_text())
     assert res["scenes"] == 2 and "equiv" in res and "slices_recall" in res
     assert (models / "eval" / "confusion-test.png").is_file()

@@ -20,6 +20,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from training import DEFAULT_ART_DIR, REPO_ROOT
 
 LODO_SET = "hwatu-commons"
@@ -163,10 +165,14 @@ def _args(argv):
                    help="with the 180-degree test-time augmentation on, a crop is "
                         "classified turned as well only when its likeliest card has at most "
                         "this probability (1: every crop); kept in the model's metadata")
-    p.add_argument("--try-tta", action="store_true",
-                   help="tuning also tries that augmentation and keeps it when it raises "
-                        "validation F1 (not by default: it costs about 7 ms per 20-card "
-                        "frame, which the 50 ms budget cannot spare on a 2-core machine)")
+    p.add_argument("--no-tta", action="store_true",
+                   help="tuning never turns that augmentation on (by default it is kept "
+                        "when it raises validation F1)")
+    p.add_argument("--no-int8", action="store_true",
+                   help="ship the classifier in float32, not quantised to int8")
+    p.add_argument("--calib-scenes", type=int, default=200,
+                   help="training scenes whose localiser crops calibrate the int8 "
+                        "classifier")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--workers", type=int, default=2, help="scene generation processes")
@@ -278,14 +284,36 @@ def main(argv=None) -> int:
             finetune(d, rnd, vcrops, digest, exclude)
         return rounds[-1].sub
 
-    def export(cls_dir="cls", out=models, name=a.name):
-        from training.export import export_models
+    def export(cls_dir="cls", out=models, name=a.name, exclude=()):
+        from training.export import export_models, quantize_classifier
         loc_ckpt, size = exported_localiser()
         paths = export_models(loc_ckpt, run / cls_dir / "classifier.pt", out, name,
-                              loc_size=size)
+                              loc_size=size, extra_cfg={"int8": not a.no_int8})
+        if not a.no_int8:
+            quantize_classifier(paths[1], calibration_crops(paths[0], exclude))
         log(f"exported {paths[0]} ({paths[0].stat().st_size / 2**20:.2f} MiB) and "
             f"{paths[1]} ({paths[1].stat().st_size / 2**20:.2f} MiB)")
         return paths
+
+    def calibration_crops(loc_path: Path, exclude=()):
+        """512 training crops: those ``loc_path`` cuts from the first ``--calib-scenes``
+        scenes of the fine-tuning range (cached for fine-tuning already) and the jittered
+        crops of the first cached chunk of training scenes (so an untrained localiser
+        that finds nothing still leaves crops to calibrate on)."""
+        from training.data import CHUNK, generate_localiser_crops, load_crops
+        from training.scenes import ART_SETS
+        cut = load_crops(generate_localiser_crops(cache, a.art_dir, loc_path, a.calib_scenes,
+                                                  "train", a.workers))
+        first = np.load(generate_cache(cache, a.art_dir, min(a.scenes, CHUNK), "train",
+                                       a.workers)[0])
+        crops = np.concatenate([cut["crops"], first["crops"]])
+        sets = np.concatenate([cut["crop_set"], first["crop_set"]])
+        ok = np.ones(len(crops), bool)
+        for s in exclude:
+            ok &= sets != ART_SETS.index(s)
+        idx = np.nonzero(ok)[0]
+        rng = np.random.default_rng(a.seed)
+        return crops[rng.choice(idx, min(512, len(idx)), replace=False)]
 
     def tune(loc_path, sets=None):
         from scorer.vision import Detector
@@ -296,7 +324,7 @@ def main(argv=None) -> int:
         # validation scenes
         runs = {}
         for axis_check in (False, True):
-            for tta in (False, True) if a.try_tta else (False,):
+            for tta in (False,) if a.no_tta else (False, True):
                 det = Detector(loc_path, threads=a.threads, axis_check=axis_check, tta=tta,
                                tta_below=a.tta_below)
                 runs[axis_check, tta] = tune_thresholds(det, a.art_dir, a.tune_scenes,
@@ -326,7 +354,7 @@ def main(argv=None) -> int:
         ex = (LODO_SET,)
         train_cls(d, v, "cls-lodo", exclude=ex, steps=a.lodo_cls_steps or a.cls_steps)
         cls_dir = finetune_all(d, "cls-lodo", exclude=ex)
-        loc_path, _ = export(cls_dir, run / "lodo-model", f"{a.name}-lodo")
+        loc_path, _ = export(cls_dir, run / "lodo-model", f"{a.name}-lodo", exclude=ex)
         from training.scenes import ART_SETS
         tune(loc_path, sets=[s for s in ART_SETS if s not in ex])  # never sees the held-out deck
         res = evaluate(loc_path, "lodo-hwatu", "lodo_test", a.lodo_test_scenes, sets=ex)

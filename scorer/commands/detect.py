@@ -31,11 +31,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "models/hanafuda-localiser.onnx")
     parser.add_argument("--threads", type=int, default=2, metavar="N",
                         help="onnxruntime threads (default 2)")
-    parser.add_argument("--tta", action="store_true",
+    parser.add_argument("--tta", action=argparse.BooleanOptionalAction, default=None,
                         help="also classify each card the classifier is unsure of turned "
-                             "180 degrees and average (about 7 ms more per 20-card frame, "
-                             "slightly more precise; the model's metadata says whether it "
-                             "is on by default: off in the shipped model)")
+                             "180 degrees and average (a few ms more per frame, more "
+                             "precise); default: the model's metadata (on in the shipped "
+                             "model)")
     parser.set_defaults(func=_run)
 
 
@@ -78,7 +78,7 @@ def _run(args: argparse.Namespace) -> int:
         except InputError as exc:
             raise InputError(f"{path}: {exc}") from None
         frames.append((path, img, (time.perf_counter() - t0) * 1e3))
-    det = Detector(args.model, threads=args.threads, tta=True if args.tta else None)
+    det = Detector(args.model, threads=args.threads, tta=args.tta)
     model_name = _display_path(det.model_path)
     for n, (path, img, decode_ms) in enumerate(frames, 1):
         d = det.detect(img, decode_ms=decode_ms)
