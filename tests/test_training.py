@@ -39,13 +39,14 @@ def test_tiny_pipeline_end_to_end(tmp_path):
             "--cls-steps", "3", "--lodo-cls-steps", "3", "--cls-batch", "8", "--cls-arch", "tiny",
             "--ft-scenes", "4", "--ft-steps", "2", "--loc2-steps", "2", "--loc2-scenes", "4",
             "--loc3-steps", "2", "--loc3-scenes", "4",
-            "--ft2-steps", "2", "--ft2-scenes", "6", "--ft2-grow", "0", "--calib-scenes", "2",
+            "--ft2-steps", "2", "--ft2-scenes", "6", "--ft2-grow", "0", "--ft3-steps", "2",
+            "--ft3-scenes", "8", "--calib-scenes", "2",
             "--workers", "1", "--threads", "2"]
     assert main(args) == 0
     loc, cls = models / "tiny-localiser.onnx", models / "tiny-classifier.onnx"
     assert loc.is_file() and cls.is_file()
     assert (run / "cls-ft" / "classifier.pt").is_file()  # fine-tuned on localiser crops
-    for sub in ("cls-ft2", "cls-lodo-ft2"):  # and a second round from the first's weights
+    for sub in ("cls-ft2", "cls-lodo-ft2", "cls-ft3", "cls-lodo-ft3"):  # rounds on rounds
         assert (run / sub / "classifier.pt").is_file()
     import onnxruntime as ort
     shape = ort.InferenceSession(str(loc), providers=["CPUExecutionProvider"]).get_inputs()[0].shape
@@ -119,10 +120,12 @@ def test_bad_fine_tuning_round_options_are_one_line_errors(capsys):
 
 def test_fine_tuning_rounds_follow_the_options():
     rounds = _ft_rounds(_args(["all"]))
-    assert [(r.sub, r.base, r.arch) for r in rounds] == [
-        ("cls-ft", "cls", "lite0-b8f"), ("cls-ft2", "cls-ft", "lite0-b8f-x3")]
-    lodo = _ft_rounds(_args(["all", "--ft2-grow", "0"]), "cls-lodo")
+    assert [(r.sub, r.base, r.arch, r.scenes) for r in rounds] == [
+        ("cls-ft", "cls", "lite0-b8f", 4000), ("cls-ft2", "cls-ft", "lite0-b8f-x3", 8000),
+        ("cls-ft3", "cls-ft2", "lite0-b8f-x3", 12000)]
+    lodo = _ft_rounds(_args(["all", "--ft2-grow", "0", "--ft3-steps", "0"]), "cls-lodo")
     assert [(r.sub, r.base, r.arch) for r in lodo] == [
         ("cls-lodo-ft", "cls-lodo", "lite0-b8f"), ("cls-lodo-ft2", "cls-lodo-ft", "lite0-b8f")]
     assert _ft_rounds(_args(["all", "--ft-steps", "0"])) == []  # no second without a first
-    assert len(_ft_rounds(_args(["all", "--cls-arch", "tiny", "--ft2-steps", "0"]))) == 1
+    two = _ft_rounds(_args(["all", "--cls-arch", "tiny", "--ft2-steps", "0"]))
+    assert [(r.sub, r.base) for r in two] == [("cls-ft", "cls"), ("cls-ft3", "cls-ft")]

@@ -80,7 +80,7 @@ class FtRound:
 
 
 def _ft_rounds(a, prefix: str = "cls") -> list[FtRound]:
-    """The fine-tuning rounds that have steps; the second starts from the first."""
+    """The fine-tuning rounds that have steps; each starts from the one before."""
     if not a.ft_steps:
         return []
     rounds = [FtRound(f"{prefix}-ft", prefix, a.cls_arch, a.ft_steps, a.ft_lr, a.ft_scenes,
@@ -93,6 +93,10 @@ def _ft_rounds(a, prefix: str = "cls") -> list[FtRound]:
         arch = f"{a.cls_arch}-x{a.ft2_grow}" if a.ft2_grow else a.cls_arch
         rounds.append(FtRound(f"{prefix}-ft2", f"{prefix}-ft", arch, a.ft2_steps, a.ft2_lr,
                               a.ft2_scenes, a.seed + 11))
+    if a.ft3_steps:
+        last = rounds[-1]
+        rounds.append(FtRound(f"{prefix}-ft3", last.sub, last.arch, a.ft3_steps, a.ft3_lr,
+                              a.ft3_scenes, a.seed + 11))
     return rounds
 
 
@@ -161,6 +165,11 @@ def _args(argv):
                    help="the second round grows the classifier by the next N ImageNet "
                         "blocks, a side branch that starts out adding nothing (0: keep it "
                         "as it is; only lite0-bN classifiers grow)")
+    p.add_argument("--ft3-steps", type=int, default=3000,
+                   help="a third round, from the last one's weights (0: none)")
+    p.add_argument("--ft3-scenes", type=int, default=12000,
+                   help="training scenes whose localiser crops the third round uses")
+    p.add_argument("--ft3-lr", type=float, default=3e-4)
     p.add_argument("--tta-below", type=float, default=0.45,
                    help="with the 180-degree test-time augmentation on, a crop is "
                         "classified turned as well only when its likeliest card has at most "
