@@ -31,7 +31,7 @@ def test_scenes_deterministic_and_seed_ranges_disjoint():
     assert all(r1[1] <= r2[0] for r1, r2 in zip(ranges, ranges[1:]))
 
 
-def test_tiny_pipeline_end_to_end(tmp_path):
+def test_tiny_pipeline_end_to_end(tmp_path, capsys):
     run, models = tmp_path / "run", tmp_path / "models"
     args = ["all", "--run-dir", str(run), "--models-dir", str(models), "--name", "tiny",
             "--scenes", "12", "--val-scenes", "4", "--test-scenes", "2",
@@ -59,7 +59,12 @@ def test_tiny_pipeline_end_to_end(tmp_path):
     assert (models / "eval" / "confusion-test.png").is_file()
     assert (models / "eval" / "eval-lodo-hwatu.json").is_file()
     # resumable: a second run finds the checkpoints and the cache and finishes quickly
+    capsys.readouterr()
     assert main(args[:1] + args[1:] + ["--no-lodo"]) == 0
+    err = capsys.readouterr().err
+    for sub in ("cls-ft", "cls-ft2", "cls-ft3"):  # skipped before their crops load
+        assert f"{sub}: finished already" in err
+    assert "localiser crops" not in err
     from scorer.vision import Detector
     det = Detector(loc, threads=1)
     img, _, _ = random_scene(get_library(), 5)

@@ -281,15 +281,25 @@ def main(argv=None) -> int:
                                 extra_crops=extra, init=run / rnd.base / "classifier.pt")
 
     def finetune_all(d, prefix="cls", exclude=()) -> str:
-        """Runs every fine-tuning round; the run sub-directory of the last classifier."""
+        """Runs every fine-tuning round; the run sub-directory of the last classifier. A
+        round already finished for this localiser is skipped before any crops load (a
+        resumed run would otherwise read gigabytes of them for nothing)."""
         from training.data import generate_localiser_crops, load_crops, weights_digest
+        from training.train import finished
         rounds = _ft_rounds(a, prefix)
         if not rounds:
             return prefix
         digest = weights_digest(loc_onnx)
-        vcrops = load_crops(generate_localiser_crops(cache, a.art_dir, loc_onnx,
-                                                     a.val_scenes, "val", a.workers))
+        vcrops = None
         for rnd in rounds:
+            stamp = run / rnd.sub / "localiser-digest.txt"
+            if stamp.is_file() and stamp.read_text() == digest and \
+                    finished(run / rnd.sub, rnd.steps):
+                log(f"{rnd.sub}: finished already ({rnd.steps} steps)")
+                continue
+            if vcrops is None:
+                vcrops = load_crops(generate_localiser_crops(cache, a.art_dir, loc_onnx,
+                                                             a.val_scenes, "val", a.workers))
             finetune(d, rnd, vcrops, digest, exclude)
         return rounds[-1].sub
 

@@ -35,6 +35,15 @@ def _lr_at(step, total, base, warmup=100):
     return base * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * min(p, 1.0))))
 
 
+def finished(out_dir: Path, steps: int) -> bool:
+    """Whether a training run in ``out_dir`` has reached ``steps`` and saved its model."""
+    out_dir = Path(out_dir)
+    ckpt = out_dir / "cls_ckpt.pt"
+    if not ((out_dir / "classifier.pt").is_file() and ckpt.is_file()):
+        return False
+    return torch.load(ckpt, map_location="cpu", weights_only=False)["step"] >= steps
+
+
 class Checkpointer:
     def __init__(self, path: Path):
         self.path = Path(path)
