@@ -323,10 +323,10 @@ def main(argv=None) -> int:
         from training.scenes import ART_SETS
         cut = load_crops(generate_localiser_crops(cache, a.art_dir, loc_path, a.calib_scenes,
                                                   "train", a.workers))
-        first = np.load(generate_cache(cache, a.art_dir, min(a.scenes, CHUNK), "train",
-                                       a.workers)[0])
-        crops = np.concatenate([cut["crops"], first["crops"]])
-        sets = np.concatenate([cut["crop_set"], first["crop_set"]])
+        with np.load(generate_cache(cache, a.art_dir, min(a.scenes, CHUNK), "train",
+                                    a.workers)[0]) as first:
+            crops = np.concatenate([cut["crops"], first["crops"]])
+            sets = np.concatenate([cut["crop_set"], first["crop_set"]])
         ok = np.ones(len(crops), bool)
         for s in exclude:
             ok &= sets != ART_SETS.index(s)
