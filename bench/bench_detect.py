@@ -70,6 +70,8 @@ def main(argv=None) -> int:
     r = np.array(rows)
     sizes = {det.model_path.name: det.model_path.stat().st_size,
              det.classifier_path.name: det.classifier_path.stat().st_size}
+    if det.refiner_path is not None:
+        sizes[det.refiner_path.name] = det.refiner_path.stat().st_size
     print(f"frames: {len(rows)} at 640x480 JPEG, {a.cards} cards laid out per frame "
           f"(detected per frame: median {np.median(found):.0f}), onnxruntime "
           f"{a.threads} threads, cpu count {os.cpu_count()}, 180-degree TTA {det.tta}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import onnx
 
 from training import DEFAULT_ART_DIR
 from scorer.vision.geometry import quad_to_rect
@@ -40,18 +41,22 @@ def test_tiny_pipeline_end_to_end(tmp_path, capsys):
             "--ft-scenes", "4", "--ft-steps", "2", "--loc2-steps", "2", "--loc2-scenes", "4",
             "--loc3-steps", "2", "--loc3-scenes", "4",
             "--ft2-steps", "2", "--ft2-scenes", "6", "--ft2-grow", "0", "--ft3-steps", "2",
-            "--ft3-scenes", "8", "--calib-scenes", "2",
+            "--ft3-scenes", "8", "--calib-scenes", "2", "--ref-steps", "2",
+            "--ref-scenes", "4", "--ft4-steps", "2", "--ft4-scenes", "4",
             "--workers", "1", "--threads", "2"]
     assert main(args) == 0
     loc, cls = models / "tiny-localiser.onnx", models / "tiny-classifier.onnx"
     assert loc.is_file() and cls.is_file()
     assert (run / "cls-ft" / "classifier.pt").is_file()  # fine-tuned on localiser crops
-    for sub in ("cls-ft2", "cls-lodo-ft2", "cls-ft3", "cls-lodo-ft3"):  # rounds on rounds
+    cfg = json.loads({p.key: p.value for p in onnx.load(str(loc)).metadata_props}["hanafuda"])
+    assert cfg["refiner"] == "tiny-refiner.onnx" and cfg["refine_passes"] == 2
+    assert (models / "tiny-refiner.onnx").is_file()
+    assert (run / "lodo-model" / "tiny-lodo-refiner.onnx").is_file()
+    for sub in ("cls-ft2", "cls-lodo-ft2", "cls-ft3", "cls-lodo-ft3", "cls-ft4", "cls-lodo-ft4"):
         assert (run / sub / "classifier.pt").is_file()
     import onnxruntime as ort
     shape = ort.InferenceSession(str(loc), providers=["CPUExecutionProvider"]).get_inputs()[0].shape
     assert shape == [1, 3, 480, 640]  # the last (third) stage's size is the one exported
-    import onnx
     ops = {n.op_type for n in onnx.load(str(cls)).graph.node}
     assert {"QuantizeLinear", "DequantizeLinear"} <= ops  # the classifier ships in int8
     res = json.loads((models / "eval" / "eval-test.json").read_text())
@@ -62,11 +67,13 @@ def test_tiny_pipeline_end_to_end(tmp_path, capsys):
     capsys.readouterr()
     assert main(args[:1] + args[1:] + ["--no-lodo"]) == 0
     err = capsys.readouterr().err
-    for sub in ("cls-ft", "cls-ft2", "cls-ft3"):  # skipped before their crops load
+    for sub in ("cls-ft", "cls-ft2", "cls-ft3", "cls-ft4"):  # skipped before crops load
         assert f"{sub}: finished already" in err
+    assert "ref: finished already" in err
     assert "localiser crops" not in err
     from scorer.vision import Detector
     det = Detector(loc, threads=1)
+    assert det.ref is not None
     img, _, _ = random_scene(get_library(), 5)
     det.detect(img)  # runs; an untrained model finds whatever it finds
 
@@ -127,10 +134,15 @@ def test_fine_tuning_rounds_follow_the_options():
     rounds = _ft_rounds(_args(["all"]))
     assert [(r.sub, r.base, r.arch, r.scenes) for r in rounds] == [
         ("cls-ft", "cls", "lite0-b8f", 4000), ("cls-ft2", "cls-ft", "lite0-b8f-x3", 8000),
-        ("cls-ft3", "cls-ft2", "lite0-b8f-x3", 12000)]
-    lodo = _ft_rounds(_args(["all", "--ft2-grow", "0", "--ft3-steps", "0"]), "cls-lodo")
+        ("cls-ft3", "cls-ft2", "lite0-b8f-x3", 12000),
+        ("cls-ft4", "cls-ft3", "lite0-b8f-x3", 12000)]
+    assert [r.refined for r in rounds] == [False, False, False, True]  # the last: refined boxes
+    lodo = _ft_rounds(_args(["all", "--ft2-grow", "0", "--ft3-steps", "0", "--ft4-steps", "0"]),
+                      "cls-lodo")
     assert [(r.sub, r.base, r.arch) for r in lodo] == [
         ("cls-lodo-ft", "cls-lodo", "lite0-b8f"), ("cls-lodo-ft2", "cls-lodo-ft", "lite0-b8f")]
+    no_refiner = _ft_rounds(_args(["all", "--ref-steps", "0"]))
+    assert [r.sub for r in no_refiner] == ["cls-ft", "cls-ft2", "cls-ft3"]
     assert _ft_rounds(_args(["all", "--ft-steps", "0"])) == []  # no second without a first
-    two = _ft_rounds(_args(["all", "--cls-arch", "tiny", "--ft2-steps", "0"]))
+    two = _ft_rounds(_args(["all", "--cls-arch", "tiny", "--ft2-steps", "0", "--ft4-steps", "0"]))
     assert [(r.sub, r.base) for r in two] == [("cls-ft", "cls"), ("cls-ft3", "cls-ft")]

@@ -1,9 +1,10 @@
 """``python -m training COMMAND``: from the card art to the shipped models.
 
-    python -m training all          # cache -> localiser -> classifier -> export -> evaluate
+    python -m training all          # cache -> localiser -> classifier -> export -> box
+                                    #   refiner -> fine-tuning -> tune -> evaluate
                                     #   -> leave-one-deck-out classifier + evaluation
-    python -m training cache | train-loc | train-cls | finetune-cls | export | tune
-                     | evaluate | lodo
+    python -m training cache | train-loc | train-cls | train-ref | finetune-cls | export
+                     | tune | evaluate | lodo
 
 Every stage is resumable: cached chunks are kept, training resumes from its checkpoint
 in ``--run-dir`` (default runs/main, git-ignored). Seeds are fixed (see
@@ -77,6 +78,7 @@ class FtRound:
     lr: float
     scenes: int
     seed: int
+    refined: bool = False  # crops cut at the box refiner's boxes, not the localiser's
 
 
 def _ft_rounds(a, prefix: str = "cls") -> list[FtRound]:
@@ -97,13 +99,17 @@ def _ft_rounds(a, prefix: str = "cls") -> list[FtRound]:
         last = rounds[-1]
         rounds.append(FtRound(f"{prefix}-ft3", last.sub, last.arch, a.ft3_steps, a.ft3_lr,
                               a.ft3_scenes, a.seed + 11))
+    if a.ft4_steps and a.ref_steps:
+        last = rounds[-1]
+        rounds.append(FtRound(f"{prefix}-ft4", last.sub, last.arch, a.ft4_steps, a.ft4_lr,
+                              a.ft4_scenes, a.seed + 13, refined=True))
     return rounds
 
 
 def _args(argv):
     p = argparse.ArgumentParser(prog="python -m training", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("command", choices=["all", "cache", "train-loc", "train-cls",
+    p.add_argument("command", choices=["all", "cache", "train-loc", "train-cls", "train-ref",
                                        "finetune-cls", "export", "tune", "evaluate", "lodo"])
     p.add_argument("--art-dir", default=str(DEFAULT_ART_DIR),
                    help="card art sets (default ../shared/card-art from the repo root)")
@@ -170,6 +176,19 @@ def _args(argv):
     p.add_argument("--ft3-scenes", type=int, default=12000,
                    help="training scenes whose localiser crops the third round uses")
     p.add_argument("--ft3-lr", type=float, default=3e-4)
+    p.add_argument("--ref-steps", type=int, default=5000,
+                   help="box refiner steps (0: ship the localiser's boxes as they are)")
+    p.add_argument("--ref-scenes", type=int, default=8000,
+                   help="fresh training scenes whose localiser boxes the refiner learns from")
+    p.add_argument("--ref-lr", type=float, default=2e-3)
+    p.add_argument("--ref-passes", type=int, default=2,
+                   help="times the refiner corrects each box at detection")
+    p.add_argument("--ft4-steps", type=int, default=2000,
+                   help="a last round on crops cut where the box refiner puts the boxes "
+                        "(0: none; needs the refiner)")
+    p.add_argument("--ft4-scenes", type=int, default=12000,
+                   help="training scenes whose refined crops the fourth round uses")
+    p.add_argument("--ft4-lr", type=float, default=3e-4)
     p.add_argument("--tta-below", type=float, default=0.45,
                    help="with the 180-degree test-time augmentation on, a crop is "
                         "classified turned as well only when its likeliest card has at most "
@@ -213,6 +232,8 @@ def main(argv=None) -> int:
         _ft_rounds(a)
         if not 0 < a.tta_below <= 1:
             raise ValueError(f"--tta-below must be a probability in (0, 1]: {a.tta_below}")
+        if a.ref_steps and a.ref_passes < 1:
+            raise ValueError(f"--ref-passes must be at least 1: {a.ref_passes}")
     except ValueError as e:
         print(e, file=sys.stderr)
         return 2
@@ -273,7 +294,7 @@ def main(argv=None) -> int:
         (run / rnd.sub).mkdir(parents=True, exist_ok=True)
         stamp.write_text(digest)
         extra = load_crops(generate_localiser_crops(cache, a.art_dir, loc_onnx, rnd.scenes,
-                                                    "train", a.workers))
+                                                    "train", a.workers, rnd.refined))
         return train_classifier(d, vcrops, run / rnd.sub, arch=rnd.arch, steps=rnd.steps,
                                 batch=a.cls_batch, lr=rnd.lr, seed=rnd.seed,
                                 exclude_sets=exclude, threads=a.threads,
@@ -284,30 +305,56 @@ def main(argv=None) -> int:
         """Runs every fine-tuning round; the run sub-directory of the last classifier. A
         round already finished for this localiser is skipped before any crops load (a
         resumed run would otherwise read gigabytes of them for nothing)."""
-        from training.data import generate_localiser_crops, load_crops, weights_digest
+        from training.data import (detector_digest, generate_localiser_crops, load_crops,
+                                   weights_digest)
         from training.train import finished
         rounds = _ft_rounds(a, prefix)
         if not rounds:
             return prefix
-        digest = weights_digest(loc_onnx)
-        vcrops = None
+        vcrops = {}
         for rnd in rounds:
+            digest = detector_digest(loc_onnx) if rnd.refined else weights_digest(loc_onnx)
             stamp = run / rnd.sub / "localiser-digest.txt"
             if stamp.is_file() and stamp.read_text() == digest and \
                     finished(run / rnd.sub, rnd.steps):
                 log(f"{rnd.sub}: finished already ({rnd.steps} steps)")
                 continue
-            if vcrops is None:
-                vcrops = load_crops(generate_localiser_crops(cache, a.art_dir, loc_onnx,
-                                                             a.val_scenes, "val", a.workers))
-            finetune(d, rnd, vcrops, digest, exclude)
+            if rnd.refined not in vcrops:
+                vcrops[rnd.refined] = load_crops(generate_localiser_crops(
+                    cache, a.art_dir, loc_onnx, a.val_scenes, "val", a.workers, rnd.refined))
+            finetune(d, rnd, vcrops[rnd.refined], digest, exclude)
         return rounds[-1].sub
 
+    def train_ref():
+        """The box refiner, on the boxes the exported localiser finds (with no refiner);
+        it never sees the held-out deck, so the leave-one-deck-out model shares it."""
+        from training.refine import generate_refiner_crops, load_refiner_crops, train_refiner
+        from training.data import weights_digest
+        stamp = run / "ref" / "localiser-digest.txt"
+        digest = weights_digest(loc_onnx)
+        if (run / "ref").exists() and (not stamp.is_file() or stamp.read_text() != digest):
+            log(f"{run / 'ref'} was trained for another localiser: starting it again")
+            shutil.rmtree(run / "ref")
+        if (run / "ref" / "refiner.pt").is_file():
+            log("ref: finished already")
+            return run / "ref" / "refiner.pt"
+        (run / "ref").mkdir(parents=True, exist_ok=True)
+        stamp.write_text(digest)
+        ex = (LODO_SET,)
+        d = load_refiner_crops(generate_refiner_crops(cache, a.art_dir, loc_onnx,
+                                                      a.ref_scenes, "train", a.workers), ex)
+        v = load_refiner_crops(generate_refiner_crops(cache, a.art_dir, loc_onnx,
+                                                      a.val_scenes, "val", a.workers), ex)
+        return train_refiner(d, v, run / "ref", steps=a.ref_steps, lr=a.ref_lr,
+                             seed=a.seed + 5, log=log)
+
     def export(cls_dir="cls", out=models, name=a.name, exclude=()):
-        from training.export import export_models, quantize_classifier
+        from training.export import export_models, export_refiner, quantize_classifier
         loc_ckpt, size = exported_localiser()
         paths = export_models(loc_ckpt, run / cls_dir / "classifier.pt", out, name,
                               loc_size=size, extra_cfg={"int8": not a.no_int8})
+        if a.ref_steps and (run / "ref" / "refiner.pt").is_file():
+            export_refiner(run / "ref" / "refiner.pt", paths[0], a.ref_passes)
         if not a.no_int8:
             quantize_classifier(paths[1], calibration_crops(paths[0], exclude))
         log(f"exported {paths[0]} ({paths[0].stat().st_size / 2**20:.2f} MiB) and "
@@ -385,8 +432,10 @@ def main(argv=None) -> int:
     if cmd == "cache":
         data()
         return 0
-    if cmd in ("export", "evaluate", "tune"):
-        if cmd == "export":  # the last fine-tuned classifier there is
+    if cmd in ("export", "evaluate", "tune", "train-ref"):
+        if cmd == "train-ref":
+            train_ref()
+        if cmd in ("export", "train-ref"):  # the last fine-tuned classifier there is
             done = [r.sub for r in _ft_rounds(a) if (run / r.sub / "classifier.pt").is_file()]
             export(done[-1] if done else "cls")
         elif cmd == "tune":
@@ -407,6 +456,9 @@ def main(argv=None) -> int:
         train_loc(d, v)
         train_cls(d, v)
         loc_path, _ = export()
+        if a.ref_steps:
+            train_ref()
+            loc_path, _ = export()
         if a.ft_steps:
             loc_path, _ = export(finetune_all(d))
         tune(loc_path)

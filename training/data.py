@@ -183,13 +183,13 @@ def _crop_set(rect, label: int, cards) -> int:
 
 
 def _gen_loccrop_chunk(args):
-    out_path, art_dir, model_path, seeds = args
+    out_path, art_dir, model_path, seeds, refiner = args
     out_path = Path(out_path)
     if out_path.exists():
         return str(out_path)
     from scorer.vision.detector import Detector
 
-    det = Detector(model_path, threads=1)
+    det = Detector(model_path, threads=1, refiner=refiner)
     lib = get_library(art_dir)
     crops, labels, csets = [], [], []
     for seed in seeds:
@@ -220,15 +220,35 @@ def weights_digest(onnx_path: Path) -> str:
     return hashlib.sha256(m.SerializeToString()).hexdigest()[:12]
 
 
+def detector_digest(loc_path: Path) -> str:
+    """What decides where a detector's boxes fall: the localiser's weights and, when its
+    metadata names one, the box refiner's weights and passes (thresholds do not)."""
+    import hashlib
+    import json
+
+    import onnx
+
+    tag = weights_digest(loc_path)
+    meta = {p.key: p.value for p in onnx.load(str(loc_path)).metadata_props}
+    cfg = json.loads(meta.get("hanafuda", "{}"))
+    if not cfg.get("refiner"):
+        return tag
+    ref = weights_digest(Path(loc_path).parent / cfg["refiner"])
+    both = f"{tag}+{ref}x{cfg.get('refine_passes', 1)}"
+    return hashlib.sha256(both.encode()).hexdigest()[:12]
+
+
 def generate_localiser_crops(cache_dir: Path, art_dir, model_path: Path, n_scenes: int,
-                             split: str = "train", workers: int = 2) -> list[Path]:
+                             split: str = "train", workers: int = 2,
+                             refiner: bool = True) -> list[Path]:
     """Classifier crops cut at the rectangles ``model_path``'s localiser finds in fresh
     scenes of ``split`` (seeds offset by LOCCROP_OFFSET), labelled by ``label_boxes``.
-    Chunks are named after the localiser's weights, so a new localiser gets new crops;
-    an interrupted run resumes."""
+    Chunks are named after the localiser's (and box refiner's) weights, so a new
+    localiser gets new crops; an interrupted run resumes. ``refiner``: the boxes are
+    corrected by the box refiner the localiser names (False: the localiser's own)."""
     cache_dir = Path(cache_dir)
     cache_dir.mkdir(parents=True, exist_ok=True)
-    tag = weights_digest(model_path)
+    tag = detector_digest(model_path) if refiner else weights_digest(model_path)
     start = SEED_RANGES[split][0] + LOCCROP_OFFSET
     if start + n_scenes > SEED_RANGES[split][1]:
         raise ValueError(f"{n_scenes} scenes would run past the {split} seed range")
@@ -236,7 +256,7 @@ def generate_localiser_crops(cache_dir: Path, art_dir, model_path: Path, n_scene
     for k in range(0, n_scenes, CHUNK):
         seeds = list(range(start + k, start + min(k + CHUNK, n_scenes)))
         jobs.append((str(cache_dir / f"loccrops-{tag}-{split}_{k // CHUNK:04d}.npz"),
-                     str(art_dir), str(model_path), seeds))
+                     str(art_dir), str(model_path), seeds, refiner))
     todo = [j for j in jobs if not Path(j[0]).exists()]
     if todo:
         with ProcessPoolExecutor(max_workers=workers) as ex:

@@ -10,9 +10,9 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-from scorer.vision.geometry import CROP_H, CROP_W
+from scorer.vision.geometry import CROP_H, CROP_W, REF_H, REF_W
 from training.data import LOC_H, LOC_W
-from training.models import build_classifier, build_localiser
+from training.models import DELTA_SCALE, RefNet, build_classifier, build_localiser
 
 
 class _Softmax(nn.Module):
@@ -65,6 +65,42 @@ def export_models(loc_ckpt: Path, cls_ckpt: Path, out_dir: Path, name: str = "ha
             p.key, p.value = k, v
         onnx.save(m, str(path))
     return loc_path, cls_path
+
+
+class _Scaled(nn.Module):
+    """The refiner with its outputs in ``box_delta``'s units (training scales them)."""
+
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+        self.register_buffer("scale", torch.tensor(DELTA_SCALE).view(1, 5))
+
+    def forward(self, x):
+        return self.net(x) * self.scale
+
+
+def export_refiner(ckpt: Path, loc_path: Path, passes: int = 1) -> Path:
+    """Export the box refiner beside the localiser ``loc_path`` and name it in the
+    localiser's metadata, with how many times it is applied."""
+    import onnx
+
+    loc_path = Path(loc_path)
+    path = loc_path.with_name(loc_path.name.replace("localiser", "refiner"))
+    net = RefNet()
+    net.load_state_dict(torch.load(ckpt, map_location="cpu", weights_only=False))
+    net.eval()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(_Scaled(net), torch.rand(2, 3, REF_H, REF_W) * 255, str(path),
+                          input_names=["crops"], output_names=["delta"], opset_version=17,
+                          dynamic_axes={"crops": {0: "n"}, "delta": {0: "n"}}, dynamo=False)
+    m = onnx.load(str(path))
+    p = m.metadata_props.add()
+    p.key, p.value = "description", ("hanafuda box refiner: a box with context -> "
+                                     "(u, v, log w, log h, angle) correction")
+    onnx.save(m, str(path))
+    set_config(loc_path, {"refiner": path.name, "refine_passes": int(passes)})
+    return path
 
 
 class _Crops:

@@ -161,6 +161,32 @@ class Lite0Cls(nn.Module):
         return self.fc(self.drop(x.mean((2, 3))))
 
 
+class RefNet(nn.Module):
+    """Box refiner: a card's box with context (REF_H x REF_W) -> the 5-number correction
+    of ``scorer.vision.geometry.box_delta``, divided by ``DELTA_SCALE``. The head is
+    fully connected over a 4x6 map, not pooled, so it keeps where the edges are."""
+
+    def __init__(self, width: int = 1):
+        super().__init__()
+        c = [16 * width, 32 * width, 48 * width, 64 * width, 96 * width]
+        self.norm = Normalise()
+        self.features = nn.Sequential(
+            cbr(3, c[0], 2),                       # 32x48
+            DW(c[0], c[1], 2), DW(c[1], c[1]),     # 16x24
+            DW(c[1], c[2], 2), DW(c[2], c[2]),     # 8x12
+            DW(c[2], c[3], 2), DW(c[3], c[3]),     # 4x6
+            DW(c[3], c[4]), nn.AdaptiveAvgPool2d((6, 4)))
+        self.head = nn.Sequential(nn.Flatten(), nn.Linear(c[4] * 24, 128), nn.ReLU(inplace=True),
+                                  nn.Linear(128, 5))
+
+    def forward(self, x):
+        return self.head(self.features(self.norm(x)))
+
+
+# typical localiser errors (u, v, log w, log h, angle), measured on validation scenes
+DELTA_SCALE = (0.12, 0.07, 0.14, 0.14, 0.1)
+
+
 def build_classifier(arch: str) -> nn.Module:
     if arch == "small":
         return SmallCls(1.0)

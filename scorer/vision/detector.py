@@ -21,8 +21,9 @@ import numpy as np
 from scorer.cards import DECK, card_from_class
 from scorer.errors import InputError
 from scorer.vision import imageheader
-from scorer.vision.geometry import (CROP_H, CROP_W, edge_orientation_field, rect_to_quad,
-                                    rectify, refine_angles)
+from scorer.vision.geometry import (CROP_H, CROP_W, apply_delta, context_crop,
+                                    edge_orientation_field, rect_to_quad, rectify,
+                                    refine_angles)
 
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 DEFAULT_MODEL = "hanafuda-localiser.onnx"
@@ -30,6 +31,9 @@ MAX_PIXELS = 40_000_000
 MAX_SIDE = 12_000
 MAX_BYTES = 64 * 1024 * 1024
 NUM_CARDS = 48
+# the largest correction the box refiner may make in one pass: u, v (box widths and
+# heights), log width, log height, angle (radians)
+DELTA_LIMIT = np.array([0.4, 0.3, 0.4, 0.4, 0.4], np.float32)
 
 
 def default_model_path() -> Path:
@@ -110,7 +114,7 @@ class Detector:
 
     def __init__(self, model_path: str | Path | None = None, threads: int = 2,
                  tta: bool | None = None, axis_check: bool | None = None,
-                 tta_below: float | None = None):
+                 tta_below: float | None = None, refiner: bool = True):
         """``tta``: also classify each crop turned 180 degrees and average (default: the
         model's metadata); ``tta_below``: only the crops whose likeliest class has at most
         this probability (default: the model's metadata, else 1.0: every crop), so the
@@ -140,6 +144,15 @@ class Detector:
             raise InputError(f"classifier model not found beside {path.name}: {cls_path.name}")
         self.cls = ort.InferenceSession(str(cls_path), so, providers=["CPUExecutionProvider"])
         self.classifier_path = cls_path
+        self.ref = self.refiner_path = None
+        ref_name = cfg.get("refiner")
+        if refiner and ref_name:
+            self.refiner_path = path.parent / ref_name
+            if not self.refiner_path.is_file():
+                raise InputError(f"box refiner not found beside {path.name}: {ref_name}")
+            self.ref = ort.InferenceSession(str(self.refiner_path), so,
+                                            providers=["CPUExecutionProvider"])
+        self.refine_passes = int(cfg.get("refine_passes", 1))
         shape = self.loc.get_inputs()[0].shape
         self.in_h, self.in_w = int(shape[2]), int(shape[3])
         self.stride = int(cfg.get("stride", 4))
@@ -199,7 +212,20 @@ class Detector:
             rects, scores = rects[keep], scores[keep]
         if len(rects) and self.refine:
             rects = self._refine(img, rects)
+        if len(rects) and self.ref is not None:
+            for _ in range(self.refine_passes):
+                rects = self.refine_boxes(img, rects)
         return rects, scores
+
+    def refine_boxes(self, img: np.ndarray, rects: np.ndarray) -> np.ndarray:
+        """One pass of the box refiner: each box corrected by the network's delta."""
+        crops = np.stack([context_crop(img, r) for r in rects])
+        x = crops[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32)
+        d = self.ref.run(None, {self.ref.get_inputs()[0].name: np.ascontiguousarray(x)})[0]
+        d = np.clip(d, -DELTA_LIMIT, DELTA_LIMIT)
+        out = np.array([apply_delta(r, di) for r, di in zip(rects, d)], np.float32)
+        ok = (out[:, 2] > 2) & (out[:, 3] > 2)
+        return np.where(ok[:, None], out, rects)
 
     def _refine(self, img: np.ndarray, rects: np.ndarray) -> np.ndarray:
         """Snap each card's angle to the edges along its outline (the network's angle is

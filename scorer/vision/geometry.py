@@ -98,3 +98,56 @@ def refine_angles(field, rects: np.ndarray, max_change_deg: float = 20.0,
         if abs(new - th) <= lim:
             out[i, 4] = new
     return out
+
+
+# ------------------------------------------------------------ box refinement
+# The refiner sees a card's box grown by REF_CONTEXT on each axis, rectified to
+# REF_W x REF_H, and predicts the true rectangle as a delta in the box's own frame.
+REF_W, REF_H = 64, 96
+REF_CONTEXT = 1.5
+
+
+def _wrap(a: float) -> float:
+    return (a + math.pi) % (2 * math.pi) - math.pi
+
+
+def align_rect(ref, rect) -> tuple[float, float, float, float, float]:
+    """``rect`` written with the axis nearest ``ref``'s: a rectangle is the same with its
+    angle turned by 180 degrees, or by 90 degrees with width and height swapped."""
+    cx, cy, w, h, th = rect
+    best = None
+    for k in range(4):
+        d = _wrap(th + k * math.pi / 2 - ref[4])
+        if best is None or abs(d) < abs(best[0]):
+            best = (d, k)
+    d, k = best
+    if k % 2:
+        w, h = h, w
+    return float(cx), float(cy), float(w), float(h), float(ref[4] + d)
+
+
+def box_delta(box, true) -> np.ndarray:
+    """(u, v, log w ratio, log h ratio, angle) taking ``box`` to ``true``: the centre
+    shift in units of the box's width and height along its own axes."""
+    cx, cy, w, h, th = box
+    tx, ty, tw, thh, tth = align_rect(box, true)
+    c, s = math.cos(th), math.sin(th)
+    dx, dy = tx - cx, ty - cy
+    return np.array([(dx * c + dy * s) / w, (-dx * s + dy * c) / h, math.log(tw / w),
+                     math.log(thh / h), tth - th], np.float32)
+
+
+def apply_delta(box, delta) -> tuple[float, float, float, float, float]:
+    """The rectangle ``box_delta(box, ·)`` maps to ``delta``."""
+    cx, cy, w, h, th = (float(v) for v in box)
+    u, v, lw, lh, dth = (float(x) for x in delta)
+    c, s = math.cos(th), math.sin(th)
+    return (cx + u * w * c - v * h * s, cy + u * w * s + v * h * c, w * math.exp(lw),
+            h * math.exp(lh), th + dth)
+
+
+def context_crop(image: np.ndarray, box) -> np.ndarray:
+    """The refiner's input for one box: the box grown by REF_CONTEXT, upright."""
+    cx, cy, w, h, th = box
+    return rectify(image, rect_to_quad(cx, cy, w * REF_CONTEXT, h * REF_CONTEXT, th),
+                   REF_W, REF_H)
