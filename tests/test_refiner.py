@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from scorer.vision.geometry import (REF_H, REF_W, align_rect, apply_delta, box_delta,
-                                    context_crop, rect_to_quad)
+                                    context_crop, quad_to_rect, rect_to_quad)
 from training.evaluate import quad_iou
 from training.models import DELTA_SCALE
 from training.refine import augment_refiner
@@ -117,3 +117,20 @@ def test_a_missing_refiner_is_a_clear_error(tmp_path):
     with pytest.raises(InputError, match="box refiner not found.*gone-refiner.onnx"):
         Detector(loc)
     assert Detector(loc, refiner=False).ref is None  # the localiser's own boxes still work
+
+
+def test_the_shipped_refiner_moves_shifted_boxes_back_onto_their_cards():
+    from scorer.vision import Detector
+    from training.scenes import render_scene
+    det = Detector(threads=1)
+    assert det.ref is not None, "the shipped localiser names its box refiner"
+    img, cards = render_scene(["01-1", "03-1", "08-1", "12-2"], seed=3)[:2]
+    truth = np.array([quad_to_rect(c.quad) for c in cards], np.float32)
+    shift = np.array([(0.12, -0.08, 0.12, -0.1, 0.08), (-0.1, 0.06, -0.1, 0.1, -0.06),
+                      (0.08, 0.08, 0.1, 0.1, 0.05), (-0.12, -0.06, -0.12, 0.08, -0.08)])
+    boxes = np.array([apply_delta(t, s) for t, s in zip(truth, shift)], np.float32)
+    fixed = det.refine_boxes(img, boxes)
+    before = [quad_iou(rect_to_quad(*b), rect_to_quad(*t)) for b, t in zip(boxes, truth)]
+    after = [quad_iou(rect_to_quad(*b), rect_to_quad(*t)) for b, t in zip(fixed, truth)]
+    assert all(a > b for a, b in zip(after, before)), (before, after)
+    assert np.mean(after) > 0.85
