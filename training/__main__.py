@@ -182,7 +182,9 @@ def _args(argv):
                    help="fresh training scenes whose localiser boxes the refiner learns from")
     p.add_argument("--ref-lr", type=float, default=2e-3)
     p.add_argument("--ref-passes", type=int, default=2,
-                   help="times the refiner corrects each box at detection")
+                   help="times the refiner corrects each box at detection and for the "
+                        "fourth round's crops (one pass: the same validation F1, ~4 ms a "
+                        "frame less, but leave-one-deck-out F1 0.835 against 0.852)")
     p.add_argument("--ft4-steps", type=int, default=2000,
                    help="a last round on crops cut where the box refiner puts the boxes "
                         "(0: none; needs the refiner)")

@@ -21,7 +21,7 @@ import numpy as np
 from scorer.cards import DECK, card_from_class
 from scorer.errors import InputError
 from scorer.vision import imageheader
-from scorer.vision.geometry import (CROP_H, CROP_W, apply_delta, context_crop,
+from scorer.vision.geometry import (CROP_H, CROP_W, apply_deltas, context_crop,
                                     edge_orientation_field, rect_to_quad, rectify,
                                     refine_angles)
 
@@ -132,6 +132,9 @@ class Detector:
         so.inter_op_num_threads = 1
         so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # three sessions run one after another: a pool left spinning after its run would
+        # take the cores from the next one
+        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
             self.loc = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
         except Exception as exc:
@@ -223,7 +226,7 @@ class Detector:
         x = crops[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32)
         d = self.ref.run(None, {self.ref.get_inputs()[0].name: np.ascontiguousarray(x)})[0]
         d = np.clip(d, -DELTA_LIMIT, DELTA_LIMIT)
-        out = np.array([apply_delta(r, di) for r, di in zip(rects, d)], np.float32)
+        out = apply_deltas(rects, d).astype(np.float32)
         ok = (out[:, 2] > 2) & (out[:, 3] > 2)
         return np.where(ok[:, None], out, rects)
 

@@ -137,13 +137,21 @@ def box_delta(box, true) -> np.ndarray:
                      math.log(thh / h), tth - th], np.float32)
 
 
+def apply_deltas(boxes: np.ndarray, deltas: np.ndarray) -> np.ndarray:
+    """(N,5) rectangles: each of ``boxes`` moved by its row of ``deltas`` (the inverse
+    of ``box_delta``)."""
+    b = np.asarray(boxes, np.float64).reshape(-1, 5)
+    d = np.asarray(deltas, np.float64).reshape(-1, 5)
+    cx, cy, w, h, th = b.T
+    u, v, lw, lh, dth = d.T
+    c, s = np.cos(th), np.sin(th)
+    return np.stack([cx + u * w * c - v * h * s, cy + u * w * s + v * h * c,
+                     w * np.exp(lw), h * np.exp(lh), th + dth], 1)
+
+
 def apply_delta(box, delta) -> tuple[float, float, float, float, float]:
     """The rectangle ``box_delta(box, ·)`` maps to ``delta``."""
-    cx, cy, w, h, th = (float(v) for v in box)
-    u, v, lw, lh, dth = (float(x) for x in delta)
-    c, s = math.cos(th), math.sin(th)
-    return (cx + u * w * c - v * h * s, cy + u * w * s + v * h * c, w * math.exp(lw),
-            h * math.exp(lh), th + dth)
+    return tuple(float(x) for x in apply_deltas(box, delta)[0])
 
 
 def context_crop(image: np.ndarray, box) -> np.ndarray:
