@@ -112,11 +112,16 @@ def generate_cache(cache_dir: Path, art_dir, n_scenes: int, split: str = "train"
         seeds = list(range(start + k, start + min(k + CHUNK, n_scenes)))
         jobs.append((str(cache_dir / f"{prefix}_{k // CHUNK:04d}.npz"), str(art_dir), seeds,
                      tuple(loc_size)))
+    return run_chunks(_gen_chunk, jobs, workers, f"scenes {split} ({CHUNK}/chunk)")
+
+
+def run_chunks(fn, jobs: list[tuple], workers: int, desc: str) -> list[Path]:
+    """Run ``fn`` on each job whose chunk file (the job's first item) is not there yet,
+    in ``workers`` processes with a progress bar; the paths of all the jobs' chunks."""
     todo = [j for j in jobs if not Path(j[0]).exists()]
     if todo:
         with ProcessPoolExecutor(max_workers=workers) as ex:
-            for _ in tqdm(ex.map(_gen_chunk, todo), total=len(todo),
-                          desc=f"scenes {split} ({CHUNK}/chunk)", unit="chunk"):
+            for _ in tqdm(ex.map(fn, todo), total=len(todo), desc=desc, unit="chunk"):
                 pass
     return [Path(j[0]) for j in jobs]
 
@@ -257,14 +262,8 @@ def generate_localiser_crops(cache_dir: Path, art_dir, model_path: Path, n_scene
         seeds = list(range(start + k, start + min(k + CHUNK, n_scenes)))
         jobs.append((str(cache_dir / f"loccrops-{tag}-{split}_{k // CHUNK:04d}.npz"),
                      str(art_dir), str(model_path), seeds, refiner))
-    todo = [j for j in jobs if not Path(j[0]).exists()]
-    if todo:
-        with ProcessPoolExecutor(max_workers=workers) as ex:
-            for _ in tqdm(ex.map(_gen_loccrop_chunk, todo), total=len(todo),
-                          desc=f"localiser crops {split} ({CHUNK} scenes/chunk)",
-                          unit="chunk"):
-                pass
-    return [Path(j[0]) for j in jobs]
+    return run_chunks(_gen_loccrop_chunk, jobs, workers,
+                      f"localiser crops {split} ({CHUNK} scenes/chunk)")
 
 
 def load_crops(paths) -> dict:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import os
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +20,7 @@ from tqdm import tqdm
 
 from scorer.vision.geometry import (REF_H, REF_W, apply_delta, box_delta, context_crop,
                                     quad_to_rect, rect_to_quad)
-from training.data import CHUNK, MIN_CROP_VIS, weights_digest
+from training.data import CHUNK, MIN_CROP_VIS, run_chunks, weights_digest
 from training.evaluate import quad_iou
 from training.models import DELTA_SCALE, RefNet
 from training.scenes import ART_SETS, SEED_RANGES, get_library, random_scene
@@ -90,13 +89,7 @@ def generate_refiner_crops(cache_dir: Path, art_dir, model_path: Path, n_scenes:
     jobs = [(str(cache_dir / f"refcrops2-{tag}-{split}_{k // CHUNK:04d}.npz"), str(art_dir),
              str(model_path), list(range(start + k, start + min(k + CHUNK, n_scenes))))
             for k in range(0, n_scenes, CHUNK)]
-    todo = [j for j in jobs if not Path(j[0]).exists()]
-    if todo:
-        with ProcessPoolExecutor(max_workers=workers) as ex:
-            for _ in tqdm(ex.map(_gen_chunk, todo), total=len(todo),
-                          desc=f"refiner crops {split} ({CHUNK} scenes/chunk)", unit="chunk"):
-                pass
-    return [Path(j[0]) for j in jobs]
+    return run_chunks(_gen_chunk, jobs, workers, f"refiner crops {split} ({CHUNK} scenes/chunk)")
 
 
 def load_refiner_crops(paths, exclude_sets: tuple[str, ...] = ()) -> dict:
