@@ -283,18 +283,23 @@ def main(argv=None) -> int:
                                 exclude_sets=exclude, threads=a.threads,
                                 eval_every=max(min(500, steps or a.cls_steps), 1), log=log)
 
+    def claim(out: Path, digest: str):
+        """Make ``out`` a run directory for the localiser whose weights (or, with the
+        refiner, detector) hash to ``digest``: one made for another is started again."""
+        stamp = out / "localiser-digest.txt"
+        if out.exists() and (not stamp.is_file() or stamp.read_text() != digest):
+            log(f"{out} was trained for another localiser: starting it again")
+            shutil.rmtree(out)
+        out.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(digest)
+
     def finetune(d, rnd: FtRound, vcrops: dict, digest: str, exclude=()):
         """Fine-tune ``rnd.base``'s classifier on crops cut where the exported localiser
         (whose weights hash to ``digest``) puts its boxes (half of each batch), so it
         learns the localiser's errors; ``vcrops``: its validation crops."""
         from training.data import generate_localiser_crops, load_crops
         from training.train import train_classifier
-        stamp = run / rnd.sub / "localiser-digest.txt"
-        if (run / rnd.sub).exists() and (not stamp.is_file() or stamp.read_text() != digest):
-            log(f"{run / rnd.sub} was fine-tuned for another localiser: starting it again")
-            shutil.rmtree(run / rnd.sub)
-        (run / rnd.sub).mkdir(parents=True, exist_ok=True)
-        stamp.write_text(digest)
+        claim(run / rnd.sub, digest)
         extra = load_crops(generate_localiser_crops(cache, a.art_dir, loc_onnx, rnd.scenes,
                                                     "train", a.workers, rnd.refined))
         return train_classifier(d, vcrops, run / rnd.sub, arch=rnd.arch, steps=rnd.steps,
@@ -332,16 +337,10 @@ def main(argv=None) -> int:
         it never sees the held-out deck, so the leave-one-deck-out model shares it."""
         from training.refine import generate_refiner_crops, load_refiner_crops, train_refiner
         from training.data import weights_digest
-        stamp = run / "ref" / "localiser-digest.txt"
-        digest = weights_digest(loc_onnx)
-        if (run / "ref").exists() and (not stamp.is_file() or stamp.read_text() != digest):
-            log(f"{run / 'ref'} was trained for another localiser: starting it again")
-            shutil.rmtree(run / "ref")
+        claim(run / "ref", weights_digest(loc_onnx))
         if (run / "ref" / "refiner.pt").is_file():
             log("ref: finished already")
             return run / "ref" / "refiner.pt"
-        (run / "ref").mkdir(parents=True, exist_ok=True)
-        stamp.write_text(digest)
         ex = (LODO_SET,)
         d = load_refiner_crops(generate_refiner_crops(cache, a.art_dir, loc_onnx,
                                                       a.ref_scenes, "train", a.workers), ex)

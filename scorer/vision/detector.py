@@ -222,8 +222,7 @@ class Detector:
 
     def refine_boxes(self, img: np.ndarray, rects: np.ndarray) -> np.ndarray:
         """One pass of the box refiner: each box corrected by the network's delta."""
-        crops = np.stack([context_crop(img, r) for r in rects])
-        x = crops[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32)
+        x = self.as_input(np.stack([context_crop(img, r) for r in rects]))
         d = self.ref.run(None, {self.ref.get_inputs()[0].name: np.ascontiguousarray(x)})[0]
         d = np.clip(d, -DELTA_LIMIT, DELTA_LIMIT)
         out = apply_deltas(rects, d).astype(np.float32)
@@ -261,7 +260,7 @@ class Detector:
 
     @staticmethod
     def as_input(crops: np.ndarray) -> np.ndarray:
-        """(N,H,W,3) uint8 BGR crops -> the classifier's (N,3,H,W) float RGB input."""
+        """(N,H,W,3) uint8 BGR crops -> the networks' (N,3,H,W) float RGB input."""
         return crops[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32)
 
     def _run_classifier(self, x: np.ndarray) -> np.ndarray:
