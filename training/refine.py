@@ -24,7 +24,7 @@ from training.data import CHUNK, MIN_CROP_VIS, run_chunks, weights_digest
 from training.evaluate import quad_iou
 from training.models import DELTA_SCALE, RefNet
 from training.scenes import ART_SETS, SEED_RANGES, get_library, random_scene
-from training.train import Checkpointer, _lr_at, crops_to_tensor, seed_all
+from training.train import Checkpointer, _lr_at, crops_to_tensor, jitter_colour, seed_all
 
 REFCROP_OFFSET = 70_000  # within each split's seed range, past the classifier's crops
 MATCH_IOU = 0.3
@@ -116,12 +116,7 @@ def augment_refiner(x: torch.Tensor, y: torch.Tensor, rng: np.random.Generator):
     x = torch.where(mirror[:, None, None, None], x.flip(3), x)
     y[mirror, 0] *= -1
     y[mirror, 4] *= -1
-    gain = torch.from_numpy(rng.uniform(0.8, 1.2, (b, 3, 1, 1))).float()
-    con = torch.from_numpy(rng.uniform(0.7, 1.3, (b, 1, 1, 1))).float()
-    bri = torch.from_numpy(rng.uniform(-30, 30, (b, 1, 1, 1))).float()
-    x = x * gain
-    mean = x.mean((1, 2, 3), keepdim=True)
-    x = (x - mean) * con + mean + bri
+    x = jitter_colour(x, rng, (0.7, 1.3), 30)
     x = x + torch.randn_like(x) * torch.from_numpy(rng.uniform(0, 6, (b, 1, 1, 1))).float()
     return x.clamp(0, 255), y
 

@@ -68,6 +68,18 @@ class Checkpointer:
 
 # ------------------------------------------------------------------- classifier
 
+def jitter_colour(x: torch.Tensor, rng: np.random.Generator, contrast: tuple[float, float],
+                  brightness: float) -> torch.Tensor:
+    """Per-image channel gains (0.8..1.2), then contrast about the mean and a brightness
+    shift drawn from the given ranges. x: (B,3,H,W) float 0..255."""
+    b = x.shape[0]
+    x = x * torch.from_numpy(rng.uniform(0.8, 1.2, (b, 3, 1, 1))).float()
+    mean = x.mean((1, 2, 3), keepdim=True)
+    con = torch.from_numpy(rng.uniform(*contrast, (b, 1, 1, 1))).float()
+    bri = torch.from_numpy(rng.uniform(-brightness, brightness, (b, 1, 1, 1))).float()
+    return (x - mean) * con + mean + bri
+
+
 def augment_crops(x: torch.Tensor, rng: np.random.Generator, strong: bool = True) -> torch.Tensor:
     """x: (B,3,H,W) float 0..255 RGB. Geometry jitter, 180-degree turns, colour, occlusion."""
     b, _, h, w = x.shape
@@ -86,12 +98,7 @@ def augment_crops(x: torch.Tensor, rng: np.random.Generator, strong: bool = True
     x = F.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
     if strong:
         # colour: per-channel gain, brightness, contrast, saturation, greyscale
-        gain = torch.from_numpy(rng.uniform(0.8, 1.2, (b, 3, 1, 1))).float()
-        x = x * gain
-        mean = x.mean((1, 2, 3), keepdim=True)
-        con = torch.from_numpy(rng.uniform(0.65, 1.35, (b, 1, 1, 1))).float()
-        bri = torch.from_numpy(rng.uniform(-35, 35, (b, 1, 1, 1))).float()
-        x = (x - mean) * con + mean + bri
+        x = jitter_colour(x, rng, (0.65, 1.35), 35)
         grey = x.mean(1, keepdim=True)
         sat = torch.from_numpy(rng.uniform(0.4, 1.4, (b, 1, 1, 1))).float()
         sat[torch.from_numpy(rng.random(b) < 0.1)] = 0.0
