@@ -7,13 +7,12 @@ import json
 
 import numpy as np
 import onnx
-import pytest
 
 from training import DEFAULT_ART_DIR
 from scorer.vision.geometry import quad_to_rect
 from training.__main__ import _args, _ft_rounds, main
 from training.data import BACKGROUND, label_boxes
-from training.train import loc_targets, random_crop_scenes, small_card_draws
+from training.train import loc_targets, random_crop_scenes
 from training.scenes import SEED_RANGES, get_library, random_scene
 
 
@@ -44,7 +43,7 @@ def test_tiny_pipeline_end_to_end(tmp_path, capsys):
             "--ft2-steps", "2", "--ft2-scenes", "6", "--ft2-grow", "0", "--ft3-steps", "2",
             "--ft3-scenes", "8", "--calib-scenes", "2", "--ref-steps", "2",
             "--ref-scenes", "4", "--ft4-steps", "2", "--ft4-scenes", "4",
-            "--ft4-small-boost", "3", "--workers", "1", "--threads", "2"]
+            "--workers", "1", "--threads", "2"]
     assert main(args) == 0
     loc, cls = models / "tiny-localiser.onnx", models / "tiny-classifier.onnx"
     assert loc.is_file() and cls.is_file()
@@ -77,28 +76,6 @@ def test_tiny_pipeline_end_to_end(tmp_path, capsys):
     assert det.ref is not None
     img, _, _ = random_scene(get_library(), 5)
     det.detect(img)  # runs; an untrained model finds whatever it finds
-
-
-def test_small_card_draws_weigh_small_boxes_by_the_boost():
-    px = np.array([30.0, 60.0, 61.0, 200.0])
-    assert small_card_draws(px, 60.0, 1.0) is None  # uniform: the plain draw
-    p = small_card_draws(px, 60.0, 3.0)
-    assert np.allclose(p, [3 / 8, 3 / 8, 1 / 8, 1 / 8])
-    with pytest.raises(ValueError):
-        small_card_draws(px, 60.0, 0.0)
-
-
-def test_localiser_crops_keep_their_box_length(tmp_path):
-    from scorer.vision.detector import Detector, default_model_path
-    from training.data import _gen_loccrop_chunk, load_crops
-    seed = SEED_RANGES["train"][0] + 3
-    path = _gen_loccrop_chunk((tmp_path / "c.npz", None, default_model_path(), [seed], True))
-    got = load_crops([path])
-    img, cards, _ = random_scene(get_library(), seed)
-    rects, _ = Detector(default_model_path(), threads=1).localise(img)
-    want = [max(r[2], r[3]) for r, lab in zip(rects, label_boxes(rects, cards)) if lab is not None]
-    assert len(want) > 0 and len(got["crops"]) == len(got["crop_px"]) == len(want)
-    assert np.allclose(got["crop_px"], want, rtol=1e-4)
 
 
 def test_localiser_boxes_are_labelled_by_the_card_they_cover():

@@ -79,7 +79,6 @@ class FtRound:
     scenes: int
     seed: int
     refined: bool = False  # crops cut at the box refiner's boxes, not the localiser's
-    small_boost: float = 1.0  # crops of boxes <= 60 px are drawn this many times as often
 
 
 def _ft_rounds(a, prefix: str = "cls") -> list[FtRound]:
@@ -103,8 +102,7 @@ def _ft_rounds(a, prefix: str = "cls") -> list[FtRound]:
     if a.ft4_steps and a.ref_steps:
         last = rounds[-1]
         rounds.append(FtRound(f"{prefix}-ft4", last.sub, last.arch, a.ft4_steps, a.ft4_lr,
-                              a.ft4_scenes, a.seed + 13, refined=True,
-                              small_boost=a.ft4_small_boost))
+                              a.ft4_scenes, a.seed + 13, refined=True))
     return rounds
 
 
@@ -193,9 +191,6 @@ def _args(argv):
     p.add_argument("--ft4-scenes", type=int, default=12000,
                    help="training scenes whose refined crops the fourth round uses")
     p.add_argument("--ft4-lr", type=float, default=3e-4)
-    p.add_argument("--ft4-small-boost", type=float, default=1.0,
-                   help="in the fourth round, crops of boxes at most 60 px long are drawn "
-                        "this many times as often as larger ones")
     p.add_argument("--tta-below", type=float, default=0.45,
                    help="with the 180-degree test-time augmentation on, a crop is "
                         "classified turned as well only when its likeliest card has at most "
@@ -311,8 +306,7 @@ def main(argv=None) -> int:
                                 batch=a.cls_batch, lr=rnd.lr, seed=rnd.seed,
                                 exclude_sets=exclude, threads=a.threads,
                                 eval_every=max(min(500, rnd.steps), 1), log=log,
-                                extra_crops=extra, init=run / rnd.base / "classifier.pt",
-                                small_boost=rnd.small_boost)
+                                extra_crops=extra, init=run / rnd.base / "classifier.pt")
 
     def finetune_all(d, prefix="cls", exclude=()) -> str:
         """Runs every fine-tuning round; the run sub-directory of the last classifier. A

@@ -196,7 +196,7 @@ def _gen_loccrop_chunk(args):
 
     det = Detector(model_path, threads=1, refiner=refiner)
     lib = get_library(art_dir)
-    crops, labels, csets, px = [], [], [], []
+    crops, labels, csets = [], [], []
     for seed in seeds:
         img, cards, _ = random_scene(lib, int(seed))
         rects, _ = det.localise(img)
@@ -206,12 +206,10 @@ def _gen_loccrop_chunk(args):
         crops += list(det.cut(img, np.array([r for r, _ in keep]))[1])
         labels += [lab for _, lab in keep]
         csets += [_crop_set(r, lab, cards) for r, lab in keep]
-        px += [max(float(r[2]), float(r[3])) for r, _ in keep]
     tmp = out_path.with_suffix(".tmp.npz")
     empty = np.zeros((0, CROP_H, CROP_W, 3), np.uint8)
     np.savez(tmp, crops=np.stack(crops) if crops else empty,
-             crop_label=np.array(labels, np.int16), crop_set=np.array(csets, np.int8),
-             crop_px=np.array(px, np.float32))
+             crop_label=np.array(labels, np.int16), crop_set=np.array(csets, np.int8))
     os.replace(tmp, out_path)
     return str(out_path)
 
@@ -251,8 +249,7 @@ def generate_localiser_crops(cache_dir: Path, art_dir, model_path: Path, n_scene
     """Classifier crops cut at the rectangles ``model_path``'s localiser finds in fresh
     scenes of ``split`` (seeds offset by LOCCROP_OFFSET), labelled by ``label_boxes``.
     Chunks are named after the localiser's (and box refiner's) weights, so a new
-    localiser gets new crops; an interrupted run resumes. Each crop also keeps its box's
-    long side in pixels (``crop_px``). ``refiner``: the boxes are
+    localiser gets new crops; an interrupted run resumes. ``refiner``: the boxes are
     corrected by the box refiner the localiser names (False: the localiser's own)."""
     cache_dir = Path(cache_dir)
     cache_dir.mkdir(parents=True, exist_ok=True)
@@ -263,15 +260,13 @@ def generate_localiser_crops(cache_dir: Path, art_dir, model_path: Path, n_scene
     jobs = []
     for k in range(0, n_scenes, CHUNK):
         seeds = list(range(start + k, start + min(k + CHUNK, n_scenes)))
-        jobs.append((str(cache_dir / f"loccrops2-{tag}-{split}_{k // CHUNK:04d}.npz"),
+        jobs.append((str(cache_dir / f"loccrops-{tag}-{split}_{k // CHUNK:04d}.npz"),
                      str(art_dir), str(model_path), seeds, refiner))
     return run_chunks(_gen_loccrop_chunk, jobs, workers,
                       f"localiser crops {split} ({CHUNK} scenes/chunk)")
 
 
 def load_crops(paths) -> dict:
-    """Localiser crop chunks joined: crops, crop_label, crop_set and crop_px (the box's
-    long side in the frame's pixels)."""
     parts = [np.load(p) for p in paths]
     return {k: np.concatenate([p[k] for p in parts])
-            for k in ("crops", "crop_label", "crop_set", "crop_px")}
+            for k in ("crops", "crop_label", "crop_set")}

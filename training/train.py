@@ -19,7 +19,6 @@ from training.models import build_classifier, build_localiser
 from training.scenes import ART_SETS
 
 STRIDE = 4
-SMALL_PX = 60.0  # the evaluation's "small card" slice: at most 60 px tall
 EQUIV = np.array([DECK[i].equivalence_key for i in range(48)] + ["bg"])
 
 
@@ -141,27 +140,14 @@ def eval_classifier(model, crops, labels, batch=256) -> dict:
             "acc_equiv": float((EQUIV[p] == EQUIV[lab]).mean()) if len(lab) else float("nan")}
 
 
-def small_card_draws(crop_px: np.ndarray, small_px: float, boost: float) -> np.ndarray | None:
-    """Probabilities of drawing each crop when those of boxes at most ``small_px`` long
-    count ``boost`` times; None (uniform) when ``boost`` is 1."""
-    if boost == 1.0:
-        return None
-    if boost <= 0:
-        raise ValueError(f"small-card boost must be positive, not {boost}")
-    w = np.where(np.asarray(crop_px) <= small_px, boost, 1.0)
-    return w / w.sum()
-
-
 def train_classifier(data: dict, val: dict, out_dir: Path, arch: str = "small",
                      steps: int = 3000, batch: int = 64, lr: float = 2e-3, seed: int = 0,
                      exclude_sets: tuple[str, ...] = (), threads: int = 2,
                      eval_every: int = 500, log=print, extra_crops: dict | None = None,
-                     extra_share: float = 0.5, init: Path | None = None,
-                     small_boost: float = 1.0, small_px: float = SMALL_PX) -> Path:
+                     extra_share: float = 0.5, init: Path | None = None) -> Path:
     """Train (or, from ``init``'s weights, fine-tune) a crop classifier. With ``extra_crops``
     (another crop set, e.g. crops cut where the localiser puts its boxes) each batch takes
-    ``extra_share`` of its crops from it; an extra crop whose box is at most ``small_px``
-    long is drawn ``small_boost`` times as often as a larger one."""
+    ``extra_share`` of its crops from it."""
     torch.set_num_threads(threads)
     seed_all(seed)
     out_dir = Path(out_dir)
@@ -176,8 +162,6 @@ def train_classifier(data: dict, val: dict, out_dir: Path, arch: str = "small",
     idx_all = usable(data)
     idx_extra = usable(extra_crops) if extra_crops is not None else np.zeros(0, int)
     n_extra = int(round(batch * extra_share)) if len(idx_extra) else 0
-    p_extra = small_card_draws(extra_crops["crop_px"][idx_extra], small_px, small_boost) \
-        if n_extra else None
     model = build_classifier(arch)
     if init is not None:
         init_ck = torch.load(init, map_location="cpu", weights_only=False)
@@ -204,7 +188,7 @@ def train_classifier(data: dict, val: dict, out_dir: Path, arch: str = "small",
         idx = rng.choice(idx_all, batch - n_extra)
         crops, labels = data["crops"][idx], data["crop_label"][idx]
         if n_extra:
-            jdx = rng.choice(idx_extra, n_extra, p=p_extra)
+            jdx = rng.choice(idx_extra, n_extra)
             crops = np.concatenate([crops, extra_crops["crops"][jdx]])
             labels = np.concatenate([labels, extra_crops["crop_label"][jdx]])
         x = augment_crops(crops_to_tensor(crops), rng)
