@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import onnx
+import pytest
 
 from training import DEFAULT_ART_DIR
 from scorer.vision.geometry import quad_to_rect
@@ -146,3 +147,49 @@ def test_fine_tuning_rounds_follow_the_options():
     assert _ft_rounds(_args(["all", "--ft-steps", "0"])) == []  # no second without a first
     two = _ft_rounds(_args(["all", "--cls-arch", "tiny", "--ft2-steps", "0", "--ft4-steps", "0"]))
     assert [(r.sub, r.base) for r in two] == [("cls-ft", "cls"), ("cls-ft3", "cls-ft")]
+
+
+class _StubDetector:
+    """Finds nothing on its own; names the crops of the true boxes from ``answers``."""
+    loc_threshold, cls_threshold = 0.2, 0.25
+
+    def __init__(self, answers):
+        self.answers = answers
+
+    def detect(self, img):
+        from scorer.vision.detector import Detections
+        return Detections()
+
+    def cut(self, img, rects):
+        return None, np.zeros((len(rects), 4, 4, 3), np.uint8)
+
+    def classify(self, crops):
+        p = np.zeros((len(crops), 49), np.float32)
+        p[np.arange(len(crops)), self.answers] = 1.0
+        return p
+
+
+def test_true_box_ceiling_separates_the_boxes_from_the_classifier():
+    from training.evaluate import REQUIRED_VIS, true_box_ceiling
+    _, cards, _ = random_scene(get_library(), SEED_RANGES["val"][0])
+    seen = [c for c in cards if c.visible > 0]
+    required = sum(c.visible >= REQUIRED_VIS for c in seen)
+    assert required > 0
+    oracle = true_box_ceiling(_StubDetector([c.class_id for c in seen]), n_scenes=1)
+    assert oracle["true_boxes_equiv"]["recall"] == 1.0
+    assert oracle["true_boxes_equiv"]["precision"] == 1.0
+    assert oracle["detector_equiv"]["recall"] == 0.0  # the stub's own detection finds nothing
+    bins = oracle["true_box_accuracy_by_height"]
+    assert sum(b["cards"] for b in bins) == required
+    assert all(b["acc_equiv"] == 1.0 for b in bins if b["cards"])
+    blind = true_box_ceiling(_StubDetector([BACKGROUND] * len(seen)), n_scenes=1)
+    assert blind["true_boxes_equiv"]["recall"] == 0.0
+    assert all(b["acc_equiv"] == 0.0 for b in blind["true_box_accuracy_by_height"] if b["cards"])
+
+
+@pytest.mark.parametrize("command", ["ceiling", "evaluate", "tune"])
+def test_a_missing_model_is_a_one_line_error(tmp_path, capsys, command):
+    code = main([command, "--models-dir", str(tmp_path / "none"), "--run-dir", str(tmp_path)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    assert err[-1].startswith("error: model file not found") and "Traceback" not in "".join(err)

@@ -5,6 +5,7 @@
                                     #   -> leave-one-deck-out classifier + evaluation
     python -m training cache | train-loc | train-cls | train-ref | finetune-cls | export
                      | tune | evaluate | lodo
+    python -m training ceiling      # validation F1 with the true boxes: what boxes cost
 
 Every stage is resumable: cached chunks are kept, training resumes from its checkpoint
 in ``--run-dir`` (default runs/main, git-ignored). Seeds are fixed (see
@@ -110,7 +111,8 @@ def _args(argv):
     p = argparse.ArgumentParser(prog="python -m training", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("command", choices=["all", "cache", "train-loc", "train-cls", "train-ref",
-                                       "finetune-cls", "export", "tune", "evaluate", "lodo"])
+                                       "finetune-cls", "export", "tune", "evaluate", "lodo",
+                                       "ceiling"])
     p.add_argument("--art-dir", default=str(DEFAULT_ART_DIR),
                    help="card art sets (default ../shared/card-art from the repo root)")
     p.add_argument("--run-dir", default=str(REPO_ROOT / "runs" / "main"),
@@ -417,6 +419,17 @@ def main(argv=None) -> int:
         log(f"evaluation {tag}: " + json.dumps(res))
         return res
 
+    def ceiling(loc_path):
+        """Validation scenes classified from their true boxes, beside the detector."""
+        from scorer.vision import Detector
+        from training.evaluate import true_box_ceiling
+        res = true_box_ceiling(Detector(loc_path, threads=a.threads), a.art_dir, "val",
+                               a.val_scenes)
+        (models / "eval").mkdir(parents=True, exist_ok=True)
+        (models / "eval" / "ceiling-val.json").write_text(json.dumps(res, indent=2) + "\n")
+        log("true boxes: " + json.dumps(res))
+        return res
+
     def lodo(d, v):
         ex = (LODO_SET,)
         train_cls(d, v, "cls-lodo", exclude=ex, steps=a.lodo_cls_steps or a.cls_steps)
@@ -429,44 +442,55 @@ def main(argv=None) -> int:
             evaluate(loc_onnx, "all-decks-on-hwatu", "lodo_test", a.lodo_test_scenes, sets=ex)
         return res
 
-    cmd = a.command
-    if cmd == "cache":
-        data()
-        return 0
-    if cmd in ("export", "evaluate", "tune", "train-ref"):
-        if cmd == "train-ref":
-            train_ref()
-        if cmd in ("export", "train-ref"):  # the last fine-tuned classifier there is
-            done = [r.sub for r in _ft_rounds(a) if (run / r.sub / "classifier.pt").is_file()]
-            export(done[-1] if done else "cls")
-        elif cmd == "tune":
-            tune(loc_onnx)
-        else:
-            evaluate(loc_onnx, "test", "test", a.test_scenes)
-        return 0
-    d, v = data()
-    if cmd == "train-loc":
-        train_loc(d, v)
-    elif cmd == "train-cls":
-        train_cls(d, v)
-    elif cmd == "finetune-cls":
-        export(finetune_all(d))
-    elif cmd == "lodo":
-        lodo(d, v)
-    elif cmd == "all":
-        train_loc(d, v)
-        train_cls(d, v)
-        loc_path, _ = export()
-        if a.ref_steps:
-            train_ref()
-            loc_path, _ = export()
-        if a.ft_steps:
-            loc_path, _ = export(finetune_all(d))
-        tune(loc_path)
-        evaluate(loc_path, "test", "test", a.test_scenes)
-        if not a.no_lodo:
+    def run_command() -> int:
+        cmd = a.command
+        if cmd == "cache":
+            data()
+            return 0
+        if cmd == "ceiling":
+            ceiling(loc_onnx)
+            return 0
+        if cmd in ("export", "evaluate", "tune", "train-ref"):
+            if cmd == "train-ref":
+                train_ref()
+            if cmd in ("export", "train-ref"):  # the last fine-tuned classifier there is
+                done = [r.sub for r in _ft_rounds(a) if (run / r.sub / "classifier.pt").is_file()]
+                export(done[-1] if done else "cls")
+            elif cmd == "tune":
+                tune(loc_onnx)
+            else:
+                evaluate(loc_onnx, "test", "test", a.test_scenes)
+            return 0
+        d, v = data()
+        if cmd == "train-loc":
+            train_loc(d, v)
+        elif cmd == "train-cls":
+            train_cls(d, v)
+        elif cmd == "finetune-cls":
+            export(finetune_all(d))
+        elif cmd == "lodo":
             lodo(d, v)
-    return 0
+        elif cmd == "all":
+            train_loc(d, v)
+            train_cls(d, v)
+            loc_path, _ = export()
+            if a.ref_steps:
+                train_ref()
+                loc_path, _ = export()
+            if a.ft_steps:
+                loc_path, _ = export(finetune_all(d))
+            tune(loc_path)
+            evaluate(loc_path, "test", "test", a.test_scenes)
+            if not a.no_lodo:
+                lodo(d, v)
+        return 0
+
+    from scorer.errors import InputError
+    try:
+        return run_command()
+    except InputError as e:  # a missing or unreadable model file, say
+        print(f"error: {e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

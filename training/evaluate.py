@@ -176,6 +176,50 @@ def evaluate(detector, art_dir=None, split: str = "test", n_scenes: int = 600,
     return res
 
 
+HEIGHT_BINS = (30, 40, 60, 100)
+
+
+def true_box_ceiling(detector, art_dir=None, split: str = "val", n_scenes: int = 400,
+                     sets=None) -> dict:
+    """What a perfect localiser would give: every card with any part visible gets its
+    true rectangle, classified and picked by the detector's own ``classify`` and
+    ``select_cards`` at its thresholds (so the only difference is the boxes). Beside it,
+    the detector's card-level figures on the same scenes, and the classifier's
+    chaff-equivalent accuracy on the true rectangles of the required cards by height
+    (``max_px``: at most that many pixels tall; None: taller than the last bin)."""
+    lib = get_library(art_dir)
+    start = SEED_RANGES[split][0]
+    ceil, pipe = [0, 0, 0], [0, 0, 0]
+    bins = {b: [0, 0] for b in HEIGHT_BINS + (None,)}
+    for k in tqdm(range(n_scenes), desc=f"true boxes ({split})", unit="scene", mininterval=5):
+        img, cards, _ = random_scene(lib, start + k, sets=sets)
+        seen = [c for c in cards if c.visible > 0]
+        req = [EQUIV[c.class_id] for c in seen if c.visible >= REQUIRED_VIS]
+        opt = [EQUIV[c.class_id] for c in seen if c.visible < REQUIRED_VIS]
+        det = detector.detect(img)
+        for t, v in enumerate(_multiset_hits([EQUIV[i] for i in det.class_id], req, opt)):
+            pipe[t] += v
+        if not seen:
+            continue
+        rects = np.array([quad_to_rect(c.quad) for c in seen], np.float32)
+        probs = detector.classify(detector.cut(img, rects)[1])
+        _, cls = select_cards(np.ones(len(seen), np.float32), probs, detector.loc_threshold,
+                              detector.cls_threshold)
+        for t, v in enumerate(_multiset_hits([EQUIV[i] for i in cls], req, opt)):
+            ceil[t] += v
+        for c, p in zip(seen, probs.argmax(1)):
+            if c.visible < REQUIRED_VIS:
+                continue
+            b = next((b for b in HEIGHT_BINS if c.height <= b), None)
+            bins[b][0] += 1
+            bins[b][1] += int(p < len(EQUIV) and EQUIV[p] == EQUIV[c.class_id])
+    return {"split": split, "scenes": n_scenes, "sets": list(sets) if sets else list(ART_SETS),
+            "true_boxes_equiv": _prf(*ceil), "detector_equiv": _prf(*pipe),
+            "true_box_accuracy_by_height": [
+                {"max_px": b, "cards": n, "acc_equiv": round(ok / n, 4) if n else None}
+                for b, (n, ok) in bins.items()]}
+
+
 def confusion_png(cm: np.ndarray, title: str) -> np.ndarray:
     """48x48 confusion matrix (rows: true card, columns: predicted; last column missed),
     row-normalised, log-ish colour scale, drawn with OpenCV."""
