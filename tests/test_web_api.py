@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from web_helpers import CSRF, FakeDetector, jpeg, make_app, png
+from web_helpers import CSRF, FakeDetections, FakeDetector, jpeg, make_app, png
 
 
 @pytest.fixture
@@ -61,6 +61,19 @@ def test_detect_raw_jpeg(client) -> None:
     assert (d["width"], d["height"], d["format"]) == (64, 48, "jpeg")
     assert d["cards"][0]["code"] == "08-1" and len(d["cards"][0]["box"]) == 4
     assert set(d["ms"]) >= {"decode", "infer", "total"} and d["model"] == "fake-detector"
+    assert d["hints"] == []  # the fake's cards are 50 px tall: readable
+
+
+def test_detect_hints_when_the_cards_are_small(tmp_path) -> None:
+    class Far(FakeDetector):
+        def detect(self, image, decode_ms=0.0):
+            return FakeDetections([{"code": "08-1", "box": [5.0, 5.0, 17.0, 25.0]},
+                                   {"code": "01-1", "box": [30.0, 5.0, 42.0, 24.0]}])
+
+    client = make_app(tmp_path, DETECTOR=Far()).test_client()
+    r = client.post("/api/detect", data=jpeg(64, 48), headers={**CSRF, "Content-Type": "image/jpeg"})
+    assert r.status_code == 200, r.json
+    assert len(r.json["hints"]) == 1 and "closer" in r.json["hints"][0]
 
 
 def test_detect_multipart_upload(client) -> None:

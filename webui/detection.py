@@ -9,6 +9,7 @@ from typing import Any
 
 from scorer.errors import InputError
 from scorer.vision import decode_image, imageheader
+from scorer.vision.hints import framing_hints
 
 
 class Busy(Exception):
@@ -85,5 +86,7 @@ class DetectionService:
         timings.setdefault("infer", round((t2 - t1) * 1000, 1))
         timings["total"] = round((t2 - t0) * 1000, 1)
         height, width = image.shape[:2]
+        cards = list(found.to_cards())
         return {"width": int(width), "height": int(height), "format": info.format,
-                "model": self.model_name, "cards": list(found.to_cards()), "ms": timings}
+                "model": self.model_name, "cards": cards, "hints": framing_hints(cards),
+                "ms": timings}

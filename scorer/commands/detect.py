@@ -18,8 +18,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "48-card classifier, onnxruntime on the CPU).",
         epilog='JSON (one object per image, one per line): {"image", "width", "height", '
                '"model", "cards": [{"code", "name", "confidence", "box": [x0,y0,x1,y1], '
-               '"quad"}], "ms": {"decode", "infer", "total", ...}}. Boxes are pixels of the '
-               "image after EXIF orientation. Exit 2 for a missing, non-image or corrupt file.",
+               '"quad"}], "hints": ["..."], "ms": {"decode", "infer", "total", ...}}. Boxes are '
+               "pixels of the image after EXIF orientation; hints advise on framing (cards "
+               "too small to read well). Exit 2 for a missing, non-image or corrupt file.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("images", nargs="+", metavar="IMAGE", help="image files (JPEG, PNG...)")
     parser.add_argument("--json", action="store_true", help="print JSON lines for machines")
@@ -63,6 +64,7 @@ def _run(args: argparse.Namespace) -> int:
     import cv2
 
     from scorer.vision import Detector, annotate, decode_image
+    from scorer.vision.hints import framing_hints
 
     # silent: OpenCV's decoder warnings would precede our one-line error
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
@@ -90,16 +92,20 @@ def _run(args: argparse.Namespace) -> int:
             import cv2
             if not cv2.imwrite(str(out), annotate(img, d)):
                 raise InputError(f"cannot write {out}")
+        cards = d.to_cards()
+        hints = framing_hints(cards)
         if args.json:
             print(json.dumps({"image": path, "width": w, "height": h, "model": model_name,
-                              "cards": d.to_cards(), "ms": d.timings}, ensure_ascii=False),
-                  flush=True)
+                              "cards": cards, "hints": hints, "ms": d.timings},
+                             ensure_ascii=False), flush=True)
             continue
         print(f"{path}: {w}x{h}, {len(d)} card{'s' if len(d) != 1 else ''} "
               f"({d.timings['total']:.0f} ms)")
         if len(d):
             print(f"  {'code':<5}  {'card':<32}  {'conf':>5}  box")
-            for c in d.to_cards():
+            for c in cards:
                 box = ",".join(f"{v:.0f}" for v in c["box"])
                 print(f"  {c['code']:<5}  {c['name']:<32}  {c['confidence']:>5.2f}  {box}")
+        for hint in hints:
+            print(f"  hint: {hint}")
     return 0

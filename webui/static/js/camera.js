@@ -122,7 +122,8 @@ export class LiveCapture {
     const stable = this.tracker.push(result.cards.map((c) => c.code));
     drawBoxes(this.overlay, canvas.width, canvas.height, result.cards, stable, this.labelOf);
     this.status.textContent = `frame ${this.frames}: ${result.cards.length} cards seen, ` +
-      `${this.tracker.captured.length} captured, ${Math.round(result.ms.total)} ms`;
+      `${this.tracker.captured.length} captured, ${Math.round(result.ms.total)} ms` +
+      (result.hints?.length ? ` (${result.hints[0]})` : "");
     for (const code of this.tracker.captured) {
       if (this.known && this.known.has(code)) continue;
       this.pending.add(code);

@@ -174,7 +174,8 @@ async function photo(owner) {
       state.drafts.set(owner, { codes: [...codes], detected: [...codes], source: "photo" });
       for (const [code, url] of crops) cropsOf(owner).set(code, url);
       render();
-      toast(`${codes.length} cards found in the photo`);
+      toast(`${codes.length} cards found in the photo` +
+        (result.hints?.length ? `: ${result.hints[0]}` : ""));
     } catch (err) { showRoundError(err); }
   };
   input.click();
