@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "scorer.commands.rules",
     "scorer.commands.detect",
     "scorer.commands.serve",
+    "scorer.commands.accuracy",
 )
 
 EXIT_BAD_INPUT = 2

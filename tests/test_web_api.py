@@ -289,6 +289,19 @@ def test_correction_needs_a_saved_pile(client) -> None:
 AKATAN = ["01-2", "02-2", "03-2"]
 
 
+def test_accuracy_counts_the_camera_piles_of_confirmed_rounds(client) -> None:
+    assert client.get("/api/accuracy").json["piles"] == 0
+    gid = new_game(client)["id"]
+    save(client, gid, "Ann", AKATAN, detected=AKATAN[:2] + ["09-1"], source="camera")
+    save(client, gid, "Bob", ["12-1"])
+    assert client.get("/api/accuracy").json["piles"] == 0  # the round is still open
+    assert post(client, f"/api/games/{gid}/rounds/1/confirm", {}).status_code == 200
+    acc = client.get("/api/accuracy").json
+    assert acc["piles"] == 1 and acc["cards"] == 3
+    assert acc["equivalent"]["tp"] == 2 and acc["equivalent"]["fp"] == 1
+    assert acc["equivalent"]["fn"] == 1
+
+
 def test_confirm_round_scores_and_moves_the_dealer(client) -> None:
     gid = new_game(client, first_dealer="Bob")["id"]
     save(client, gid, "Ann", AKATAN + ["08-1"])

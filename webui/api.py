@@ -9,6 +9,7 @@ from flask import Blueprint, Response, jsonify, request
 
 from scorer.cards import DECK, MONTHS
 from scorer.errors import InputError
+from scorer.field_accuracy import field_accuracy
 from webui import export, games
 from webui.context import detection, store
 
@@ -61,6 +62,12 @@ def detect() -> Response:
     upload = request.files.get("image")
     data = upload.read() if upload is not None else request.get_data(cache=False)
     return jsonify(detection().detect(data))
+
+
+@bp.get("/accuracy")
+def accuracy() -> Response:
+    """The camera's accuracy in the confirmed rounds so far (``hanafuda accuracy``)."""
+    return jsonify(field_accuracy(store().scored_piles()).to_dict())
 
 
 @bp.get("/games")

@@ -144,6 +144,16 @@ class GameStore:
             if conn.execute("DELETE FROM games WHERE id = ?", (game_id,)).rowcount == 0:
                 raise GameNotFound(f"no game {game_id}")
 
+    def scored_piles(self) -> list[PileRecord]:
+        """Every pile of a confirmed round, oldest first: what was detected and what the
+        players confirmed (``scorer.field_accuracy`` compares them)."""
+        with self._connection() as conn:
+            rows = conn.execute(
+                "SELECT p.* FROM piles p JOIN rounds r ON r.id = p.round_id"
+                " WHERE r.confirmed_at IS NOT NULL ORDER BY p.id").fetchall()
+        return [PileRecord(p["owner"], json.loads(p["codes"]), json.loads(p["detected"]),
+                           p["source"], p["updated_at"]) for p in rows]
+
     # ----------------------------------------------------------------- piles
     def save_pile(self, game_id: int, number: int, owner: str, codes: Sequence[Any], *,
                   detected: Sequence[Any] = (), source: str = "manual",
