@@ -288,10 +288,13 @@ def test_whole_game_with_a_photo_then_export_and_delete(playwright_sync, tmp_pat
         wait_ready(page)
         row = page.locator("#games-body tr").first
         assert "4/4 (finished)" in row.text_content()
+        page.wait_for_selector("#camera-accuracy:not([hidden])")  # Ann's photo pile, fixed by hand
+        assert "over 1 pile from the camera or a photo" in page.text_content("#camera-accuracy")
         csv_text = page.evaluate("fetch(document.querySelector('#games-body a[href$=\".csv\"]').href).then(r => r.text())")
         assert len(csv_text.strip().splitlines()) == 1 + 8
         row.locator("button.delete").click()
         assert page.locator("#games-body tr").count() == 1          # asked, not deleted yet
         page.click("button.confirm-delete")
         page.wait_for_selector("#no-games:not([hidden])")
+        page.wait_for_selector("#camera-accuracy[hidden]", state="attached")
         browser.close()

@@ -70,7 +70,21 @@ async function submit(event) {
   } catch (err) { $("new-game-error").textContent = err.message; }
 }
 
+// How well the camera read the cards in the confirmed rounds (detected against confirmed piles).
+async function loadAccuracy() {
+  const acc = await api("GET", "/api/accuracy");
+  const line = $("camera-accuracy");
+  line.hidden = !acc.piles;
+  if (!acc.piles) return;
+  const e = acc.equivalent;
+  const pct = (v) => (v === null ? "-" : `${(100 * v).toFixed(1)}%`);
+  line.textContent = `Camera accuracy in your scored rounds: ${e.tp} of ${e.tp + e.fn} cards found ` +
+    `(${pct(e.recall)}), ${e.fp} found that were not there (precision ${pct(e.precision)}), ` +
+    `over ${acc.piles} pile${acc.piles === 1 ? "" : "s"} from the camera or a photo.`;
+}
+
 async function loadGames() {
+  loadAccuracy().catch(() => { $("camera-accuracy").hidden = true; });
   const { games } = await api("GET", "/api/games");
   $("no-games").hidden = games.length > 0;
   $("games-body").replaceChildren(...games.map((g) => {
