@@ -178,7 +178,7 @@ def _args(argv):
     p.add_argument("--ft3-scenes", type=int, default=12000,
                    help="training scenes whose localiser crops the third round uses")
     p.add_argument("--ft3-lr", type=float, default=3e-4)
-    p.add_argument("--ref-steps", type=int, default=5000,
+    p.add_argument("--ref-steps", type=int, default=12000,
                    help="box refiner steps (0: ship the localiser's boxes as they are)")
     p.add_argument("--ref-scenes", type=int, default=8000,
                    help="fresh training scenes whose localiser boxes the refiner learns from")
