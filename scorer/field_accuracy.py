@@ -9,6 +9,7 @@ two sets; "equivalent" counts a mix-up between a month's two plain chaff as righ
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -73,15 +74,10 @@ def compare(detected: Sequence[str], confirmed: Sequence[str],
     (fn)."""
     def key(code: str) -> str:
         return card(code).equivalence_key if equivalent else card(code).code
-    found = [key(c) for c in detected]
-    truth = [key(c) for c in confirmed]
-    left = list(truth)
-    tp = 0
-    for k in found:
-        if k in left:
-            left.remove(k)
-            tp += 1
-    return Counts(tp, len(found) - tp, len(left))
+    found = Counter(key(c) for c in detected)
+    truth = Counter(key(c) for c in confirmed)
+    tp = sum((found & truth).values())
+    return Counts(tp, found.total() - tp, truth.total() - tp)
 
 
 def field_accuracy(piles: Iterable[ScoredPile]) -> FieldAccuracy:
