@@ -44,6 +44,12 @@ def _prf(tp, fp, fn):
             "tp": int(tp), "fp": int(fp), "fn": int(fn)}
 
 
+def _required_keys(cards) -> tuple[list[str], list[str]]:
+    """Chaff-equivalent keys of a scene's required cards and of its don't-care ones."""
+    return ([EQUIV[c.class_id] for c in cards if c.visible >= REQUIRED_VIS],
+            [EQUIV[c.class_id] for c in cards if 0 < c.visible < REQUIRED_VIS])
+
+
 def _multiset_hits(pred: list, req: list, opt: list):
     """TP, FP, FN of predicted labels against required labels (each label counted as
     often as it occurs); predictions of don't-care labels are neither TP nor FP."""
@@ -194,8 +200,7 @@ def true_box_ceiling(detector, art_dir=None, split: str = "val", n_scenes: int =
     for k in tqdm(range(n_scenes), desc=f"true boxes ({split})", unit="scene", mininterval=5):
         img, cards, _ = random_scene(lib, start + k, sets=sets)
         seen = [c for c in cards if c.visible > 0]
-        req = [EQUIV[c.class_id] for c in seen if c.visible >= REQUIRED_VIS]
-        opt = [EQUIV[c.class_id] for c in seen if c.visible < REQUIRED_VIS]
+        req, opt = _required_keys(seen)
         det = detector.detect(img)
         for t, v in enumerate(_multiset_hits([EQUIV[i] for i in det.class_id], req, opt)):
             pipe[t] += v
@@ -278,9 +283,7 @@ def tune_thresholds(detector, art_dir=None, n_scenes: int = 400,
     try:
         for k in tqdm(range(n_scenes), desc="tune (val)", unit="scene", mininterval=5):
             img, cards, _ = random_scene(lib, start + k, sets=sets)
-            scenes.append((detector.candidates(img),
-                           [EQUIV[c.class_id] for c in cards if c.visible >= REQUIRED_VIS],
-                           [EQUIV[c.class_id] for c in cards if 0 < c.visible < REQUIRED_VIS]))
+            scenes.append((detector.candidates(img), *_required_keys(cards)))
     finally:
         detector.loc_threshold = old
     grid = []
