@@ -69,6 +69,9 @@ class SceneCard:
 class SceneInfo:
     blurred: bool = False
     sets: list[str] = field(default_factory=list)
+    kind: str = "random"  # the generator's scene kind (realistic scenes: pile, closeup...)
+    physical: bool = False  # cards drawn as a physical deck (dark border, gloss, edges)
+    portrait: bool = False
 
 
 # ----------------------------------------------------------------------------- art
@@ -204,6 +207,42 @@ def vary_card(bgr: np.ndarray, alpha: np.ndarray, rng: np.random.Generator,
                     int(rng.integers(1, 3)), cv2.LINE_AA)
     radius = int(rng.uniform(0.02, 0.09) * FACE_W)
     return out, alpha * _rounded_mask(radius)
+
+
+_PHYSICAL_BORDERS = np.array([[12, 12, 12], [25, 22, 20], [35, 20, 15], [20, 15, 45],
+                              [30, 30, 30]], np.uint8)
+
+
+def physical_face(bgr: np.ndarray, alpha: np.ndarray,
+                  rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """A printed card of a physical deck: the face varied as another deck, then the
+    dark border 5-8% of the card's width that real decks fold over the face, near-black
+    ink, rounded corners and, on glossy cards, a broad highlight."""
+    out, _ = vary_card(bgr, alpha, rng, 0.6)
+    if rng.random() < 0.6:  # inks that print near-black
+        f = out.astype(np.float32)
+        v = f.max(axis=2, keepdims=True)
+        w = np.clip((110 - v) / 80, 0, 1)
+        out = np.clip(f * (1 - 0.8 * w), 0, 255).astype(np.uint8)
+    b = int(round(rng.uniform(0.05, 0.08) * FACE_W))
+    col = tuple(int(c) for c in _PHYSICAL_BORDERS[rng.integers(len(_PHYSICAL_BORDERS))])
+    cv2.rectangle(out, (0, 0), (FACE_W - 1, FACE_H - 1), col, thickness=2 * b)
+    if rng.random() < 0.5:
+        out = add_gloss(out, rng)
+    radius = int(rng.uniform(0.04, 0.09) * FACE_W)
+    return out, alpha * _rounded_mask(radius)
+
+
+def add_gloss(face: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A glossy card's highlight: a soft band across the face, sometimes washing out
+    most of it."""
+    yy, xx = np.mgrid[0:FACE_H, 0:FACE_W].astype(np.float32)
+    a = rng.uniform(0, math.pi)
+    d = (xx - rng.uniform(0, FACE_W)) * math.cos(a) + (yy - rng.uniform(0, FACE_H)) * math.sin(a)
+    width = rng.uniform(0.08, 0.6) * FACE_H
+    m = np.exp(-0.5 * (d / width) ** 2) * rng.uniform(0.35, 0.9)
+    f = face.astype(np.float32)
+    return np.clip(f + (255 - f) * m[..., None], 0, 255).astype(np.uint8)
 
 
 # --------------------------------------------------------------------- backgrounds
@@ -437,19 +476,28 @@ def compose_scene(lib: ArtLibrary, rng: np.random.Generator, items: list[tuple[s
                   width: int = 640, height: int = 480, *, card_h: float | None = None,
                   positions=None, variation: float = 1.0, clutter: bool | None = None,
                   photometric: bool = True, perspective: float | None = None,
-                  blur: bool | None = None) -> tuple[np.ndarray, list[SceneCard], SceneInfo]:
-    """Render cards ``items`` = [(art_set, class_id), ...] (bottom to top) into a scene."""
+                  blur: bool | None = None, physical: bool = False,
+                  background: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, list[SceneCard], SceneInfo]:
+    """Render cards ``items`` = [(art_set, class_id), ...] (bottom to top) into a scene.
+
+    ``physical``: cards look like a printed deck (``physical_face``), each casts a soft
+    shadow and shows its thickness as a thin edge. ``background``: the table (with any
+    clutter) to draw on, else a random one."""
     w, h = width, height
     n = len(items)
     if card_h is None:
         lo, hi = 0.05 * h, 0.6 * h
         hi = min(hi, math.sqrt(1.6 * w * h * CARD_ASPECT / (0.65 * max(n, 1))))
         card_h = float(math.exp(rng.uniform(math.log(lo), math.log(max(hi, lo * 1.01)))))
-    img = make_background(rng, w, h)
-    if clutter is None:
-        clutter = rng.random() < 0.5
-    if clutter:
-        add_clutter(img, rng, lib, card_h)
+    if background is not None:
+        img = background.copy()
+    else:
+        img = make_background(rng, w, h)
+        if clutter is None:
+            clutter = rng.random() < 0.5
+        if clutter:
+            add_clutter(img, rng, lib, card_h)
     pos = positions if positions is not None else _layout(rng, n, w, h, card_h)
     quads = [_card_quad(*p) for p in pos]
     if perspective is None:
@@ -458,13 +506,18 @@ def compose_scene(lib: ArtLibrary, rng: np.random.Generator, items: list[tuple[s
         hm = _random_homography(rng, w, h, perspective)
         quads = [cv2.perspectiveTransform(q[None], hm)[0] for q in quads]
     labels = np.full((h, w), -1, np.int32)
-    shadow = rng.random() < 0.5
+    shadow = physical or rng.random() < 0.5
+    if physical:  # drawn only for physical decks, so the older scenes stay as they were
+        edge_col = rng.uniform(200, 250) if rng.random() < 0.6 else rng.uniform(10, 60)
+        edge_dir = rng.normal(0, 1, 2)
+        edge_dir /= max(float(np.hypot(*edge_dir)), 1e-6)
     src = np.array([[0, 0], [FACE_W, 0], [FACE_W, FACE_H], [0, FACE_H]], np.float32)
     cards: list[SceneCard] = []
     areas = []
     for i, ((s, cid), q) in enumerate(zip(items, quads)):
         bgr, alpha = lib.face(s, cid)
-        bgr, alpha = vary_card(bgr, alpha, rng, variation)
+        bgr, alpha = physical_face(bgr, alpha, rng) if physical else \
+            vary_card(bgr, alpha, rng, variation)
         ang = math.degrees(math.atan2(q[1, 1] - q[0, 1], q[1, 0] - q[0, 0]))
         hgt = 0.5 * (np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1]))
         cards.append(SceneCard(CODES[cid], cid, s, q.astype(np.float32),
@@ -485,10 +538,15 @@ def compose_scene(lib: ArtLibrary, rng: np.random.Generator, items: list[tuple[s
                                 borderMode=cv2.BORDER_CONSTANT, borderValue=0)
         roi = img[y0:y1, x0:x1].astype(np.float32)
         if shadow:
-            k = max(int(hgt * 0.04), 1) * 2 + 1
+            k = max(int(hgt * (0.06 if physical else 0.04)), 1) * 2 + 1
             sh = cv2.GaussianBlur(a, (k, k), 0)
             sh = np.roll(sh, (max(int(hgt * 0.02), 1), max(int(hgt * 0.02), 1)), (0, 1))
-            roi *= (1 - 0.35 * sh)[..., None]
+            roi *= (1 - (0.45 if physical else 0.35) * sh)[..., None]
+        if physical:  # the card's thickness: a thin light or dark edge on one side
+            t = max(hgt * 0.008, 1.0)
+            shift = np.float32([[1, 0, edge_dir[0] * t], [0, 1, edge_dir[1] * t]])
+            e = cv2.warpAffine(a, shift, (a.shape[1], a.shape[0])) * (1 - a)
+            roi = roi * (1 - e[..., None]) + edge_col * e[..., None]
         roi = roi * (1 - a[..., None]) + face.astype(np.float32) * a[..., None]
         img[y0:y1, x0:x1] = np.clip(roi, 0, 255).astype(np.uint8)
         lab = labels[y0:y1, x0:x1]
@@ -496,7 +554,7 @@ def compose_scene(lib: ArtLibrary, rng: np.random.Generator, items: list[tuple[s
     counts = np.bincount(labels.ravel() + 1, minlength=n + 1)[1:]
     for c, cnt, area in zip(cards, counts, areas):
         c.visible = float(min(cnt / max(area, 1.0), 1.0))
-    info = SceneInfo(sets=sorted({s for s, _ in items}))
+    info = SceneInfo(sets=sorted({s for s, _ in items}), physical=physical)
     if photometric:
         img = _lighting(img, rng, cards)
         tf, blur_tf = _albu()
