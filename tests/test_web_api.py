@@ -405,3 +405,22 @@ def test_sakura_leftovers_go_to_the_gaji_user(client) -> None:
     r = post(client, f"/api/games/{gid}/rounds/2/confirm",
              {"context": {"leftovers": ["99-1"]}})
     assert r.status_code == 400 and "99-1" in r.json["error"]
+
+
+def test_detect_with_crops_gives_each_card_a_small_upright_jpeg(client) -> None:
+    import base64
+
+    import cv2
+    import numpy as np
+    r = client.post("/api/detect?crops=1", data=jpeg(640, 480),
+                    headers={**CSRF, "Content-Type": "image/jpeg"})
+    cards = r.get_json()["cards"]
+    assert cards
+    for c in cards:
+        assert c["crop"].startswith("data:image/jpeg;base64,") and len(c["crop"]) < 16_000
+        img = cv2.imdecode(np.frombuffer(base64.b64decode(c["crop"].split(",", 1)[1]), np.uint8),
+                           cv2.IMREAD_COLOR)
+        assert img.shape[0] > img.shape[1]          # portrait: the card upright
+    plain = client.post("/api/detect", data=jpeg(640, 480),
+                        headers={**CSRF, "Content-Type": "image/jpeg"}).get_json()["cards"]
+    assert all("crop" not in c for c in plain)

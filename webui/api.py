@@ -61,7 +61,7 @@ def presets() -> Response:
 def detect() -> Response:
     upload = request.files.get("image")
     data = upload.read() if upload is not None else request.get_data(cache=False)
-    return jsonify(detection().detect(data))
+    return jsonify(detection().detect(data, crops=request.args.get("crops") == "1"))
 
 
 @bp.get("/accuracy")

@@ -10,6 +10,7 @@ from typing import Any
 from scorer.errors import InputError
 from scorer.vision import decode_image, imageheader
 from scorer.vision.hints import framing_hints
+from webui.crops import add_crops
 
 
 class Busy(Exception):
@@ -67,8 +68,9 @@ class DetectionService:
                     raise DetectorUnavailable(f"no card detector: {exc}") from None
             return self._detector
 
-    def detect(self, data: bytes) -> dict[str, Any]:
-        """The DESIGN.md detect JSON for one image's bytes."""
+    def detect(self, data: bytes, crops: bool = False) -> dict[str, Any]:
+        """The DESIGN.md detect JSON for one image's bytes; with ``crops``, each card also
+        has its rectified crop as a small JPEG data URL (``crop``)."""
         info = imageheader.check(data, self.max_pixels, self.max_side)
         if not self._slots.acquire(blocking=False):
             raise Busy("detection is busy; retry in a moment")
@@ -87,6 +89,8 @@ class DetectionService:
         timings["total"] = round((t2 - t0) * 1000, 1)
         height, width = image.shape[:2]
         cards = list(found.to_cards())
+        if crops:
+            add_crops(image, cards)
         return {"width": int(width), "height": int(height), "format": info.format,
                 "model": self.model_name, "cards": cards, "hints": framing_hints(cards),
                 "ms": timings}

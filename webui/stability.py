@@ -1,45 +1,174 @@
-"""Which detected cards are stable over recent frames (the rule the page applies live).
+"""One card, one code: the rule the page applies live to the camera's frames.
 
-The page runs the same rule in ``static/js/stability.js``: a card enters a pile only
-once it was seen in at least ``need`` of the last ``window`` frames, so one flickering
-frame never changes a score. This is its reference, tested in Python.
+The page runs the same rule in ``static/js/stability.js``; this is its reference, tested
+in Python (and against the page's module in the browser test).
+
+Each detected box is followed across frames as a *track* (matched by overlap with the
+track's last box). A track joins the pile once it was seen in at least ``need`` of the
+last ``window`` frames since it began, so one flickering frame never changes a score.
+Its code is the one with the most accumulated probability over the frames it was seen
+(a rival must overtake, not merely tie), so a card whose reading flickers between two
+codes lands once; when the track changes its mind, the pile changes with it. A track
+that left the view keeps its code (a pile is panned over).
 """
 
 from __future__ import annotations
 
-from collections import deque
-from typing import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Sequence
 
-WINDOW = 6
-NEED = 4
+WINDOW = 6          # frames a new track is judged over
+NEED = 4            # frames of those it must be seen in to join the pile
+IOU_MATCH = 0.2     # least overlap between a track's last box and a detection to match
+MAX_MISS = 4        # frames a track may go unseen and still be matched
+UNSURE = 0.7        # a card whose code held less than this share of its frames is unsure
+
+Box = Sequence[float]
 
 
-def stable_codes(frames: Sequence[Iterable[str]], window: int = WINDOW,
-                 need: int = NEED) -> set[str]:
-    """Codes seen in at least ``need`` of the last ``window`` frames (each frame: a set)."""
-    counts: dict[str, int] = {}
-    for frame in list(frames)[-window:]:
-        for code in set(frame):
-            counts[code] = counts.get(code, 0) + 1
-    return {code for code, n in counts.items() if n >= need}
+@dataclass
+class Reading:
+    """One detection of one frame: its box and its code's probability."""
+
+    code: str
+    confidence: float
+    box: Box
+
+
+@dataclass
+class Track:
+    """One physical card followed across frames."""
+
+    id: int
+    box: Box
+    votes: dict[str, float] = field(default_factory=dict)
+    seen: list[bool] = field(default_factory=list)     # one flag per frame since it began
+    misses: int = 0
+    code: str = ""
+    count: int = 1                                     # frames seen in all
+    joined: int = -1                                   # order it joined the pile; -1: not yet
+
+    @property
+    def hits(self) -> int:
+        return sum(self.seen)
+
+    @property
+    def confidence(self) -> float:
+        """Mean probability of its code over the frames the track was seen in."""
+        return self.votes.get(self.code, 0.0) / max(1, self.count)
+
+
+def iou(a: Box, b: Box) -> float:
+    """Intersection over union of two ``[x0, y0, x1, y1]`` boxes."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    inter = w * h
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def match(tracks: Sequence[Track], readings: Sequence[Reading],
+          least: float = IOU_MATCH) -> list[tuple[int, int]]:
+    """Greedy pairs (track index, reading index), best overlap first; ties go to the
+    earlier track, then the earlier reading."""
+    pairs = [(iou(t.box, r.box), ti, ri) for ti, t in enumerate(tracks)
+             for ri, r in enumerate(readings)]
+    pairs.sort(key=lambda p: (-p[0], p[1], p[2]))
+    used_t: set[int] = set()
+    used_r: set[int] = set()
+    out = []
+    for score, ti, ri in pairs:
+        if score < least or ti in used_t or ri in used_r:
+            continue
+        used_t.add(ti)
+        used_r.add(ri)
+        out.append((ti, ri))
+    return out
+
+
+def decide(votes: Mapping[str, float], current: str) -> str:
+    """The code with the most votes; the current one keeps ties; else the lowest code."""
+    best = current
+    for code in sorted(votes):
+        if not best or votes[code] > votes.get(best, 0.0):
+            best = code
+    return best
 
 
 class StabilityTracker:
-    """Feed frames one by one; ``captured`` keeps every card that became stable
-    (a pile is panned over, so a card that left the view stays captured)."""
+    """Feed frames one by one; ``pile`` is the codes of the tracks that joined it."""
 
     def __init__(self, window: int = WINDOW, need: int = NEED) -> None:
         if not 1 <= need <= window:
             raise ValueError("need must be between 1 and window")
         self.window, self.need = window, need
-        self.frames: deque[set[str]] = deque(maxlen=window)
-        self.captured: list[str] = []
+        self.tracks: list[Track] = []
+        self.frame = 0           # frames pushed so far
+        self.changed_at = 0      # the frame count when the pile last changed
+        self._next_id = 0
+        self._joined = 0
+        self.pile: list[str] = []
 
-    def push(self, codes: Iterable[str]) -> set[str]:
-        """Add one frame's codes; return the codes stable now."""
-        self.frames.append(set(codes))
-        now = stable_codes(self.frames, self.window, self.need)
-        for code in sorted(now):
-            if code not in self.captured:
-                self.captured.append(code)
-        return now
+    def live(self) -> list[Track]:
+        """Tracks that may still be matched (seen within the last ``MAX_MISS`` frames)."""
+        return [t for t in self.tracks if t.misses <= MAX_MISS]
+
+    def push(self, readings: Iterable[Reading | Mapping]) -> list[str]:
+        """Add one frame's detections; return the pile (codes, in the order they joined)."""
+        frame = [r if isinstance(r, Reading) else
+                 Reading(str(r["code"]), float(r["confidence"]), list(r["box"]))
+                 for r in readings]
+        self.frame += 1
+        live = self.live()
+        matched = match(live, frame)
+        got = {id(live[ti]): frame[ri] for ti, ri in matched}
+        for t in live:
+            reading = got.get(id(t))
+            t.seen.append(reading is not None)
+            t.seen = t.seen[-self.window:]
+            if reading is None:
+                t.misses += 1
+                continue
+            t.misses = 0
+            t.count += 1
+            t.box = reading.box
+            t.votes[reading.code] = t.votes.get(reading.code, 0.0) + reading.confidence
+            t.code = decide(t.votes, t.code)
+        taken = {ri for _, ri in matched}
+        for ri, r in enumerate(frame):
+            if ri not in taken:
+                self.tracks.append(Track(self._next_id, r.box, {r.code: r.confidence}, [True],
+                                         0, r.code, 1))
+                self._next_id += 1
+        for t in self.tracks:
+            if t.joined < 0 and t.hits >= self.need:
+                t.joined = self._joined
+                self._joined += 1
+        # an unseen track that can no longer join is dropped
+        self.tracks = [t for t in self.tracks if t.joined >= 0 or t.misses <= MAX_MISS]
+        pile = self.codes()
+        if pile != self.pile:
+            self.pile, self.changed_at = pile, self.frame
+        return self.pile
+
+    def joined(self) -> list[Track]:
+        """The tracks in the pile, in the order they joined."""
+        return sorted((t for t in self.tracks if t.joined >= 0), key=lambda t: t.joined)
+
+    def codes(self) -> list[str]:
+        out: list[str] = []
+        for t in self.joined():
+            if t.code not in out:
+                out.append(t.code)
+        return out
+
+    def confidence(self, code: str) -> float:
+        """The best confidence among the pile's tracks that read ``code`` (0 if none)."""
+        return max((t.confidence for t in self.joined() if t.code == code), default=0.0)
+
+    @property
+    def quiet_frames(self) -> int:
+        """Frames since the pile last changed."""
+        return self.frame - self.changed_at

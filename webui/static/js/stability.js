@@ -1,31 +1,131 @@
-// A card enters the pile only once it is seen in at least NEED of the last WINDOW frames,
-// so a single flickering frame never changes a score. Mirrors webui/stability.py.
+// One card, one code: each box is followed across frames as a track (matched by overlap);
+// a track joins the pile once seen in NEED of its last WINDOW frames, and its code is the
+// one with the most accumulated probability (a rival must overtake, not tie), so a card
+// whose reading flickers lands once, and a track that changes its mind changes the pile.
+// Mirrors webui/stability.py (the reference, tested in Python and against this module).
 export const WINDOW = 6;
 export const NEED = 4;
+export const IOU_MATCH = 0.2;
+export const MAX_MISS = 4;
+export const UNSURE = 0.7;
 
-export function stableCodes(frames, window = WINDOW, need = NEED) {
-  const counts = new Map();
-  for (const frame of frames.slice(-window)) {
-    for (const code of new Set(frame)) counts.set(code, (counts.get(code) || 0) + 1);
+export function iou(a, b) {
+  const w = Math.min(a[2], b[2]) - Math.max(a[0], b[0]);
+  const h = Math.min(a[3], b[3]) - Math.max(a[1], b[1]);
+  if (w <= 0 || h <= 0) return 0;
+  const inter = w * h;
+  const union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter;
+  return union > 0 ? inter / union : 0;
+}
+
+// Greedy [trackIndex, readingIndex] pairs, best overlap first; ties: earlier track, reading.
+export function match(tracks, readings, least = IOU_MATCH) {
+  const pairs = [];
+  tracks.forEach((t, ti) => readings.forEach((r, ri) => pairs.push([iou(t.box, r.box), ti, ri])));
+  pairs.sort((p, q) => (q[0] - p[0]) || (p[1] - q[1]) || (p[2] - q[2]));
+  const usedT = new Set(), usedR = new Set(), out = [];
+  for (const [score, ti, ri] of pairs) {
+    if (score < least || usedT.has(ti) || usedR.has(ri)) continue;
+    usedT.add(ti); usedR.add(ri);
+    out.push([ti, ri]);
   }
-  return new Set([...counts].filter(([, n]) => n >= need).map(([code]) => code));
+  return out;
+}
+
+// The code with the most votes; the current one keeps ties; else the lowest code.
+export function decide(votes, current) {
+  let best = current;
+  for (const code of [...votes.keys()].sort()) {
+    if (!best || votes.get(code) > (votes.get(best) || 0)) best = code;
+  }
+  return best;
+}
+
+class Track {
+  constructor(id, reading) {
+    this.id = id;
+    this.box = reading.box;
+    this.votes = new Map([[reading.code, reading.confidence]]);
+    this.seen = [true];
+    this.misses = 0;
+    this.code = reading.code;
+    this.count = 1;
+    this.joined = -1;
+    this.best = new Map();        // code -> {confidence, crop}: the page's picture of the card
+    this.keepCrop(reading);
+  }
+  get hits() { return this.seen.filter(Boolean).length; }
+  get confidence() { return (this.votes.get(this.code) || 0) / Math.max(1, this.count); }
+  get crop() { return this.best.get(this.code)?.crop || null; }
+  keepCrop(r) {
+    const old = this.best.get(r.code);
+    if (r.crop && (!old || r.confidence > old.confidence)) this.best.set(r.code, { confidence: r.confidence, crop: r.crop });
+  }
 }
 
 export class StabilityTracker {
   constructor(window = WINDOW, need = NEED) {
     if (!(need >= 1 && need <= window)) throw new Error("need must be between 1 and window");
     this.window = window; this.need = need;
-    this.frames = [];
-    this.captured = [];          // every code that became stable, in order
+    this.tracks = [];
+    this.frame = 0;
+    this.changedAt = 0;
+    this.nextId = 0;
+    this.joinedCount = 0;
+    this.pile = [];
   }
-  // Add one frame's codes; returns the codes stable now.
-  push(codes) {
-    this.frames.push(new Set(codes));
-    if (this.frames.length > this.window) this.frames.shift();
-    const now = stableCodes(this.frames, this.window, this.need);
-    for (const code of [...now].sort()) {
-      if (!this.captured.includes(code)) this.captured.push(code);
+
+  live() { return this.tracks.filter((t) => t.misses <= MAX_MISS); }
+
+  // Add one frame's detections ({code, confidence, box, crop?}); returns the pile's codes.
+  push(readings) {
+    this.frame += 1;
+    const live = this.live();
+    const matched = match(live, readings);
+    const got = new Map(matched.map(([ti, ri]) => [live[ti], readings[ri]]));
+    for (const t of live) {
+      const r = got.get(t);
+      t.seen.push(r !== undefined);
+      t.seen = t.seen.slice(-this.window);
+      if (r === undefined) { t.misses += 1; continue; }
+      t.misses = 0;
+      t.count += 1;
+      t.box = r.box;
+      t.votes.set(r.code, (t.votes.get(r.code) || 0) + r.confidence);
+      t.code = decide(t.votes, t.code);
+      t.keepCrop(r);
     }
-    return now;
+    const taken = new Set(matched.map(([, ri]) => ri));
+    readings.forEach((r, ri) => {
+      if (!taken.has(ri)) this.tracks.push(new Track(this.nextId++, r));
+    });
+    for (const t of this.tracks) {
+      if (t.joined < 0 && t.hits >= this.need) t.joined = this.joinedCount++;
+    }
+    this.tracks = this.tracks.filter((t) => t.joined >= 0 || t.misses <= MAX_MISS);
+    const pile = this.codes();
+    if (pile.join() !== this.pile.join()) { this.pile = pile; this.changedAt = this.frame; }
+    return this.pile;
   }
+
+  joined() { return this.tracks.filter((t) => t.joined >= 0).sort((a, b) => a.joined - b.joined); }
+
+  codes() {
+    const out = [];
+    for (const t of this.joined()) if (!out.includes(t.code)) out.push(t.code);
+    return out;
+  }
+
+  // The best confidence among the pile's tracks that read `code` (0 if none).
+  confidence(code) {
+    return Math.max(0, ...this.joined().filter((t) => t.code === code).map((t) => t.confidence));
+  }
+
+  // The crop of the surest track that reads `code`, if any.
+  crop(code) {
+    const ts = this.joined().filter((t) => t.code === code && t.crop).sort((a, b) => b.confidence - a.confidence);
+    return ts.length ? ts[0].crop : null;
+  }
+
+  get quietFrames() { return this.frame - this.changedAt; }
 }
