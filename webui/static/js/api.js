@@ -25,8 +25,8 @@ export async function api(method, url, body) {
   return parse(await fetch(url, opts));
 }
 
-export async function detect(blob) {
-  const resp = await fetch("/api/detect", {
+export async function detect(blob, { crops = false } = {}) {
+  const resp = await fetch(crops ? "/api/detect?crops=1" : "/api/detect", {
     method: "POST", credentials: "same-origin",
     headers: { ...CSRF_HEADER, "Content-Type": blob.type || "application/octet-stream" },
     body: blob,

@@ -1,24 +1,16 @@
 // The live camera: getUserMedia, a camera chooser, JPEG frames posted to /api/detect a few
-// times a second, boxes drawn over the video, and the stability rule applied to the codes.
+// times a second, boxes drawn over the video, each box tracked (stability.js) into a pile,
+// and a capture that finishes by itself once the pile has stopped changing.
 import { detect } from "./api.js";
-import { StabilityTracker } from "./stability.js";
+import { placeLabels } from "./labels.js";
+import { StabilityTracker, UNSURE } from "./stability.js";
 
 const MAX_SIDE = 960;
 const INTERVAL_MS = 250;
+export const FINISH_MS = 3000;      // a capture ends by itself after this long without a change
+export const FINISH_FRAMES = 8;     // ... and at least this many frames without one
 
-export function cropDataUrl(source, box, maxHeight = 96) {
-  const [x0, y0, x1, y1] = box.map((v) => Math.max(0, Math.round(v)));
-  const w = Math.max(1, Math.min(source.width - x0, x1 - x0));
-  const h = Math.max(1, Math.min(source.height - y0, y1 - y0));
-  const scale = Math.min(1, maxHeight / h);
-  const c = document.createElement("canvas");
-  c.width = Math.max(1, Math.round(w * scale));
-  c.height = Math.max(1, Math.round(h * scale));
-  c.getContext("2d").drawImage(source, x0, y0, w, h, 0, 0, c.width, c.height);
-  return c.toDataURL("image/jpeg", 0.75);
-}
-
-export function drawBoxes(overlay, sourceWidth, sourceHeight, cards, stable, labelOf) {
+export function drawBoxes(overlay, sourceWidth, sourceHeight, cards, inPile, labelOf) {
   const rect = overlay.getBoundingClientRect();
   overlay.width = Math.max(1, Math.round(rect.width));
   overlay.height = Math.max(1, Math.round(rect.height));
@@ -27,34 +19,48 @@ export function drawBoxes(overlay, sourceWidth, sourceHeight, cards, stable, lab
   const sx = overlay.width / sourceWidth, sy = overlay.height / sourceHeight;
   ctx.font = "13px sans-serif";
   ctx.lineWidth = 2;
+  const colour = (c) => (!inPile.has(c.code) ? "#ffca28" : c.confidence < UNSURE ? "#ff7043" : "#00e676");
   for (const c of cards) {
-    const [x0, y0, x1, y1] = c.box;
-    const ok = stable.has(c.code);
-    ctx.strokeStyle = ok ? "#00e676" : "#ffca28";
+    ctx.strokeStyle = colour(c);
     if (Array.isArray(c.quad) && c.quad.length === 4) {      // the card's outline, if given
       ctx.beginPath();
       c.quad.forEach(([x, y], i) => (i ? ctx.lineTo(x * sx, y * sy) : ctx.moveTo(x * sx, y * sy)));
       ctx.closePath();
       ctx.stroke();
     } else {
+      const [x0, y0, x1, y1] = c.box;
       ctx.strokeRect(x0 * sx, y0 * sy, (x1 - x0) * sx, (y1 - y0) * sy);
     }
-    const text = `${c.code} ${labelOf(c.code)} ${Math.round(c.confidence * 100)}%`;
-    const tw = ctx.measureText(text).width + 6;
-    ctx.fillStyle = "rgba(0,0,0,0.65)";
-    ctx.fillRect(x0 * sx, Math.max(0, y0 * sy - 17), tw, 17);
-    ctx.fillStyle = ok ? "#00e676" : "#ffca28";
-    ctx.fillText(text, x0 * sx + 3, Math.max(12, y0 * sy - 4));
   }
+  const texts = cards.map((c) => [`${c.code} ${labelOf(c.code)} ${Math.round(c.confidence * 100)}%`,
+    `${c.code} ${Math.round(c.confidence * 100)}%`, c.code]);
+  const widths = texts.map((t) => t.map((s) => ctx.measureText(s).width + 6));
+  const boxes = cards.map((c) => [c.box[0] * sx, c.box[1] * sy, c.box[2] * sx, c.box[3] * sy]);
+  const spots = placeLabels(boxes, widths, 17, { w: overlay.width, h: overlay.height });
+  spots.forEach((s, i) => {
+    if (!s) return;
+    ctx.fillStyle = "rgba(0,0,0,0.7)";
+    ctx.fillRect(s.x, s.y, s.w, s.h);
+    ctx.fillStyle = colour(cards[i]);
+    ctx.fillText(texts[i][s.choice], s.x + 3, s.y + 13);
+  });
+  overlay.dataset.labels = JSON.stringify(spots.filter(Boolean).map(({ x, y, w, h }) => [x, y, w, h]));
+}
+
+export function progressText(cards, quietMs, finishing) {
+  const n = `${cards} card${cards === 1 ? "" : "s"}`;
+  if (!cards) return "looking for cards…";
+  const s = Math.floor(quietMs / 1000);
+  return `${n}, stable for ${s} s` + (finishing ? " — done" : "");
 }
 
 export class LiveCapture {
-  constructor({ video, overlay, select, status, labelOf, onStable }) {
-    Object.assign(this, { video, overlay, select, status, labelOf, onStable });
+  // onPile(tracker) after every frame; onFinish() when the pile has settled by itself.
+  constructor({ video, overlay, select, status, progress, labelOf, onPile, onFinish, autoFinish }) {
+    Object.assign(this, { video, overlay, select, status, progress, labelOf, onPile, onFinish, autoFinish });
     this.stream = null;
     this.running = false;
     this.timer = null;
-    this.frames = 0;
     select.addEventListener("change", () => this.start(select.value));
   }
 
@@ -85,9 +91,10 @@ export class LiveCapture {
 
   begin() {
     this.tracker = new StabilityTracker();
-    this.pending = new Set();
     this.running = true;
-    this.frames = 0;
+    this.changedAt = performance.now();
+    this.seenChange = 0;
+    this.progress.textContent = progressText(0, 0, false);
     this.tick();
   }
 
@@ -116,31 +123,24 @@ export class LiveCapture {
     const canvas = this.grab();
     if (!canvas) { this.status.textContent = "waiting for the camera…"; return; }
     const blob = await new Promise((res) => canvas.toBlob(res, "image/jpeg", 0.85));
-    const result = await detect(blob);
+    const result = await detect(blob, { crops: true });
     if (!this.running) return;
-    this.frames += 1;
-    const stable = this.tracker.push(result.cards.map((c) => c.code));
-    drawBoxes(this.overlay, canvas.width, canvas.height, result.cards, stable, this.labelOf);
-    this.status.textContent = `frame ${this.frames}: ${result.cards.length} cards seen, ` +
-      `${this.tracker.captured.length} captured, ${Math.round(result.ms.total)} ms` +
+    const t = this.tracker;
+    const pile = t.push(result.cards);
+    if (t.changedAt !== this.seenChange) { this.seenChange = t.changedAt; this.changedAt = performance.now(); }
+    drawBoxes(this.overlay, canvas.width, canvas.height, result.cards, new Set(pile), this.labelOf);
+    const quietMs = performance.now() - this.changedAt;
+    const finishing = this.autoFinish() && pile.length > 0 && t.quietFrames >= FINISH_FRAMES && quietMs >= FINISH_MS;
+    this.progress.textContent = progressText(pile.length, quietMs, finishing);
+    this.status.textContent = `frame ${t.frame}: ${result.cards.length} boxes, ${Math.round(result.ms.total)} ms` +
       (result.hints?.length ? ` (${result.hints[0]})` : "");
-    for (const code of this.tracker.captured) {
-      if (this.known && this.known.has(code)) continue;
-      this.pending.add(code);
-    }
-    for (const code of [...this.pending]) {
-      const seen = result.cards.find((c) => c.code === code);
-      if (!seen && this.tracker.frames.length < 6) continue;
-      this.pending.delete(code);
-      (this.known ||= new Set()).add(code);
-      this.onStable(code, seen ? cropDataUrl(canvas, seen.box) : null);
-    }
+    this.onPile(t);
+    if (finishing) this.onFinish();
   }
 
   end() {
     this.running = false;
     clearTimeout(this.timer);
-    this.known = null;
     const ctx = this.overlay.getContext("2d");
     ctx.clearRect(0, 0, this.overlay.width, this.overlay.height);
   }
@@ -152,19 +152,15 @@ export class LiveCapture {
 }
 
 // A photo through the same pipeline: every card found goes into the pile (a still image
-// needs no stability window), with crops cut from the photo as the browser shows it.
+// needs no stability window), with the detector's crops; the photo comes back as an object
+// URL for the page to show with its boxes.
 export async function detectPhoto(file) {
-  const result = await detect(file);
-  const url = URL.createObjectURL(file);
-  const crops = new Map();
-  try {
-    const img = new Image();
-    img.src = url;
-    await img.decode();
-    const canvas = document.createElement("canvas");
-    canvas.width = img.naturalWidth; canvas.height = img.naturalHeight;
-    canvas.getContext("2d").drawImage(img, 0, 0);
-    for (const c of result.cards) if (!crops.has(c.code)) crops.set(c.code, cropDataUrl(canvas, c.box));
-  } catch (e) { /* crops are a nicety */ } finally { URL.revokeObjectURL(url); }
-  return { result, crops };
+  const result = await detect(file, { crops: true });
+  const crops = new Map(), conf = new Map();
+  for (const c of [...result.cards].sort((a, b) => b.confidence - a.confidence)) {
+    if (conf.has(c.code)) continue;
+    conf.set(c.code, c.confidence);
+    if (c.crop) crops.set(c.code, c.crop);
+  }
+  return { result, crops, conf, url: URL.createObjectURL(file) };
 }

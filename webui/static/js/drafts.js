@@ -7,10 +7,10 @@ export function draftKey(gameId, round) {
   return `${PREFIX}${gameId}:${round}`;
 }
 
-// drafts: Map owner -> {codes, detected, source}; crops: owner -> Map(code -> data URL).
+// drafts: Map owner -> {codes, detected, source, conf: {code: confidence}}; crops: owner -> Map(code -> data URL).
 export function storeDrafts(key, drafts, cropsOf) {
   const plain = (withCrops) => Object.fromEntries([...drafts].map(([owner, d]) => [owner, {
-    codes: d.codes, detected: d.detected, source: d.source,
+    codes: d.codes, detected: d.detected, source: d.source, conf: d.conf || {},
     crops: withCrops ? Object.fromEntries([...cropsOf(owner)].filter(([code]) => d.codes.includes(code))) : {},
   }]));
   try {
@@ -35,7 +35,9 @@ export function loadDrafts(key, owners, knownCode) {
     const source = ["camera", "photo", "manual"].includes(d.source) ? d.source : "manual";
     const crops = new Map(Object.entries(d.crops || {}).filter(([code, url]) =>
       codes.includes(code) && typeof url === "string" && url.startsWith("data:image/")));
-    out.set(owner, { draft: { codes, detected, source }, crops });
+    const conf = Object.fromEntries(Object.entries(d.conf || {}).filter(([code, p]) =>
+      codes.includes(code) && typeof p === "number" && p >= 0 && p <= 1));
+    out.set(owner, { draft: { codes, detected, source, conf }, crops });
   }
   return out;
 }

@@ -1,10 +1,11 @@
 // One game's page: the open round's piles (capture, photo, hand fixes), confirming the
 // round, its result, the standings with a chart, and the rounds played.
 import { api, el, toast } from "./api.js";
-import { LiveCapture, detectPhoto } from "./camera.js";
+import { LiveCapture, detectPhoto, drawBoxes } from "./camera.js";
 import { runningChart } from "./chart.js";
 import { cardLabel, colourChip, loadDeck, pickCard } from "./deck.js";
 import { draftKey, loadDrafts, storeDrafts } from "./drafts.js";
+import { checkFirst, countNote, followCamera } from "./piles.js";
 
 const root = document.getElementById("game");
 const gameId = Number(root.dataset.gameId);
@@ -16,13 +17,32 @@ const state = {
   game: null,
   drafts: new Map(),      // owner -> {codes, detected, source}: captured, not saved yet
   crops: new Map(),       // owner -> Map(code -> data URL), this session only
+  conf: new Map(),        // owner -> Map(code -> confidence), this session only
+  expected: new Map(),    // owner -> how many cards the player says the pile holds
   capturing: null,        // owner being captured from the camera
+  removedByHand: new Set(), // codes removed by hand during this capture: they stay out
   lastResult: null,
 };
 
 function cropsOf(owner) {
   if (!state.crops.has(owner)) state.crops.set(owner, new Map());
   return state.crops.get(owner);
+}
+
+function confOf(owner) {
+  if (!state.conf.has(owner)) state.conf.set(owner, new Map());
+  return state.conf.get(owner);
+}
+
+// Every crop this session has of each code (pictures for the card picker).
+function pictures() {
+  const out = new Map();
+  const rnd = openRound();
+  for (const owner of state.game.owners) {
+    for (const [code, url] of Object.entries((rnd && rnd.piles[owner] && rnd.piles[owner].crops) || {})) out.set(code, url);
+    for (const [code, url] of cropsOf(owner)) out.set(code, url);
+  }
+  return out;
 }
 
 function openRound() {
@@ -59,6 +79,7 @@ async function correction(owner, action, oldCode, newCode) {
   const draft = state.drafts.get(owner);
   if (draft) {
     const codes = draft.codes;
+    if (owner === state.capturing && oldCode) state.removedByHand.add(oldCode);
     if (action === "remove") codes.splice(codes.indexOf(oldCode), 1);
     else if (action === "add") { if (!codes.includes(newCode)) codes.push(newCode); }
     else if (!codes.includes(newCode)) codes[codes.indexOf(oldCode)] = newCode;
@@ -79,12 +100,14 @@ async function fixCard(owner, code) {
   if (!pick || pick === code) return;
   const crop = cropsOf(owner).get(code);
   if (crop) cropsOf(owner).set(pick, crop);
+  confOf(owner).delete(code);
   await correction(owner, "replace", code, pick);
 }
 
 async function addCard(owner) {
-  const pick = await pickCard(state.deck, `Add a card to ${owner}'s pile`, usedFlags(owner));
-  if (pick) await correction(owner, "add", null, pick);
+  const picks = await pickCard(state.deck, `Add cards to ${owner}'s pile`, usedFlags(owner),
+    { multi: true, pictures: pictures() });
+  for (const pick of picks) await correction(owner, "add", null, pick);
 }
 
 async function savePile(owner) {
@@ -108,40 +131,62 @@ function showRoundError(err) {
 // ------------------------------------------------------------------ capture
 let live = null;
 
+function labelOf(code) { return cardLabel(state.deck, code).split(": ")[1] || code; }
+
 function liveCapture() {
   if (!live) {
     live = new LiveCapture({
       video: $("video"), overlay: $("overlay"), select: $("camera-select"), status: $("camera-status"),
-      labelOf: (code) => cardLabel(state.deck, code).split(": ")[1] || code,
-      onStable: (code, crop) => {
+      progress: $("capture-progress"), labelOf, autoFinish: () => $("auto-finish").checked,
+      onPile: (tracker) => {
         const owner = state.capturing;
         const draft = state.drafts.get(owner);
-        if (!draft || draft.codes.includes(code)) return;
-        draft.codes.push(code);
-        draft.detected.push(code);
-        if (crop) cropsOf(owner).set(code, crop);
-        renderLive();
+        if (!draft) return;
+        const now = tracker.pile;
+        if (now.join() === draft.detected.join()) return;
+        draft.codes = followCamera(draft.codes, draft.detected, now, state.removedByHand);
+        draft.detected = [...now];
+        for (const code of now) {
+          const crop = tracker.crop(code);
+          if (crop) cropsOf(owner).set(code, crop);
+          confOf(owner).set(code, tracker.confidence(code));
+        }
+        draft.conf = Object.fromEntries(confOf(owner));
         renderPiles();
+      },
+      onFinish: () => {
+        const owner = state.capturing;
+        endCapture(true);
+        const n = shownCodes(owner).length;
+        toast(`${owner}: ${n} card${n === 1 ? "" : "s"} captured — check the marked ones, then save`);
       },
     });
   }
   return live;
 }
 
+function showSide(which) {
+  $("camera-panel").hidden = which !== "camera";
+  $("photo-panel").hidden = which !== "photo";
+  $("workspace").classList.toggle("with-side", !!which);
+}
+
 async function startCapture(owner) {
   if (state.capturing) endCapture(true);
   state.capturing = owner;
+  state.removedByHand = new Set();
   state.drafts.set(owner, { codes: [], detected: [], source: "camera" });
-  $("capture-owner").textContent = owner;
-  $("camera-panel").hidden = false;
+  confOf(owner).clear();
+  $("capture-owner").textContent = `${owner}'s pile`;
+  showSide("camera");
   $("camera-status").textContent = "starting the camera…";
-  renderLive();
+  $("capture-progress").textContent = "starting…";
   render();
   $("camera-panel").scrollIntoView({ block: "nearest" });
   const cam = liveCapture();
   try {
     if (!cam.stream) await cam.start($("camera-select").value || null);
-    cam.begin();
+    if (state.capturing === owner) cam.begin();
   } catch (err) {
     $("camera-status").textContent = `camera unavailable: ${err.message}`;
   }
@@ -151,15 +196,9 @@ function endCapture(keep) {
   const owner = state.capturing;
   if (live) { live.end(); live.stopStream(); }
   state.capturing = null;
-  $("camera-panel").hidden = true;
+  showSide(null);
   if (!keep && owner) state.drafts.delete(owner);
   render();
-}
-
-function renderLive() {
-  const draft = state.drafts.get(state.capturing);
-  $("live-cards").replaceChildren(...(draft ? draft.codes : []).map((code) =>
-    el("span", { class: "chip", dataset: { code } }, colourChip(state.deck, code), ` ${code} ${cardLabel(state.deck, code)}`)));
 }
 
 async function photo(owner) {
@@ -169,11 +208,15 @@ async function photo(owner) {
     const file = input.files && input.files[0];
     if (!file) return;
     try {
-      const { result, crops } = await detectPhoto(file);
-      const codes = [...new Set(result.cards.map((c) => c.code))];
-      state.drafts.set(owner, { codes: [...codes], detected: [...codes], source: "photo" });
-      for (const [code, url] of crops) cropsOf(owner).set(code, url);
+      if (state.capturing) endCapture(true);
+      const { result, crops, conf, url } = await detectPhoto(file);
+      const codes = [...conf.keys()];
+      state.drafts.set(owner, { codes: [...codes], detected: [...codes], source: "photo", conf: Object.fromEntries(conf) });
+      for (const [code, crop] of crops) cropsOf(owner).set(code, crop);
+      confOf(owner).clear();
+      for (const [code, p] of conf) confOf(owner).set(code, p);
       render();
+      await showPhoto(owner, url, result);
       toast(`${codes.length} cards found in the photo` +
         (result.hints?.length ? `: ${result.hints[0]}` : ""));
     } catch (err) { showRoundError(err); }
@@ -181,22 +224,60 @@ async function photo(owner) {
   input.click();
 }
 
+// The uploaded photo with the boxes the detector found, beside the pile list.
+async function showPhoto(owner, url, result) {
+  const img = $("photo-image");
+  if (img.dataset.url) URL.revokeObjectURL(img.dataset.url);
+  img.src = url;
+  img.dataset.url = url;
+  $("photo-owner").textContent = `${owner}'s pile`;
+  $("photo-status").textContent = `${result.cards.length} boxes; a card with no box was not seen: add it by hand or take another photo`;
+  showSide("photo");
+  await img.decode().catch(() => {});
+  drawBoxes($("photo-overlay"), result.width, result.height, result.cards,
+    new Set(result.cards.map((c) => c.code)), labelOf);
+}
+
+function zoom(src, caption) {
+  $("zoom-image").src = src;
+  $("zoom-caption").textContent = caption;
+  $("zoom").hidden = false;
+}
+
 // ------------------------------------------------------------------ rendering
-function cardItem(owner, code, editable) {
+function cardItem(owner, code, editable, reasons) {
   const other = otherOwnerOf(owner, code);
   const rnd = openRound();
   const saved = rnd && rnd.piles[owner] && rnd.piles[owner].crops;
   const crop = (state.drafts.has(owner) ? cropsOf(owner).get(code) : null) ||
     (saved && saved[code]) || cropsOf(owner).get(code);
-  return el("li", { class: "card-item" + (other ? " conflict" : ""), dataset: { code } },
-    crop ? el("img", { class: "crop", src: crop, alt: `${code} as seen` }) : el("span", { class: "crop none", text: "—" }),
+  const p = confOf(owner).get(code);
+  const why = reasons.get(code) || [];
+  const label = `${code} ${cardLabel(state.deck, code)}`;
+  return el("li", { class: "card-item" + (other ? " conflict" : "") + (why.length ? " check" : ""), dataset: { code } },
+    crop ? el("button", { type: "button", class: "crop-button", title: "enlarge", onclick: () => zoom(crop, label + (p !== undefined ? ` · ${Math.round(p * 100)}%` : "")) },
+      el("img", { class: "crop", src: crop, alt: `${code} as seen` })) : el("span", { class: "crop none", text: "—" }),
     colourChip(state.deck, code),
     el("span", { class: "code", text: code }),
     el("span", { class: "name", text: cardLabel(state.deck, code) }),
+    p !== undefined ? el("span", { class: "conf" + (why.some((w) => w.startsWith("unsure")) ? " low" : ""), text: `${Math.round(p * 100)}%` }) : null,
+    why.length ? el("span", { class: "flag check-flag", title: why.join("; "), text: "check" }) : null,
     other ? el("span", { class: "flag", text: `also in ${other}'s pile` }) : null,
     editable ? el("span", { class: "actions" },
       el("button", { type: "button", class: "fix", onclick: () => fixCard(owner, code) }, "Fix"),
       el("button", { type: "button", class: "remove", onclick: () => correction(owner, "remove", code, null) }, "Remove")) : null);
+}
+
+function countField(owner, found) {
+  const note = el("span", { class: "count-note", text: countNote(found, state.expected.get(owner)) });
+  const input = el("input", { type: "number", class: "expected", min: 0, max: 48, inputmode: "numeric",
+    value: state.expected.get(owner) ?? "", placeholder: "?",
+    oninput: () => {
+      const n = Number(input.value);
+      if (input.value === "" || !Number.isInteger(n)) state.expected.delete(owner); else state.expected.set(owner, n);
+      note.textContent = countNote(found, state.expected.get(owner));
+    } });
+  return el("div", { class: "count" }, el("label", {}, "How many cards in this pile? ", input), " ", note);
 }
 
 function renderPiles() {
@@ -208,19 +289,25 @@ function renderPiles() {
     const draft = state.drafts.get(owner);
     const saved = rnd.piles[owner];
     const codes = shownCodes(owner);
+    const reasons = checkFirst(codes, confOf(owner), state.deck);
     const status = draft ? (state.capturing === owner ? "capturing…" : "not saved yet")
       : saved ? `saved (${saved.source})` : "no pile yet";
-    return el("article", { class: "pile" + (draft ? " draft" : saved ? " saved" : ""), dataset: { owner } },
-      el("header", {}, el("h3", { text: owner }), el("span", { class: "status", text: `${codes.length} cards · ${status}` })),
-      el("ul", { class: "cards" }, codes.map((code) => cardItem(owner, code, true))),
+    const checks = reasons.size ? ` · ${reasons.size} to check` : "";
+    return el("article", { class: "pile" + (draft ? " draft" : saved ? " saved" : "") + (state.capturing === owner ? " capturing" : ""), dataset: { owner } },
+      el("header", {}, el("h3", { text: owner }), el("span", { class: "status", text: `${codes.length} cards${checks} · ${status}` })),
+      el("ul", { class: "cards" }, codes.map((code) => cardItem(owner, code, true, reasons))),
+      countField(owner, codes.length),
       el("div", { class: "pile-actions" },
         el("button", { type: "button", class: "capture", onclick: () => startCapture(owner) }, "Capture from camera"),
         el("button", { type: "button", class: "photo", onclick: () => photo(owner) }, "Upload photo"),
-        el("button", { type: "button", class: "add", onclick: () => addCard(owner) }, "Add card"),
-        (draft || !saved) ? el("button", { type: "button", class: "save-pile primary", disabled: state.capturing === owner,
-          onclick: () => savePile(owner) }, codes.length ? "Save pile" : "Save empty pile") : null,
+        el("button", { type: "button", class: "add", onclick: () => addCard(owner) }, "Add cards")),
+      (draft || !saved) ? el("div", { class: "pile-save" },
+        codes.length ? el("button", { type: "button", class: "save-pile primary", disabled: state.capturing === owner,
+          onclick: () => savePile(owner) }, "Save pile")
+          : el("button", { type: "button", class: "save-pile empty", disabled: state.capturing === owner,
+            title: "this player captured no cards this round", onclick: () => savePile(owner) }, "No cards: save an empty pile"),
         draft && state.capturing !== owner ? el("button", { type: "button", class: "discard",
-          onclick: () => { state.drafts.delete(owner); render(); } }, saved ? "Discard changes" : "Discard") : null));
+          onclick: () => { state.drafts.delete(owner); render(); } }, saved ? "Discard changes" : "Discard") : null) : null);
   }));
 }
 
@@ -292,7 +379,7 @@ function renderStandings() {
   $("standings").replaceChildren(
     el("thead", {}, el("tr", {}, el("th", { text: "Player" }), el("th", { text: "Total" }), victories ? el("th", { text: "Victories" }) : null)),
     el("tbody", {}, sorted.map((o) => el("tr", { dataset: { owner: o } },
-      el("th", { text: o + (s.winner === o && s.finished ? " 🏆" : "") }),
+      el("th", {}, o, s.winner === o && s.finished ? el("img", { class: "trophy", src: "/static/img/trophy.svg", alt: " (winner)", width: 16, height: 16 }) : null),
       el("td", { class: "num total", text: totals[o] ?? 0 }),
       victories ? el("td", { class: "num", text: victories[o] ?? 0 }) : null))));
   $("chart").replaceChildren(...((s.running || []).length ? [runningChart(owners, s.running, g.rounds_planned)] : []));
@@ -312,6 +399,7 @@ function renderHistory() {
 
 function render() {
   const g = state.game;
+  $("round-error").textContent = "";       // an error is about the state before this change
   $("game-title").textContent = `Game ${g.id}: ${g.players.join(", ")}`;
   $("game-info").textContent = `${g.ruleset.name} — ${g.ruleset.description}` +
     (g.teams ? ` · teams ${g.owners.join(" vs ")}` : "") + ` · ${g.rounds_planned} rounds`;
@@ -355,6 +443,7 @@ function restoreDrafts() {
   for (const [owner, { draft, crops }] of found) {
     state.drafts.set(owner, draft);
     for (const [code, url] of crops) cropsOf(owner).set(code, url);
+    for (const [code, p] of Object.entries(draft.conf || {})) confOf(owner).set(code, p);
   }
   if (found.size) toast(`unsaved ${[...found.keys()].join(", ")} pile kept from before: save it or discard it`);
 }
@@ -367,6 +456,9 @@ async function main() {
   $("confirm-round").addEventListener("click", confirmRound);
   $("capture-done").addEventListener("click", () => endCapture(true));
   $("capture-cancel").addEventListener("click", () => endCapture(false));
+  $("photo-close").addEventListener("click", () => showSide(null));
+  $("zoom-close").addEventListener("click", () => { $("zoom").hidden = true; });
+  $("zoom").addEventListener("click", (e) => { if (e.target === $("zoom")) $("zoom").hidden = true; });
   restoreDrafts();
   render();
   document.body.dataset.ready = "1";

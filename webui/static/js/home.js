@@ -104,10 +104,18 @@ async function loadGames() {
       });
     });
     return el("tr", { dataset: { game: g.id } },
-      el("td", { text: g.id }), el("td", { text: g.created_at.slice(0, 16).replace("T", " ") }),
+      el("td", { text: g.id }), el("td", { class: "started", title: g.created_at, text: localTime(g.created_at) }),
       el("td", { text: g.preset }), el("td", { text: g.players.join(", ") }),
       el("td", { text: `${g.rounds_confirmed}/${g.rounds_planned}${g.finished ? " (finished)" : ""}` }), actions);
   }));
+}
+
+// "2026-11-30 19:26" in the viewer's own time zone (the server stores UTC).
+function localTime(iso) {
+  const d = new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(iso) ? iso : `${iso}Z`);
+  if (Number.isNaN(d.getTime())) return iso;
+  const p = (n) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
 }
 
 async function main() {

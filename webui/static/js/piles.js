@@ -1,0 +1,47 @@
+// Pure helpers for a pile on the page: following the camera's pile as its tracks change
+// their minds, and which cards a player should check first.
+import { UNSURE } from "./stability.js";
+
+// The pile's codes after the camera's pile went from `prev` to `now`: a code that left is
+// replaced in place by one that arrived (one card changed its reading), else removed;
+// arrivals are appended. Codes removed by hand during the capture stay out.
+export function followCamera(codes, prev, now, removedByHand = new Set()) {
+  const gone = prev.filter((c) => !now.includes(c));
+  const added = now.filter((c) => !prev.includes(c) && !removedByHand.has(c));
+  const out = [...codes];
+  for (const c of gone) {
+    const at = out.indexOf(c);
+    if (at < 0) continue;
+    const repl = added.find((a) => !out.includes(a));
+    if (repl !== undefined) out[at] = repl; else out.splice(at, 1);
+  }
+  for (const c of added) if (!out.includes(c)) out.push(c);
+  return out;
+}
+
+// code -> list of reasons to check it: unsure (its reading held under UNSURE of its
+// frames), or a ribbon of a month whose chaff is in the pile too (misreads lean to ribbons).
+export function checkFirst(codes, conf, deck) {
+  const out = new Map();
+  const add = (code, why) => out.set(code, [...(out.get(code) || []), why]);
+  for (const code of codes) {
+    const p = conf.get(code);
+    if (p !== undefined && p < UNSURE) add(code, `unsure (${Math.round(p * 100)}%)`);
+    const card = deck.byCode.get(code);
+    if (card && card.kind === "ribbon") {
+      const twin = codes.find((o) => o !== code && deck.byCode.get(o)?.month === card.month &&
+        deck.byCode.get(o)?.kind === "chaff");
+      if (twin) add(code, `ribbon beside ${twin}, a chaff of its month: is it a chaff too?`);
+    }
+  }
+  return out;
+}
+
+// "12 found of 14 — 2 still hidden: …" for a pile whose size the player entered.
+export function countNote(found, expected) {
+  if (!Number.isInteger(expected) || expected <= 0) return "";
+  if (found === expected) return `${found} found of ${expected} — all there`;
+  if (found > expected) return `${found} found of ${expected} — ${found - expected} too many: remove the wrong ones`;
+  const hidden = expected - found;
+  return `${found} found of ${expected} — ${hidden} still hidden: spread the pile or add ${hidden === 1 ? "it" : "them"}`;
+}
