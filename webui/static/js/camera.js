@@ -156,9 +156,9 @@ export class LiveCapture {
 // URL for the page to show with its boxes.
 export async function detectPhoto(file) {
   const result = await detect(file, { crops: true });
-  const crops = new Map(), conf = new Map();
-  for (const c of [...result.cards].sort((a, b) => b.confidence - a.confidence)) {
-    if (conf.has(c.code)) continue;
+  const crops = new Map(), conf = new Map();      // per code: its surest box
+  for (const c of result.cards) {
+    if (conf.has(c.code) && conf.get(c.code) >= c.confidence) continue;
     conf.set(c.code, c.confidence);
     if (c.crop) crops.set(c.code, c.crop);
   }
