@@ -12,14 +12,18 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from scorer.errors import InputError
-from scorer.rules.records import RoundInput, RoundResult
-from scorer.rules.ruleset import RuleSet
-from scorer.rules.validate import _teams
+from scorer.rules.base import MAX_ROUNDS, RuleSet
+from scorer.rules.records import RoundResult
+from scorer.rules.registry import get_game
+from scorer.rules.validate import check_player_count, parse_teams, player_name, player_names
 
 
 @dataclass
 class GameSetup:
-    """Who plays, under which rules. ``rounds`` defaults to the rule set's ``rounds``."""
+    """Who plays, under which rules. ``rounds`` defaults to the rule set's ``rounds``.
+
+    Constructing one checks it (InputError); ``GameSetup.parse`` also reads the raw
+    values a user sent (names to tidy, rounds as given)."""
 
     players: list[str]
     ruleset: RuleSet
@@ -29,24 +33,38 @@ class GameSetup:
 
     def __post_init__(self) -> None:
         rs = self.ruleset
-        players = list(self.players or [])
-        if len(set(players)) != len(players):
-            raise InputError("a player is listed twice")
-        if not rs.min_players <= len(players) <= rs.max_players:
-            raise InputError(f"{rs.name} is for {rs.min_players}-{rs.max_players} players, "
-                             f"got {len(players)}")
+        players = player_names(self.players or [])
+        check_player_count(len(players), rs)
         self.players = players
-        self.teams = [list(t) for t in _teams(self.teams, players, rs)] or None
+        game = get_game(rs.game)
+        self.teams = [list(t) for t in parse_teams(self.teams, players, rs, game)] or None
         if self.first_dealer in (None, ""):
             self.first_dealer = players[0]
         if self.first_dealer not in players:
-            raise InputError(f"first dealer {self.first_dealer!r} is not a player "
+            raise InputError(f"first dealer {str(self.first_dealer)[:40]!r} is not a player "
                              f"(players: {', '.join(players)})")
         if self.rounds is None:
             self.rounds = rs.default_rounds
         if isinstance(self.rounds, bool) or not isinstance(self.rounds, int) or \
-                not 1 <= self.rounds <= 99:
-            raise InputError(f"rounds must be an integer 1..99, not {self.rounds!r}")
+                not 1 <= self.rounds <= MAX_ROUNDS:
+            shown = str(self.rounds)[:20]
+            raise InputError(f"rounds must be a whole number from 1 to {MAX_ROUNDS}, "
+                             f"not {shown}")
+
+    @classmethod
+    def parse(cls, players: Any, ruleset: RuleSet, first_dealer: Any = None,
+              rounds: Any = None, teams: Any = None) -> "GameSetup":
+        """A checked setup from raw values (JSON, the command line): the one place a
+        game's players, teams, first dealer and rounds are validated."""
+        if teams not in (None, [], "") and (
+                not isinstance(teams, list) or
+                not all(isinstance(t, (list, str)) and t for t in teams)):
+            raise InputError("teams must be a list of lists of player names")
+        names = player_names(players)
+        if isinstance(teams, list):
+            teams = [[player_name(p) for p in team] if isinstance(team, list) else team
+                     for team in teams]
+        return cls(names, ruleset, first_dealer or None, rounds, teams or None)
 
     @property
     def sides(self) -> list[str]:
@@ -54,12 +72,6 @@ class GameSetup:
         if self.teams:
             return ["+".join(t) for t in self.teams]
         return list(self.players)
-
-    def round_input(self, piles: dict[str, list[str]], dealer: str,
-                    context: dict[str, Any] | None = None) -> RoundInput:
-        return RoundInput(list(self.players), piles, dealer,
-                          [list(t) for t in self.teams] if self.teams else None,
-                          dict(context or {}))
 
     def to_dict(self) -> dict[str, Any]:
         return {"players": list(self.players), "rules": self.ruleset.to_dict(),
@@ -95,16 +107,18 @@ class Standings:
 def standings(setup: GameSetup, results: Sequence[RoundResult]) -> Standings:
     """Totals after every round, and the winner once all rounds are played.
 
-    Ranking: Sakura with ``game_scoring=victories`` ranks by victories, then points;
-    otherwise by points. A tie for first: Sakura ``tie_policy=dealer_wins`` gives it to
-    the tied side nearest the player who would deal next; otherwise it stays shared.
+    Ranking: a game won on victories (Sakura ``game_scoring=victories``) ranks by
+    victories, then points; otherwise by points. A tie for first goes to the tied side
+    nearest the player who would deal next where the game says so (Sakura
+    ``tie_policy=dealer_wins``); otherwise it stays shared.
     """
     rs = setup.ruleset
+    game = get_game(rs.game)
     sides = setup.sides
     if len(results) > (setup.rounds or 0):
         raise InputError(f"{len(results)} rounds given for a {setup.rounds}-round game")
     totals = {s: 0 for s in sides}
-    counting = rs.game == "sakura" and rs["game_scoring"] == "victories"
+    counting = game.counts_victories(rs)
     wins: dict[str, int] | None = {s: 0 for s in sides} if counting else None
     running: list[dict[str, int]] = []
     for i, res in enumerate(results, 1):
@@ -132,7 +146,7 @@ def standings(setup: GameSetup, results: Sequence[RoundResult]) -> Standings:
             leader = top[0]
         else:
             tied = top
-            if rs.game == "sakura" and rs["tie_policy"] == "dealer_wins":
+            if game.dealer_breaks_game_ties(rs):
                 order = setup.players
                 i = order.index(next_dealer) if next_dealer in order else 0
                 for p in order[i:] + order[:i]:

@@ -16,7 +16,8 @@ def play(setup, rounds):
     for r in rounds:
         dealer, piles = r[0], r[1]
         ctx = r[2] if len(r) > 2 else {}
-        results.append(score_round(setup.round_input(piles, dealer, ctx), setup.ruleset))
+        inp = RoundInput(setup.players, piles, dealer, setup.teams, ctx)
+        results.append(score_round(inp, setup.ruleset))
     return results
 
 
@@ -27,9 +28,9 @@ def test_defaults_and_validation():
     assert GameSetup(["A", "B", "C"], get_ruleset("hanaawase")).rounds == 12
     with pytest.raises(InputError, match="first dealer 'Z'"):
         GameSetup(["A", "B"], SAKURA, first_dealer="Z")
-    with pytest.raises(InputError, match="2-7 players, got 8"):
+    with pytest.raises(InputError, match="2 to 7 players, not 8"):
         GameSetup(list("ABCDEFGH"), SAKURA)
-    with pytest.raises(InputError, match="2-2 players, got 3"):
+    with pytest.raises(InputError, match="for 2 players, not 3"):
         GameSetup(["A", "B", "C"], get_ruleset("koikoi"))
     with pytest.raises(InputError, match="rounds must be"):
         GameSetup(["A", "B"], SAKURA, rounds=0)

@@ -3,7 +3,7 @@
 import pytest
 
 from scorer.errors import InputError
-from scorer.rules import OPTIONS, get_ruleset, list_presets, parse_set_args
+from scorer.rules import GAMES, get_ruleset, list_presets, parse_set_args
 
 PRESET_NAMES = ["sakura", "sakura-victories", "koikoi", "koikoi-modern", "koikoi-classic",
                 "hanaawase", "hanaawase-zero-sum"]
@@ -26,14 +26,16 @@ def test_preset_values():
     v = get_ruleset("sakura-victories")
     assert v["game_scoring"] == "victories" and v["chu_basa"] == "combined"
     k = get_ruleset("koikoi")
-    assert (k["point_table"], k["set_yaku"], k["sake_cup"], k["viewing"],
-            k["double_at_seven"], k["koikoi_multiplier"], k["rain_man_three"],
-            k["exhaustive_draw"], k["teyaku_both_players"], k.default_rounds) == \
-        ("nintendo", "exclusive_extras", "both", "on", True, "opponent", "ame_shiko",
-         "same_dealer", "draw", 12)
+    assert (k["point_table"], k["animal_group"], k["ribbon_group"], k["sake_cup"],
+            k["viewing"], k["rain_cancels_viewing"], k["double_at_seven"],
+            k["koikoi_multiplier"], k["rain_man_three"], k["exhaustive_draw"],
+            k["teyaku_both_players"], k.default_rounds) == \
+        ("10-8-7-5", "exclusive_extras", "exclusive_extras", "both", "on", "none", True,
+         "opponent", "ame_shiko", "same_dealer", "draw", 12)
     m = get_ruleset("koikoi-modern")
-    assert (m["point_table"], m["set_yaku"], m["viewing"], m["double_at_seven"],
-            m["koikoi_multiplier"]) == ("app", "stack_flat", "off", False, "none")
+    assert (m["point_table"], m["animal_group"], m["ribbon_group"], m["viewing"],
+            m["double_at_seven"], m["koikoi_multiplier"]) == \
+        ("15-10-8-6-tan6", "stack_flat", "stack_flat", "off", False, "none")
     assert get_ruleset("koikoi-classic")["koikoi_multiplier"] == "per_call"
     assert get_ruleset("hanaawase")["settlement"] == "additive"
     h = get_ruleset("hanaawase-zero-sum")
@@ -68,10 +70,11 @@ def test_int_choice_and_changed():
 
 
 @pytest.mark.parametrize("key, value, needle", [
-    ("viewing", "sometimes", "allowed: on, off, with_other, rain_cancels"),
+    ("viewing", "sometimes", "allowed: on, off, with_other"),
+    ("point_table", "nintendo2", "10-8-7-5, 15-8-7-6, 15-10-8-6-view3"),
     ("yellow_paulownia", "5", "allowed: 10, 0"),
-    ("rounds", "0", "1..99"),
-    ("rounds", "many", "1..99"),
+    ("rounds", "0", "1..48"),
+    ("rounds", "many", "1..48"),
     ("double_at_seven", "maybe", "true, false"),
 ])
 def test_bad_values_name_key_and_allowed(key, value, needle):
@@ -98,9 +101,9 @@ def test_parse_set_args():
 
 
 def test_every_option_default_is_allowed():
-    for game, opts in OPTIONS.items():
-        for opt in opts:
-            assert opt.parse_value(opt.default) == opt.default, (game, opt.key)
+    for name, game in GAMES.items():
+        for opt in game.options:
+            assert opt.parse_value(opt.default) == opt.default, (name, opt.key)
 
 
 def test_rules_file(tmp_path):

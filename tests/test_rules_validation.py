@@ -70,9 +70,9 @@ def test_pile_for_unknown_player():
     assert "unknown player 'Z'" in msg
 
 
-@pytest.mark.parametrize("rs, n, span", [(SAKURA, 1, "2-7"), (SAKURA, 8, "2-7"),
+@pytest.mark.parametrize("rs, n, span", [(SAKURA, 1, "2 to 7"), (SAKURA, 8, "2 to 7"),
                                          (KOIKOI, 3, "for 2 players"), (KOIKOI, 1, "2"),
-                                         (HANA, 5, "2-4"), (HANA, 1, "2-4")])
+                                         (HANA, 5, "2 to 4"), (HANA, 1, "2 to 4")])
 def test_player_counts(rs, n, span):
     players = [f"P{i}" for i in range(n)]
     assert span in error(RoundInput(players, {}, players[0]), rs)
@@ -113,13 +113,13 @@ def test_teams_as_strings():
 
 
 def test_teams_only_in_sakura():
-    assert "only played in Sakura" in error(
+    assert "not played in teams" in error(
         RoundInput(["A", "B"], {}, "A", teams=[["A"], ["B"]]), KOIKOI)
 
 
 def test_unknown_context_key():
     msg = error(RoundInput(["A", "B"], {}, "A", context={"stopped_by": "A"}))
-    assert "unknown round context 'stopped_by'" in msg and "leftovers" in msg
+    assert "unknown round context key 'stopped_by'" in msg and "leftovers" in msg
 
 
 def test_piles_must_be_lists_of_codes():

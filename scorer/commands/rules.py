@@ -8,9 +8,10 @@ import json
 import textwrap
 from typing import Any
 
-from scorer.rules import OPTIONS, PRESETS, RuleSet, get_ruleset, list_presets, option_rows
-from scorer.rules.options import POINTS_PREFIX
-from scorer.rules.ruleset import parse_set_args, yaku_names
+from scorer.rules import (GAMES, PRESETS, RuleSet, get_ruleset, list_presets, option_rows,
+                          parse_set_args)
+from scorer.rules.ruleset import yaku_names
+from scorer.rules.yaku import POINTS_PREFIX, SWITCH_PREFIX
 
 RULES_FILE_HELP = ('house rules in TOML: preset = "koikoi" and an [options] table, e.g. '
                    '[options] viewing = "off"')
@@ -45,8 +46,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "defaults, allowed values and meanings.",
         epilog='House rules: a TOML file with preset = "sakura" and an [options] table, '
                'passed as --rules-file to yaku/score; options also change one at a time '
-               'with --set KEY=VALUE. Koi-Koi and Hana-Awase also take points.<yaku>=N '
-               'to change one yaku\'s points.',
+               'with --set KEY=VALUE. Every game also takes points.<yaku>=N to change '
+               'one yaku\'s points (a yaku at 0 is still listed and still keeps a lower '
+               'yaku of its group out) and yaku.<yaku>=off to drop one yaku.',
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("preset", nargs="?", metavar="PRESET",
                         help="show this preset's options (default: list every preset and "
@@ -101,16 +103,16 @@ def _run(args: argparse.Namespace) -> int:
         lines = [f"{rs.name} ({rs.game}, {rs.min_players}-{rs.max_players} players, "
                  f"{rs.default_rounds} rounds)", _wrap(rs.description, 2), "",
                  "options:"] + _option_lines(rows, True)
-        if yaku_names(rs.game):
-            lines += ["", _wrap(f"{POINTS_PREFIX}<yaku>=N changes one yaku's points; "
-                                f"yaku: {', '.join(yaku_names(rs.game))}", 2)]
+        lines += ["", _wrap(f"{POINTS_PREFIX}<yaku>=N changes one yaku's points, "
+                            f"{SWITCH_PREFIX}<yaku>=off drops it; yaku: "
+                            f"{', '.join(yaku_names(rs.game))}", 2)]
         print("\n".join(lines))
         return 0
     presets = list_presets()
     if args.json:
         print(json.dumps({"presets": [p.to_dict() for p in presets],
-                          "options": {g: [o.to_dict() for o in opts]
-                                      for g, opts in OPTIONS.items()}},
+                          "options": {name: [o.to_dict() for o in game.options]
+                                      for name, game in GAMES.items()}},
                          ensure_ascii=False, indent=2))
         return 0
     lines = ["presets:"]
@@ -120,10 +122,10 @@ def _run(args: argparse.Namespace) -> int:
         lines.append(f"  {p.name:<{width}}  {p.game:<9} {p.min_players}-{p.max_players} "
                      f"players  {p.default_rounds} rounds")
         lines.append(_wrap(p.description + (f" [{changed}]" if changed else ""), 4))
-    for game, opts in OPTIONS.items():
-        lines += ["", f"{game} options (default values):"]
-        lines += _option_lines([o.to_dict() for o in opts], False)
-    lines += ["", "Koi-Koi and Hana-Awase also take points.<yaku>=N; "
-                  "`hanafuda rules PRESET` shows one preset."]
+    for name, game in GAMES.items():
+        lines += ["", f"{name} options (default values):"]
+        lines += _option_lines([o.to_dict() for o in game.options], False)
+    lines += ["", f"Every game also takes {POINTS_PREFIX}<yaku>=N and {SWITCH_PREFIX}<yaku>=off; "
+                  "`hanafuda rules PRESET` shows one preset and its yaku."]
     print("\n".join(lines))
     return 0

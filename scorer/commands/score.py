@@ -9,7 +9,7 @@ from typing import Any
 
 from scorer.commands.rules import add_rules_args, ruleset_from_args
 from scorer.errors import InputError
-from scorer.rules import RoundInput, RoundResult, RuleSet, score_round
+from scorer.rules import RoundInput, RoundResult, RuleSet, get_game, score_round
 
 ROUND_KEYS = ("rules", "preset", "options", "players", "piles", "teams", "dealer", "context")
 
@@ -198,12 +198,12 @@ def round_from_args(args: argparse.Namespace) -> tuple[RoundInput, RuleSet]:
 def format_result(res: RoundResult) -> str:
     rows = list(res.results.values())
     width = max([len(r.player) for r in rows] + [6])
-    koikoi = res.game == "koikoi"
+    multiplies = get_game(res.game).multiplies
     head = f"{'player':<{width}}  {'cards':>5}  {'yaku':>4}  " + \
-        ("mult" if koikoi else "penalty") + "  score"
+        ("mult" if multiplies else "penalty") + "  score"
     lines = [f"{res.ruleset} round, dealer {res.dealer}", head]
     for r in rows:
-        mid = f"x{r.multiplier:<3}" if koikoi else f"{r.penalty:>7}"
+        mid = f"x{r.multiplier:<3}" if multiplies else f"{r.penalty:>7}"
         lines.append(f"{r.player:<{width}}  {r.card_points:>5}  {len(r.yaku):>4}  {mid}  "
                      f"{r.score:>5}")
     lines.append("")

@@ -13,8 +13,6 @@ import sys
 from pathlib import Path
 
 from scorer.errors import InputError
-from webui.security import is_loopback
-
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -36,6 +34,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def resolve_token(host: str, token: str | None) -> str | None:
     """The token the server requires: the given one, a new one beyond loopback, or None."""
+    from webui.security import is_loopback  # the web edge loads only for serve
+
     if token is not None:
         if len(token) < 16:
             raise InputError("--token must be at least 16 characters")

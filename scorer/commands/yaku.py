@@ -8,7 +8,7 @@ import json
 from scorer.cards import card
 from scorer.errors import InputError
 from scorer.commands.rules import add_rules_args, ruleset_from_args
-from scorer.rules import find_yaku
+from scorer.rules import find_yaku, get_game
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -39,7 +39,8 @@ def _run(args: argparse.Namespace) -> int:
         if not (text.isascii() and text.isdigit() and 1 <= int(text) <= 12):
             raise InputError(f"--month must be a month 1-12, not {args.month!r}")
         month = int(text)
-    summary = find_yaku(codes, rs, {"month": month})
+    takes_month = any(f.key == "month" for f in get_game(rs.game).context.FIELDS)
+    summary = find_yaku(codes, rs, {"month": month} if takes_month else None)
     if args.json:
         out = summary.to_dict()
         out["rules"] = rs.name
@@ -57,14 +58,6 @@ def _run(args: argparse.Namespace) -> int:
         lines.append("  no yaku")
     for note in summary.notes:
         lines.append(f"  note: {note}")
-    if rs.game == "sakura":
-        if summary.yaku:
-            lines.append("  (Sakura: a yaku's points are what each opponent loses)")
-        lines.append(f"card points: {summary.card_points}")
-    elif rs.game == "koikoi":
-        lines.append(f"yaku points: {summary.total} (before multipliers)")
-    else:
-        lines.append(f"card points {summary.card_points} + yaku {summary.yaku_points} = "
-                     f"{summary.total}")
+    lines.append(get_game(rs.game).total_text(summary))
     print("\n".join(lines))
     return 0

@@ -1,9 +1,10 @@
-"""The options of each game's engine: every disputed point of RULES.md section 5 (with its
-default marked there), plus the Koi-Koi and Hana-Awase variants of sections 2-3.
+"""Options as data: key, kind, allowed values with their meaning, default, and source.
+Each game declares its own (every disputed point of RULES.md section 5, with its
+default marked there, plus the variants of sections 1-3) in its module.
 
-An option is data: key, kind, allowed values with their meaning, default, and source.
 ``parse_value`` turns text (``--set KEY=VALUE``) or a TOML value into the typed value, or
-raises InputError naming the key and listing what is allowed.
+raises InputError naming the key and listing what is allowed. Old value names stay
+accepted (``renamed``), and so do old keys (``Alias``).
 """
 
 from __future__ import annotations
@@ -12,8 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scorer.errors import InputError
-
-GAMES: tuple[str, ...] = ("sakura", "koikoi", "hanaawase")
+from scorer.rules.yaku import POINTS_PREFIX, SWITCH_PREFIX
 
 _TRUE = {"true", "on", "yes", "1"}
 _FALSE = {"false", "off", "no", "0"}
@@ -29,6 +29,7 @@ class Option:
     choices: tuple[tuple[Any, str], ...] = ()  # (value, meaning) for "choice"
     minimum: int | None = None
     maximum: int | None = None
+    renamed: tuple[tuple[Any, Any], ...] = ()  # (old value name, value) still accepted
 
     @property
     def allowed(self) -> list[Any]:
@@ -40,7 +41,9 @@ class Option:
 
     def allowed_text(self) -> str:
         if self.kind == "choice":
-            return ", ".join(str(v) for v in self.allowed)
+            old = ", ".join(str(o) for o, _ in self.renamed)
+            return ", ".join(str(v) for v in self.allowed) + (f" (old names: {old})"
+                                                              if old else "")
         if self.kind == "bool":
             return "true, false"
         lo = "" if self.minimum is None else str(self.minimum)
@@ -67,7 +70,10 @@ class Option:
                     (self.maximum is not None and number > self.maximum):
                 raise bad
             return number
-        # choice: values may be ints or strings
+        # choice: values may be ints or strings; old names map to their new value
+        for old, new in self.renamed:
+            if str(value).strip().lower() == str(old).lower():
+                return new
         for allowed in self.allowed:
             if isinstance(allowed, int) and not isinstance(allowed, bool):
                 if _as_int(value) == allowed:
@@ -82,6 +88,8 @@ class Option:
         if self.kind == "choice":
             out["allowed"] = self.allowed
             out["meanings"] = {str(v): m for v, m in self.choices}
+            if self.renamed:
+                out["renamed"] = {str(o): v for o, v in self.renamed}
         elif self.kind == "bool":
             out["allowed"] = [True, False]
         else:
@@ -101,163 +109,64 @@ def _as_int(value: Any) -> int | None:
     return None
 
 
-def _choice(key: str, default: Any, help: str, source: str,
-            *choices: tuple[Any, str]) -> Option:
-    assert default in [v for v, _ in choices], key
-    return Option(key, "choice", default, help, source, tuple(choices))
+def choice(key: str, default: Any, help: str, source: str, *choices: tuple[Any, str],
+           renamed: tuple[tuple[Any, Any], ...] = ()) -> Option:
+    """A choice among named values; ``renamed`` pairs (old name, value) still accepted."""
+    if default not in [v for v, _ in choices]:
+        raise ValueError(f"option {key}: default {default!r} is not a choice")
+    return Option(key, "choice", default, help, source, tuple(choices), renamed=renamed)
 
 
-def _int(key: str, default: int, help: str, source: str, lo: int, hi: int) -> Option:
+def integer(key: str, default: int, help: str, source: str, lo: int, hi: int) -> Option:
     return Option(key, "int", default, help, source, minimum=lo, maximum=hi)
 
 
-def _bool(key: str, default: bool, help: str, source: str) -> Option:
+def boolean(key: str, default: bool, help: str, source: str) -> Option:
     return Option(key, "bool", default, help, source)
 
 
-SAKURA_OPTIONS: tuple[Option, ...] = (
-    _choice("yellow_paulownia", 10, "card value of the yellow paulownia chaff 12-2",
-            "RULES S1",
-            (10, "worth 10 (Hanafuda Hawaii, FudaWiki; deck totals 240)"),
-            (0, "worth 0 (the 'most common' system of PIPEX; deck totals 230)")),
-    _choice("team_piles", "shared", "how partners keep their captures", "RULES S2",
-            ("shared", "one common pile per team; yaku may be completed across partners"),
-            ("separate", "each partner keeps a pile; yaku per player, penalties only "
-                         "from the other teams")),
-    _choice("tie_policy", "dealer_wins", "who wins a tied round (and a tied game)",
-            "RULES S3",
-            ("dealer_wins", "the dealer, else the tied player nearest the dealer's right"),
-            ("shared", "the tie stands: no single winner ('tonton', UNVERIFIED)")),
-    _choice("game_scoring", "cumulative", "how a game is won", "RULES S4",
-            ("cumulative", "sum of round scores; highest total wins (Hanafuda Hawaii)"),
-            ("victories", "count round victories with chu/basa (Paradise Factors)")),
-    _choice("chu_basa", "combined", "extra victories for a big round margin "
-            "(victory counting only)", "RULES S5",
-            ("combined", "chu (margin >= chu_margin) = 2 victories, basa "
-                         "(>= basa_margin) = 3"),
-            ("both_two", "chu and basa both = 2 victories"),
-            ("basa", "only basa counts: 2 victories"),
-            ("chu", "only chu counts: 2 victories"),
-            ("none", "every round victory is 1")),
-    _int("chu_margin", 50, "lead over the best other side that makes a chu", "RULES 1.8",
-         1, 10000),
-    _int("basa_margin", 100, "lead over the best other side that makes a basa",
-         "RULES 1.8", 1, 10000),
-    _choice("gaji_leftovers", "paired_month", "who gets the cards left on the field "
-            "when the lightning (gaji) was played from hand", "RULES S6",
-            ("paired_month", "the gaji user takes the leftovers of the month it captured; "
-                             "the rest are dead"),
-            ("all", "the gaji user takes every leftover card")),
-    _choice("next_dealer", "winner", "who deals the next round", "RULES S7",
-            ("winner", "the round winner (on a team: the member nearest the dealer)"),
-            ("loser", "the lowest scorer")),
-    _choice("yaku_scoring", "penalty", "what a yaku does", "RULES 1.5",
-            ("penalty", "every other team loses yaku_points per yaku"),
-            ("bonus", "its holder gains yaku_points instead ('both players score', "
-                      "no documentary source)")),
-    _int("yaku_points", 50, "points per yaku (penalty or bonus)", "RULES 1.4", 0, 10000),
-    _int("rounds", 4, "rounds in a game", "RULES 1.8", 1, 99),
-)
+@dataclass(frozen=True)
+class Alias:
+    """An old option key still accepted. Without ``value`` the given value goes to each
+    of ``keys``; with ``value`` only that (text) value is meant, and it sets ``sets``."""
 
-KOIKOI_OPTIONS: tuple[Option, ...] = (
-    _choice("point_table", "nintendo", "base points of the yaku", "RULES K1",
-            ("nintendo", "goko 10, shiko 8, ame-shiko 7, sanko 5, viewing 5, sets 5"),
-            ("fudawiki", "goko 15, shiko 8, ame-shiko 7, sanko 6, viewing 5, sets 5"),
-            ("video", "goko 15, shiko 10, ame-shiko 8, sanko 6, viewing 3, sets 5"),
-            ("fudawiki_viewing3", "goko 15, shiko 8, ame-shiko 7, sanko 6, viewing 3"),
-            ("app", "goko 15, shiko 10, ame-shiko 8, sanko 6, akatan/aotan 6, "
-                    "ino-shika-cho 5, viewing 5 (koikoi-modern)")),
-    _choice("set_yaku", "exclusive_extras", "ino-shika-cho / akatan / aotan versus the "
-            "generic tane and tan", "RULES K2",
-            ("exclusive_extras", "sets take +1 per extra animal/ribbon; the generic tane/tan "
-                                 "is not counted beside them; akatan+aotan is one 10-point "
-                                 "yaku (Nintendo)"),
-            ("stack_flat", "sets are flat and stack with tane/tan; akatan and aotan count "
-                           "separately"),
-            ("stack_extras", "sets take +1 extras and tane/tan count as well")),
-    _choice("sake_cup", "both", "what the sake cup 09-1 counts as", "RULES K3",
-            ("both", "an animal and a chaff at once (Nintendo)"),
-            ("animal", "an animal only"),
-            ("either", "an animal or a chaff, whichever scores more")),
-    _choice("viewing", "on", "hanami / tsukimi (flower and moon viewing)", "RULES K4",
-            ("on", "always count"),
-            ("off", "never count"),
-            ("with_other", "count only when the pile has another yaku"),
-            ("rain_cancels", "cancelled when the pile holds the rain man 11-1")),
-    _bool("double_at_seven", True, "double a stopper's score when the base is >= "
-          "double_threshold", "RULES K5"),
-    _int("double_threshold", 7, "base points from which double_at_seven applies",
-         "RULES 2.4", 1, 1000),
-    _choice("koikoi_multiplier", "opponent", "what koi-koi calls do to the stopper's score",
-            "RULES K6",
-            ("opponent", "x2 if the opponent called koi-koi (any number of times)"),
-            ("anyone", "x2 if anyone called koi-koi"),
-            ("self", "x2 if the stopper called koi-koi"),
-            ("per_call", "x(1 + all calls in the round)"),
-            ("none", "calls change nothing")),
-    _choice("rain_man_three", "ame_shiko", "rain man plus three dry brights", "RULES K7",
-            ("ame_shiko", "ame-shiko (rainy four brights)"),
-            ("sanko", "sanko (three brights)")),
-    _choice("exhaustive_draw", "same_dealer", "a round nobody stops", "RULES K8",
-            ("same_dealer", "nobody scores, the dealer deals again"),
-            ("dealer_switches", "nobody scores, the other player deals"),
-            ("oyaken_6", "the dealer scores 6 and deals again"),
-            ("oyaken_1", "the dealer scores 1 and deals again")),
-    _choice("teyaku_both_players", "draw", "both players claim a dealt-hand yaku",
-            "RULES K9",
-            ("draw", "the round is a draw, nobody scores"),
-            ("ignore", "both claims are ignored and the round is played")),
-    _int("teyaku_points", 6, "points of teshi or kuttsuki (no multipliers)", "RULES 2.2",
-         0, 1000),
-    _choice("teyaku_both_kinds", 6, "one player holds both teshi and kuttsuki",
-            "RULES 2.2", (6, "6 points"), (12, "12 points")),
-    _bool("tsukifuda", False, "tsuki-fuda: 4 cards of the round's month score 4 "
-          "(needs the round month)", "RULES 2.3"),
-    _int("rounds", 12, "rounds in a game (12 a year, 6 half a year)", "RULES 2.1", 1, 99),
-)
+    key: str
+    keys: tuple[str, ...] = ()
+    value: str | None = None
+    sets: tuple[tuple[str, Any], ...] = ()
 
-HANAAWASE_OPTIONS: tuple[Option, ...] = (
-    _choice("settlement", "zero_sum", "how a round is settled", "RULES 3",
-            ("zero_sum", "(card points - par) + yaku x (players-1) - others' yaku"),
-            ("additive", "card points + yaku points")),
-    _choice("five_brights", 100, "points of the five brights", "RULES H1",
-            (100, "100 (FudaWiki)"), (200, "200 (an unattributed calculator)")),
-    _choice("chaff_points", 1, "card value of a chaff", "RULES 3",
-            (1, "1 (deck totals 264)"), (0, "0 (deck totals 240)")),
-    _bool("paulownia_row", True, "the paulownia row (12-1..12-4) is a yaku", "RULES 3"),
-    _choice("willow_row", "normal", "what the willow row does", "RULES 3",
-            ("normal", "a 10-point yaku"),
-            ("cancels_all", "whoever holds it, every yaku of the round is cancelled"),
-            ("only_holder", "only its holder's yaku count")),
-    _bool("rain_cancels_viewing", False, "the rain man 11-1 in a pile cancels its viewing "
-          "yaku", "RULES 3"),
-    _bool("fuke", False, "a player with <= 20 card points voids the round", "RULES 3"),
-    _int("rounds", 12, "rounds in a game", "RULES 3", 1, 99),
-)
-
-OPTIONS: dict[str, tuple[Option, ...]] = {
-    "sakura": SAKURA_OPTIONS, "koikoi": KOIKOI_OPTIONS, "hanaawase": HANAAWASE_OPTIONS}
-
-#: Per-yaku point overrides: ``points.<yaku name>`` (Koi-Koi and Hana-Awase).
-POINTS_PREFIX = "points."
+    def expand(self, raw: Any) -> list[tuple[str, Any]] | None:
+        """The (key, value) pairs the old setting stands for, or None if it does not
+        apply to this value."""
+        if self.value is None:
+            return [(k, raw) for k in self.keys]
+        if isinstance(raw, str) and raw.strip().lower() == self.value:
+            return list(self.sets)
+        return None
 
 
-def option_for(game: str, key: str, yaku_names: tuple[str, ...] = ()) -> Option:
-    """The option ``key`` of ``game``; InputError naming the key and listing the keys."""
-    for opt in OPTIONS[game]:
+def option_for(game: str, options: tuple[Option, ...], key: str,
+               yaku_names: tuple[str, ...] = ()) -> Option:
+    """The option ``key`` of a game (``points.<yaku>`` and ``yaku.<yaku>`` included);
+    InputError naming the key and listing the keys."""
+    for opt in options:
         if opt.key == key:
             return opt
-    if key.startswith(POINTS_PREFIX) and yaku_names:
-        name = key[len(POINTS_PREFIX):]
-        if name in yaku_names:
-            return _int(key, 0, f"points of the yaku {name}", "added", 0, 100000)
-        raise InputError(f"unknown yaku {name!r} in option {key!r} for {game} "
-                         f"(yaku: {', '.join(yaku_names)})")
-    known = [o.key for o in OPTIONS[game]]
+    for prefix in (POINTS_PREFIX, SWITCH_PREFIX):
+        if key.startswith(prefix) and yaku_names:
+            name = key[len(prefix):]
+            if name not in yaku_names:
+                raise InputError(f"unknown yaku {name!r} in option {key!r} for {game} "
+                                 f"(yaku: {', '.join(yaku_names)})")
+            if prefix == POINTS_PREFIX:
+                return integer(key, 0, f"points of the yaku {name}", "added", 0, 100000)
+            return boolean(key, True, f"the yaku {name} is played (off: never found)",
+                           "added")
+    known = [o.key for o in options]
     if yaku_names:
-        known.append(POINTS_PREFIX + "<yaku>")
+        known += [POINTS_PREFIX + "<yaku>", SWITCH_PREFIX + "<yaku>"]
     raise InputError(f"unknown option {key!r} for {game} (options: {', '.join(known)})")
 
 
-def defaults(game: str) -> dict[str, Any]:
-    return {opt.key: opt.default for opt in OPTIONS[game]}
+def defaults(options: tuple[Option, ...]) -> dict[str, Any]:
+    return {opt.key: opt.default for opt in options}

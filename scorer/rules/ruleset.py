@@ -1,4 +1,4 @@
-"""Rule sets: a preset is a named set of option values over one engine per game.
+"""Resolving rule sets: a preset (each game lists its own) is a named set of option values.
 
 ``get_ruleset(name, overrides, rules_file)`` layers: the game's defaults, the preset's
 values, a house-rules TOML file's ``[options]``, then ``overrides`` (``--set``).
@@ -8,106 +8,22 @@ The TOML loader is the only I/O in the rules core.
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
 from scorer.errors import InputError
-from scorer.rules.options import OPTIONS, POINTS_PREFIX, defaults, option_for
+from scorer.rules.base import FrozenOptions, Game, Preset, RuleSet
+from scorer.rules.options import defaults, option_for
+from scorer.rules.registry import GAMES, get_game
+from scorer.rules.yaku import POINTS_PREFIX, SWITCH_PREFIX
 
-PLAYERS: dict[str, tuple[int, int]] = {"sakura": (2, 7), "koikoi": (2, 2),
-                                       "hanaawase": (2, 4)}
-
-
-@dataclass(frozen=True)
-class Preset:
-    name: str
-    game: str
-    description: str
-    values: Mapping[str, Any] = field(default_factory=dict)
-
-
-PRESETS: dict[str, Preset] = {p.name: p for p in (
-    Preset("sakura", "sakura", "Hanafuda Hawaii: card points minus 50 per yaku held by "
-           "each opponent; 4 rounds, cumulative (the default game)"),
-    Preset("sakura-victories", "sakura", "Sakura counted in round victories "
-           "(Paradise Factors): chu 2, basa 3",
-           {"game_scoring": "victories", "chu_basa": "combined"}),
-    Preset("koikoi", "koikoi", "Nintendo Koi-Koi: 10/8/7/5, +1 extras, exclusive groups, "
-           "sake cup also chaff, viewing 5, x2 at 7+, x2 if the opponent called; 12 rounds"),
-    Preset("koikoi-modern", "koikoi", "online/app table: goko 15, shiko 10, ame-shiko 8, "
-           "sanko 6, akatan/aotan 6, yaku stack, no viewing yaku, no multipliers",
-           {"point_table": "app", "set_yaku": "stack_flat", "sake_cup": "both",
-            "viewing": "off", "double_at_seven": False, "koikoi_multiplier": "none"}),
-    Preset("koikoi-classic", "koikoi", "Koi-Koi where every koi-koi call raises the "
-           "multiplier by one (x2, x3, ...) for whoever stops",
-           {"koikoi_multiplier": "per_call"}),
-    Preset("hanaawase", "hanaawase", "Hana-Awase, card values 20/10/5/1 plus yaku "
-           "(additive score); 12 rounds", {"settlement": "additive"}),
-    Preset("hanaawase-zero-sum", "hanaawase", "Hana-Awase settled zero-sum against the "
-           "par (264 / players)", {"settlement": "zero_sum"}),
-)}
-
+PRESETS: dict[str, Preset] = {p.name: p for game in GAMES.values() for p in game.presets}
 DEFAULT_PRESET = "sakura"
 
 
 def yaku_names(game: str) -> tuple[str, ...]:
-    """Names of the yaku a game's engine can find (for ``points.<yaku>`` overrides)."""
-    if game == "koikoi":
-        from scorer.rules.koikoi import YAKU_NAMES
-        return YAKU_NAMES
-    if game == "hanaawase":
-        from scorer.rules.hanaawase import YAKU_NAMES
-        return YAKU_NAMES
-    return ()
-
-
-class FrozenOptions(dict):
-    """A read-only dict of option values: JSON-serialisable, hashable, picklable."""
-
-    def _read_only(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError("rule set options are read-only; use get_ruleset(..., overrides=...)")
-
-    __setitem__ = __delitem__ = __ior__ = _read_only  # type: ignore[assignment]
-    clear = pop = popitem = setdefault = update = _read_only  # type: ignore[assignment]
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (FrozenOptions, (dict(self),))
-
-    def __hash__(self) -> int:  # type: ignore[override]
-        return hash(tuple(sorted((k, repr(v)) for k, v in self.items())))
-
-
-@dataclass(frozen=True)
-class RuleSet:
-    """A preset with its option values resolved. ``options`` is a read-only dict."""
-
-    name: str
-    game: str
-    description: str
-    options: Mapping[str, Any]
-    changed: tuple[str, ...] = ()  # option keys that differ from the preset
-
-    @property
-    def default_rounds(self) -> int:
-        return int(self.options["rounds"])
-
-    @property
-    def min_players(self) -> int:
-        return PLAYERS[self.game][0]
-
-    @property
-    def max_players(self) -> int:
-        return PLAYERS[self.game][1]
-
-    def __getitem__(self, key: str) -> Any:
-        return self.options[key]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "game": self.game, "description": self.description,
-                "options": dict(self.options), "changed": list(self.changed),
-                "default_rounds": self.default_rounds, "min_players": self.min_players,
-                "max_players": self.max_players}
+    """Names of the yaku a game can find (for ``points.<yaku>`` and ``yaku.<yaku>``)."""
+    return tuple(y.name for y in get_game(game).yaku)
 
 
 def _preset(name: str) -> Preset:
@@ -116,14 +32,26 @@ def _preset(name: str) -> Preset:
     return PRESETS[name.strip().lower()]
 
 
-def _apply(game: str, values: dict[str, Any], updates: Mapping[str, Any],
+def _apply(game: Game, values: dict[str, Any], updates: Mapping[str, Any],
            where: str) -> None:
-    names = yaku_names(game)
+    names = tuple(y.name for y in game.yaku)
     for key, raw in updates.items():
         if not isinstance(key, str):
             raise InputError(f"{where}: option names must be text, not {key!r}")
         key = key.strip()
-        values[key] = option_for(game, key, names).parse_value(raw)
+        for new_key, new_raw in _unalias(game, key, raw):
+            option = option_for(game.name, game.options, new_key, names)
+            values[new_key] = option.parse_value(new_raw)
+
+
+def _unalias(game: Game, key: str, raw: Any) -> list[tuple[str, Any]]:
+    """An old option key (or key=value) as the new settings it stands for."""
+    for alias in game.aliases:
+        if alias.key == key:
+            expanded = alias.expand(raw)
+            if expanded is not None:
+                return expanded
+    return [(key, raw)]
 
 
 def load_rules_file(path: str | Path) -> tuple[str | None, dict[str, Any]]:
@@ -167,16 +95,17 @@ def get_ruleset(name: str | None = None, overrides: Mapping[str, Any] | None = N
         raise InputError(f"rules file presets {file_preset!r} but the rules asked for are "
                          f"{name!r}; give one of them")
     preset = _preset(name or file_preset or DEFAULT_PRESET)
-    values = defaults(preset.game)
+    game = get_game(preset.game)
+    values = defaults(game.options)
     values.update(preset.values)
     base = dict(values)
     if file_options:
-        _apply(preset.game, values, file_options, f"rules file {str(rules_file)!r}")
+        _apply(game, values, file_options, f"rules file {str(rules_file)!r}")
     if overrides:
-        _apply(preset.game, values, overrides, "--set")
+        _apply(game, values, overrides, "--set")
     changed = tuple(k for k in values if k not in base or values[k] != base[k])
     return RuleSet(preset.name, preset.game, preset.description, FrozenOptions(values),
-                   changed)
+                   changed, game.min_players, game.max_players)
 
 
 def list_presets() -> list[RuleSet]:
@@ -198,13 +127,14 @@ def parse_set_args(items: list[str] | None) -> dict[str, str]:
 def option_rows(rs: RuleSet) -> list[dict[str, Any]]:
     """Each option of the rule set's game with its value here and its default."""
     rows = []
-    for opt in OPTIONS[rs.game]:
+    for opt in get_game(rs.game).options:
         row = opt.to_dict()
         row["value"] = rs.options[opt.key]
         rows.append(row)
     for key in rs.options:
-        if key.startswith(POINTS_PREFIX):
-            rows.append({"key": key, "kind": "int", "default": None,
-                         "help": "per-yaku point override", "source": "added",
+        if key.startswith((POINTS_PREFIX, SWITCH_PREFIX)):
+            what = "points" if key.startswith(POINTS_PREFIX) else "on or off"
+            rows.append({"key": key, "kind": "int" if what == "points" else "bool",
+                         "default": None, "help": f"one yaku's {what}", "source": "added",
                          "value": rs.options[key]})
     return rows

@@ -1,0 +1,174 @@
+"""A round's context: the facts beyond the piles that a game needs (who stopped a Koi-Koi
+round, the cards left on the field...), typed per game and parsed once.
+
+Each game declares a frozen dataclass derived from ``Context`` whose ``FIELDS`` describe
+its fields; ``Context.parse(raw, players)`` checks a raw mapping (JSON, CLI flags) and
+returns the typed value, and ``schema()`` is what the web page draws its form from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, Mapping, Sequence, TypeVar
+
+from scorer.cards import card
+from scorer.errors import InputError
+
+#: The most koi-koi calls one player can make in a round (one per turn, 8 turns).
+MAX_CALLS = 20
+
+FIELD_KINDS = ("player", "count_per_player", "choice_per_player", "month", "codes")
+
+C = TypeVar("C", bound="Context")
+
+
+@dataclass(frozen=True)
+class ContextField:
+    """One field of a round context. ``kind`` is one of FIELD_KINDS:
+
+    ``player`` a player's name or nobody; ``count_per_player`` {player: integer
+    ``minimum``..``maximum``}; ``choice_per_player`` {player: one of ``choices``};
+    ``month`` 1..12 or none; ``codes`` card codes.
+    """
+
+    key: str
+    kind: str
+    label: str
+    help: str = ""
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"key": self.key, "kind": self.kind, "label": self.label,
+                               "help": self.help}
+        if self.minimum is not None:
+            out["minimum"], out["maximum"] = self.minimum, self.maximum
+        if self.choices:
+            out["choices"] = list(self.choices)
+        return out
+
+
+def parse_name(value: Any, what: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"{what} must be a non-empty name, not {value!r}")
+    return value.strip()
+
+
+def parse_int(value: Any, what: str, lo: int, hi: int) -> int:
+    """An integer lo..hi from an int or a short digit string."""
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit() \
+            and len(value.strip()) < 6:
+        value = int(value.strip())
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise InputError(f"{what} must be an integer {lo}..{hi}, not {value!r}")
+    return value
+
+
+def parse_codes(value: Any, where: str) -> list[str]:
+    """Codes from a list or a comma/space separated string, normalised to ``MM-K``."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        items: list[Any] = [v for v in value.replace(",", " ").split() if v]
+    elif isinstance(value, (list, tuple)):
+        items = list(value)
+    else:
+        raise InputError(f"{where}: expected a list of card codes, not {value!r}")
+    out = []
+    for item in items:
+        try:
+            out.append(card(item).code)
+        except InputError as exc:
+            raise InputError(f"{where}: {exc}") from None
+    return out
+
+
+def _player(value: Any, key: str, players: Sequence[str] | None) -> str:
+    name = parse_name(value, key)
+    if players is not None and name not in players:
+        raise InputError(f"{key} {name!r} is not a player (players: {', '.join(players)})")
+    return name
+
+
+def _per_player(value: Any, spec: ContextField,
+                players: Sequence[str] | None) -> dict[str, Any]:
+    if not isinstance(value, Mapping):
+        raise InputError(f"{spec.key} must be an object mapping each player to a value")
+    out: dict[str, Any] = {}
+    for raw_name, raw in value.items():
+        name = parse_name(raw_name, f"a {spec.key} player")
+        if players is not None and name not in players:
+            raise InputError(f"{spec.key} for unknown player {name!r} "
+                             f"(players: {', '.join(players)})")
+        if spec.kind == "count_per_player":
+            lo, hi = spec.minimum or 0, spec.maximum or 0
+            if isinstance(raw, str) and raw.strip().isascii() and raw.strip().isdigit() \
+                    and len(raw.strip()) < 6:
+                raw = int(raw.strip())
+            if isinstance(raw, bool) or not isinstance(raw, int) or not lo <= raw <= hi:
+                raise InputError(f"{spec.key} for {name} must be a whole number from "
+                                 f"{lo} to {hi}, not {raw!r}")
+            out[name] = raw
+        else:
+            out[name] = raw
+    return out
+
+
+@dataclass(frozen=True)
+class Context:
+    """The base of every game's round context (a game with none keeps it as is)."""
+
+    FIELDS: ClassVar[tuple[ContextField, ...]] = ()
+
+    @classmethod
+    def parse(cls: type[C], raw: Mapping[str, Any] | None,
+              players: Sequence[str] | None = None, game: str = "") -> C:
+        """The typed context from a raw mapping; InputError for an unknown key or a bad
+        value. ``players`` (None: a pile on its own) checks the names given."""
+        if raw is None:
+            raw = {}
+        if isinstance(raw, Context):
+            return raw  # type: ignore[return-value]
+        if not isinstance(raw, Mapping):
+            raise InputError("the round context must be an object")
+        specs = {f.key: f for f in cls.FIELDS}
+        for key in raw:
+            if key not in specs:
+                allowed = ", ".join(specs) or "none"
+                raise InputError(f"unknown round context key {str(key)[:40]!r}"
+                                 + (f" for {game}" if game else "")
+                                 + f" (allowed: {allowed})")
+        values: dict[str, Any] = {}
+        for key, spec in specs.items():
+            value = raw.get(key)
+            values[key] = cls.parse_field(spec, value, players)
+        return cls(**values)
+
+    @classmethod
+    def parse_field(cls, spec: ContextField, value: Any,
+                    players: Sequence[str] | None) -> Any:
+        """One field's typed value (a game may override it for one of its fields)."""
+        empty = value is None or value == "" or value == [] or value == {}
+        if spec.kind == "codes":
+            return tuple(parse_codes(value, spec.key))
+        if spec.kind == "month":
+            return None if empty else parse_int(value, spec.key, 1, 12)
+        if spec.kind == "player":
+            return None if empty else _player(value, spec.key, players)
+        per = {} if empty else _per_player(value, spec, players)
+        if spec.kind == "count_per_player" and players is not None:
+            per = {p: per.get(p, 0) for p in players}
+        return per
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            out[f.name] = list(value) if isinstance(value, tuple) else (
+                dict(value) if isinstance(value, dict) else value)
+        return out
+
+    @classmethod
+    def schema(cls) -> list[dict[str, Any]]:
+        return [f.to_dict() for f in cls.FIELDS]
