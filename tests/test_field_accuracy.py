@@ -10,6 +10,7 @@ import pytest
 
 from scorer.cli import main
 from scorer.field_accuracy import Counts, compare, field_accuracy
+from scorer.rules import RoundResult
 from scorer.store import GameStore
 
 
@@ -64,7 +65,7 @@ def _played(db: Path) -> None:
     store.save_pile(g.id, 1, "Ann", ["01-1", "02-1", "03-1"], detected=["01-1", "02-1", "05-1"],
                     source="camera", dealer="Ann")
     store.save_pile(g.id, 1, "Bob", ["12-1"], dealer="Ann")
-    store.confirm_round(g.id, 1, {}, lambda game, rnd: ({"winner": "Ann"}, "Bob"), dealer="Ann")
+    store.confirm_round(g.id, 1, lambda game, rnd: ({}, RoundResult({}, "Ann", "Bob", [])))
     store.save_pile(g.id, 2, "Ann", ["04-1"], detected=["07-1"], source="photo", dealer="Bob")
 
 

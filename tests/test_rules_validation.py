@@ -119,7 +119,7 @@ def test_teams_only_in_sakura():
 
 def test_unknown_context_key():
     msg = error(RoundInput(["A", "B"], {}, "A", context={"stopped_by": "A"}))
-    assert "unknown round context key 'stopped_by'" in msg and "leftovers" in msg
+    assert "unknown context key 'stopped_by'" in msg and "leftovers" in msg
 
 
 def test_piles_must_be_lists_of_codes():

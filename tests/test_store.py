@@ -9,14 +9,15 @@ from pathlib import Path
 import pytest
 
 from scorer.errors import InputError
+from scorer.rules import RoundResult
 from scorer.store import (SCHEMA_VERSION, GameNotFound, GameStore, StateError,
                           default_db_path)
 from scorer.store.schema import MIGRATIONS, connect, current_version, migrate
 
 
 def _score(game, rnd):
-    return {"winner": game.owners[0], "piles": {o: p.codes for o, p in rnd.piles.items()}}, \
-        game.owners[0]
+    result = RoundResult({}, game.owners[0], game.owners[1], [])
+    return {"k": 1}, result
 
 
 @pytest.fixture
@@ -137,17 +138,19 @@ def test_round_lifecycle(store: GameStore, game) -> None:
         store.save_pile(game.id, 2, "Ann", [], dealer="Bob")
     store.save_pile(game.id, 1, "Ann", ["08-1"], dealer="Bob")
     with pytest.raises(StateError, match="missing: Bob"):
-        store.confirm_round(game.id, 1, {}, _score, dealer="Bob")
+        store.confirm_round(game.id, 1, _score)
     store.save_pile(game.id, 1, "Bob", [], dealer="Bob")
-    rnd = store.confirm_round(game.id, 1, {"k": 1}, _score, dealer="Bob")
-    assert rnd.confirmed and rnd.result["winner"] == "Ann"
+    done = store.confirm_round(game.id, 1, _score)
+    assert done.round.confirmed and done.round.result["winner"] == "Ann"
+    assert done.result.next_dealer == "Bob" and done.round.context == {"k": 1}
+    assert done.game == store.get_game(game.id)     # the updated game, not reloaded
     with pytest.raises(StateError, match="already confirmed"):
         store.save_pile(game.id, 1, "Ann", [], dealer="Bob")
     with pytest.raises(StateError, match="already confirmed"):
         store.correct(game.id, 1, "Ann", "remove", old_code="08-1")
     store.save_pile(game.id, 2, "Ann", ["08-1"], dealer="Ann")   # a new round, same card
     store.save_pile(game.id, 2, "Bob", [], dealer="Ann")
-    store.confirm_round(game.id, 2, {}, _score, dealer="Ann")
+    store.confirm_round(game.id, 2, _score)
     g = store.get_game(game.id)
     assert g.finished and [r.dealer for r in g.rounds] == ["Bob", "Ann"]
     with pytest.raises(StateError, match="finished"):
@@ -162,7 +165,7 @@ def test_failed_scoring_leaves_round_open(store: GameStore, game) -> None:
         raise InputError("stopped_by is required")
 
     with pytest.raises(InputError):
-        store.confirm_round(game.id, 1, {}, boom, dealer="Bob")
+        store.confirm_round(game.id, 1, boom)
     assert not store.get_game(game.id).rounds[0].confirmed
 
 

@@ -192,14 +192,14 @@ def test_teams_and_presets(client) -> None:
 @pytest.mark.parametrize("body, message", [
     ({"players": ["Ann"]}, "2 to 7"),
     ({"players": [f"P{i}" for i in range(8)]}, "2 to 7"),
-    ({"players": ["Ann", "ann"]}, "used twice"),
+    ({"players": ["Ann", "ann"]}, "listed twice"),
     ({"players": ["Ann", "x" * 200]}, "longer than"),
     ({"players": ["Ann", ""]}, "empty"),
     ({"players": ["Ann", 5]}, "must be text"),
     ({"players": ["Ann", "B+C"]}, "'+'"),
     ({"players": ["Ann", "Bo\x00b"]}, "control"),
     ({"players": ["Ann", "Bob"], "preset": "poker"}, "unknown rules preset"),
-    ({"players": ["Ann", "Bob", "Cy"], "preset": "koikoi"}, "koikoi is for 2 to 2"),
+    ({"players": ["Ann", "Bob", "Cy"], "preset": "koikoi"}, "koikoi is for 2 players"),
     ({"players": ["Ann", "Bob"], "first_dealer": "Zed"}, "first dealer"),
     ({"players": ["Ann", "Bob"], "rounds": 0}, "rounds"),
     ({"players": ["Ann", "Bob"], "rounds": "4"}, "rounds"),
@@ -402,6 +402,8 @@ def test_sakura_leftovers_go_to_the_gaji_user(client) -> None:
     result = r.json["round"]["result"]
     assert result["results"]["Ann"]["card_points"] > 20        # the moon, plus the geese
     assert any("takes the leftovers 08-2" in line for line in result["explanation"])
+    save(client, gid, "Ann", [], n=2)                           # piles first: a round
+    save(client, gid, "Bob", [], n=2)                           # without them is a 409
     r = post(client, f"/api/games/{gid}/rounds/2/confirm",
              {"context": {"leftovers": ["99-1"]}})
     assert r.status_code == 400 and "99-1" in r.json["error"]

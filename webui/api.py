@@ -108,9 +108,8 @@ def correct(game_id: int, number: int) -> tuple[Response, int]:
 
 @bp.post("/games/<int:game_id>/rounds/<int:number>/confirm")
 def confirm(game_id: int, number: int) -> Response:
-    game = store().get_game(game_id)
-    rnd = games.confirm(store(), game, number, _parse_json())
-    return jsonify({"round": rnd.to_dict(), "game": _view(game_id)})
+    done = games.confirm(store(), game_id, number, _parse_json())
+    return jsonify({"round": done.round.to_dict(), "game": games.view(done.game)})
 
 
 @bp.get("/games/<int:game_id>/export.<fmt>")

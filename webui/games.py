@@ -1,46 +1,34 @@
-"""The web's game logic: validate a new game, score a round, build the game's view.
+"""The web's game logic: create a game, score a round, build the game's view.
 
-It glues the store (persistence) to the rules engine (``scorer.rules``/``scorer.game``);
-the engine stays free of I/O and knows nothing of this module.
+It glues the store (persistence) to the rules engine (``scorer.rules``/``scorer.game``),
+which parses every value (``GameSetup.parse``, the game's ``Context.parse``); this
+module keeps only transport limits. The engine knows nothing of this module.
 """
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Any
 
-from scorer.cards import card
 from scorer.errors import InputError
-from scorer.store import GameRecord, GameStore, RoundRecord, normalise_codes
+from scorer.game import GameSetup
+from scorer.game import standings as game_standings
+from scorer.rules import (RoundInput, RoundResult, RuleSet, get_game, get_ruleset,
+                          list_presets, score_round)
+from scorer.store import ConfirmedRound, GameRecord, GameStore, RoundRecord
+from scorer.store.repository import Scorer
 
-MAX_NAME = 24
-MAX_ROUNDS = 48
+#: Transport limits only: what a request may carry before the core parses it.
 MAX_OPTIONS = 40
 MAX_TEXT = 64
-CONTEXT_KEYS = ("stopped_by", "koikoi_calls", "month", "teyaku", "leftovers", "gaji_month")
+MAX_LIST = 64
 
 
 def presets() -> list[dict[str, Any]]:
-    from scorer.rules import list_presets
     return [rs.to_dict() for rs in list_presets()]
 
 
-def ruleset(game: GameRecord):
-    from scorer.rules import get_ruleset
+def ruleset(game: GameRecord) -> RuleSet:
     return get_ruleset(game.preset, overrides=game.options)
-
-
-def clean_name(value: Any, what: str = "player name") -> str:
-    if not isinstance(value, str):
-        raise InputError(f"{what} must be text, not {type(value).__name__}")
-    name = " ".join(value.split())
-    if not name:
-        raise InputError(f"{what} is empty")
-    if len(name) > MAX_NAME:
-        raise InputError(f"{what} {name[:MAX_NAME]!r}... is longer than {MAX_NAME} characters")
-    if "+" in name or any(unicodedata.category(ch)[0] == "C" for ch in name):
-        raise InputError(f"{what} {name!r} may not contain '+' or control characters")
-    return name
 
 
 def _clean_options(raw: Any) -> dict[str, str]:
@@ -58,52 +46,22 @@ def _clean_options(raw: Any) -> dict[str, str]:
 
 
 def create_game(store: GameStore, payload: Any) -> GameRecord:
-    """Validate a new game's setup (through the rules engine) and store it."""
-    from scorer.game import GameSetup
-    from scorer.rules import get_ruleset
-
+    """Parse a new game's setup with the core (``GameSetup.parse``) and store it."""
     if not isinstance(payload, dict):
         raise InputError("send a JSON object: {preset, players, teams, first_dealer, rounds}")
     preset = payload.get("preset") or "sakura"
     if not isinstance(preset, str) or len(preset) > MAX_TEXT:
         raise InputError("preset must be the name of a rules preset")
+    for key in ("players", "teams"):
+        if isinstance(payload.get(key), list) and len(payload[key]) > MAX_LIST:
+            raise InputError(f"{key} must be a list of at most {MAX_LIST} entries")
     options = _clean_options(payload.get("options"))
     rs = get_ruleset(preset, overrides=options)
-    raw_players = payload.get("players")
-    if not isinstance(raw_players, list) or not 2 <= len(raw_players) <= 7:
-        raise InputError("players must be a list of 2 to 7 names")
-    players = [clean_name(p) for p in raw_players]
-    lowered = [p.casefold() for p in players]
-    for i, p in enumerate(lowered):
-        if p in lowered[:i]:
-            raise InputError(f"player name {players[i]!r} is used twice")
-    if not rs.min_players <= len(players) <= rs.max_players:
-        raise InputError(f"{rs.name} is for {rs.min_players} to {rs.max_players} players, "
-                         f"not {len(players)}")
-    teams = _clean_teams(payload.get("teams"), players)
-    dealer = payload.get("first_dealer") or players[0]
-    if dealer not in players:
-        raise InputError(f"first dealer {str(dealer)[:MAX_NAME]!r} is not one of the players")
-    rounds = payload.get("rounds")
-    rounds = rs.default_rounds if rounds is None else rounds
-    if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= MAX_ROUNDS:
-        raise InputError(f"rounds must be a whole number from 1 to {MAX_ROUNDS}")
-    GameSetup(players=players, ruleset=rs, first_dealer=dealer, rounds=rounds, teams=teams)
-    return store.create_game(preset=rs.name, options=options, players=players, teams=teams,
-                             first_dealer=dealer, rounds_planned=rounds)
-
-
-def _clean_teams(raw: Any, players: list[str]) -> list[list[str]] | None:
-    if not raw:
-        return None
-    if not isinstance(raw, list) or not all(isinstance(t, list) and t for t in raw):
-        raise InputError("teams must be a list of lists of player names")
-    teams = [[clean_name(p) for p in team] for team in raw]
-    flat = [p for team in teams for p in team]
-    if sorted(flat) != sorted(players) or len(teams) < 2:
-        raise InputError("teams must split all the players into at least two teams, "
-                         "each player once")
-    return teams
+    setup = GameSetup.parse(payload.get("players"), rs, payload.get("first_dealer"),
+                            payload.get("rounds"), payload.get("teams"))
+    return store.create_game(preset=rs.name, options=options, players=setup.players,
+                             teams=setup.teams, first_dealer=str(setup.first_dealer),
+                             rounds_planned=int(setup.rounds or rs.default_rounds))
 
 
 def current_round(game: GameRecord) -> int | None:
@@ -119,66 +77,22 @@ def dealer_for(game: GameRecord, number: int) -> str:
     return game.first_dealer
 
 
-def clean_context(raw: Any, game: GameRecord) -> dict[str, Any]:
-    """The round's extra facts (Koi-Koi stopper and calls, Sakura leftovers...), checked
-    for shape so the engine only ever sees well-typed values."""
-    if raw is None:
-        return {}
-    if not isinstance(raw, dict):
-        raise InputError("context must be an object")
-    out: dict[str, Any] = {}
-    for key, value in raw.items():
-        if key not in CONTEXT_KEYS:
-            raise InputError(f"unknown context key {str(key)[:MAX_TEXT]!r} "
-                             f"(known: {', '.join(CONTEXT_KEYS)})")
-        if value is None or value == "":
-            continue
-        if key == "stopped_by":
-            if value not in game.owners and value not in game.players:
-                raise InputError(f"stopped_by {str(value)[:MAX_NAME]!r} is not a player")
-            out[key] = value
-        elif key in ("koikoi_calls", "teyaku"):
-            if not isinstance(value, dict):
-                raise InputError(f"{key} must be an object keyed by player")
-            sub: dict[str, Any] = {}
-            for player, v in value.items():
-                if player not in game.players and player not in game.owners:
-                    raise InputError(f"{key}: {str(player)[:MAX_NAME]!r} is not a player")
-                if key == "koikoi_calls":
-                    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 20:
-                        raise InputError("koikoi_calls must be whole numbers from 0 to 20")
-                elif not isinstance(v, str) or len(v) > MAX_TEXT:
-                    raise InputError("teyaku must name a hand yaku")
-                sub[player] = v
-            out[key] = sub
-        elif key in ("month", "gaji_month"):
-            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 12:
-                raise InputError(f"{key} must be a month number from 1 to 12")
-            out[key] = value
-        elif key == "leftovers":
-            out[key] = normalise_codes(value)
-    return out
-
-
-def _round_input(game: GameRecord, rnd: RoundRecord):
-    from scorer.rules import RoundInput
-    return RoundInput(players=list(game.players),
-                      piles={o: list(p.codes) for o, p in rnd.piles.items()},
-                      dealer=rnd.dealer, teams=game.teams, context=dict(rnd.context))
-
-
-def score(game: GameRecord, rnd: RoundRecord) -> tuple[dict[str, Any], str]:
-    """Score one round with the engine: (result as JSON, next dealer)."""
-    from scorer.rules import score_round
-    result = score_round(_round_input(game, rnd), ruleset(game))
-    return result.to_dict(), result.next_dealer
+def _scorer(raw_context: Any) -> Scorer:
+    """The store's scoring step for a confirm: parse the round context against the game
+    as it stands in the transaction, then score the round with the engine."""
+    def score(game: GameRecord, rnd: RoundRecord) -> tuple[dict[str, Any], RoundResult]:
+        rs = ruleset(game)
+        context = get_game(rs.game).context.parse(raw_context, game.players, rs.game)
+        piles = {owner: list(pile.codes) for owner, pile in rnd.piles.items()}
+        result = score_round(RoundInput(list(game.players), piles, rnd.dealer, game.teams,
+                                        context), rs)
+        return context.to_dict(), result
+    return score
 
 
 def standings(game: GameRecord) -> dict[str, Any]:
     """Totals, running totals and the winner, from the results stored when each round
     was confirmed (so a game reads the same whatever later versions of the rules do)."""
-    from scorer.game import GameSetup, standings as game_standings
-    from scorer.rules import RoundResult
     rs = ruleset(game)
     results = [RoundResult.from_dict(r.result) for r in game.confirmed_rounds if r.result]
     setup = GameSetup(players=list(game.players), ruleset=rs, first_dealer=game.first_dealer,
@@ -190,7 +104,9 @@ def view(game: GameRecord, crops: bool = True) -> dict[str, Any]:
     """The game as the page and the API show it (card crops for the open round only)."""
     open_round = current_round(game)
     out = game.to_dict(crops)
-    out["ruleset"] = ruleset(game).to_dict()
+    rs = ruleset(game)
+    out["ruleset"] = rs.to_dict()
+    out["context_fields"] = get_game(rs.game).context.schema()
     out["open_round"] = open_round
     out["dealer"] = dealer_for(game, open_round) if open_round else None
     out["standings"] = standings(game)
@@ -224,13 +140,8 @@ def correct(store: GameStore, game: GameRecord, number: int, payload: Any):
                          payload.get("new_code"))
 
 
-def confirm(store: GameStore, game: GameRecord, number: int, payload: Any) -> RoundRecord:
+def confirm(store: GameStore, game_id: int, number: int, payload: Any) -> ConfirmedRound:
+    """Confirm a round: the store loads, scores (see ``_scorer``) and saves it in one
+    transaction, and gives back the round, its result and the updated game."""
     payload = payload if isinstance(payload, dict) else {}
-    context = clean_context(payload.get("context"), game)
-    return store.confirm_round(game.id, number, context, score,
-                               dealer=dealer_for(game, number))
-
-
-def card_json(code: str) -> dict[str, Any]:
-    c = card(code)
-    return {"code": c.code, "name": c.name, "month": c.month, "kind": c.kind.value}
+    return store.confirm_round(game_id, number, _scorer(payload.get("context")))

@@ -136,8 +136,8 @@ class Context:
         for key in raw:
             if key not in specs:
                 allowed = ", ".join(specs) or "none"
-                raise InputError(f"unknown round context key {str(key)[:40]!r}"
-                                 + (f" for {game}" if game else "")
+                raise InputError(f"unknown context key {str(key)[:40]!r} of a round"
+                                 + (f" of {game}" if game else "")
                                  + f" (allowed: {allowed})")
         values: dict[str, Any] = {}
         for key, spec in specs.items():

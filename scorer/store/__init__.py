@@ -6,12 +6,13 @@ the core imports it.
 """
 
 from scorer.store.paths import default_db_path
-from scorer.store.records import (CorrectionRecord, GameRecord, GameSummary, PileRecord,
-                                  RoundRecord)
+from scorer.store.rows import (ConfirmedRound, CorrectionRecord, GameRecord, GameSummary,
+                               PileRecord, RoundRecord)
 from scorer.store.repository import GameNotFound, GameStore, StateError, normalise_codes
 from scorer.store.schema import SCHEMA_VERSION
 
 __all__ = [
-    "GameStore", "GameNotFound", "StateError", "normalise_codes", "GameRecord", "GameSummary", "RoundRecord", "PileRecord",
-    "CorrectionRecord", "default_db_path", "SCHEMA_VERSION",
+    "GameStore", "GameNotFound", "StateError", "normalise_codes", "GameRecord",
+    "GameSummary", "RoundRecord", "PileRecord", "CorrectionRecord", "ConfirmedRound",
+    "default_db_path", "SCHEMA_VERSION",
 ]

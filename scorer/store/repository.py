@@ -10,15 +10,22 @@ from __future__ import annotations
 import json
 import sqlite3
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from scorer.cards import card
 from scorer.errors import InputError
-from scorer.store.records import (CorrectionRecord, GameRecord, GameSummary, PileRecord,
-                                  RoundRecord)
+from scorer.store.rows import (ConfirmedRound, CorrectionRecord, GameRecord, GameSummary,
+                               PileRecord, RoundRecord)
 from scorer.store.schema import connect, migrate
+
+if TYPE_CHECKING:
+    from scorer.rules.records import RoundResult
+
+#: Scores a round: (game, round) -> (the round context to keep, the RoundResult).
+Scorer = Callable[[GameRecord, RoundRecord], "tuple[dict[str, Any], RoundResult]"]
 
 SOURCES = ("camera", "photo", "manual")
 CROP_PREFIX = "data:image/jpeg;base64,"
@@ -226,28 +233,31 @@ class GameStore:
         return PileRecord(owner, codes, json.loads(row["detected"]), row["source"], now, crops)
 
     # ---------------------------------------------------------------- rounds
-    def confirm_round(self, game_id: int, number: int, context: dict[str, Any],
-                      score: Callable[[GameRecord, RoundRecord], tuple[dict[str, Any], str]],
-                      dealer: str) -> RoundRecord:
-        """Score the open round with ``score(game, round) -> (result_dict, next_dealer)``
-        and mark it confirmed, in one transaction (the piles cannot change meanwhile)."""
+    def confirm_round(self, game_id: int, number: int, score: Scorer) -> ConfirmedRound:
+        """Score the open round and mark it confirmed, in one transaction (the piles
+        cannot change meanwhile). ``score(game, round) -> (context, result)`` gets the
+        game and the round as they stand and returns the round's context to keep and
+        its RoundResult; the game comes back with the round confirmed."""
         with self._write() as conn:
             game = self._load_game(conn, game_id)
             self._check_open(game, number)
             existing = next((r for r in game.rounds if r.number == number), None)
-            piles = existing.piles if existing else {}
-            missing = [o for o in game.owners if o not in piles]
+            if existing is None:
+                raise StateError(f"save every pile before confirming the round; missing: "
+                                 f"{', '.join(game.owners)}")
+            missing = [o for o in game.owners if o not in existing.piles]
             if missing:
                 raise StateError("save every pile before confirming the round; missing: "
                                  + ", ".join(missing))
-            rnd = RoundRecord(number=number, dealer=existing.dealer if existing else dealer,
-                              piles=piles, context=context)
-            result, _next_dealer = score(game, rnd)
+            context, result = score(game, existing)
+            saved = result.to_dict()
             now = _now()
             conn.execute("UPDATE rounds SET context = ?, result = ?, confirmed_at = ?"
                          " WHERE game_id = ? AND number = ?",
-                         (json.dumps(context), json.dumps(result), now, game_id, number))
-        return RoundRecord(number, rnd.dealer, piles, context, result, now)
+                         (json.dumps(context), json.dumps(saved), now, game_id, number))
+        rnd = replace(existing, context=context, result=saved, confirmed_at=now)
+        rounds = [rnd if r.number == number else r for r in game.rounds]
+        return ConfirmedRound(rnd, result, replace(game, rounds=rounds))
 
     # --------------------------------------------------------------- helpers
     def _check_open(self, game: GameRecord, number: int) -> None:

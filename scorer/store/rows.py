@@ -1,9 +1,12 @@
-"""Plain records the store reads and writes (JSON-ready through ``to_dict``)."""
+"""The rows the store reads and writes, as plain records (JSON-ready through ``to_dict``)."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from scorer.rules.records import RoundResult
 
 
 @dataclass(frozen=True)
@@ -116,3 +119,12 @@ class GameRecord:
             "rounds": [r.to_dict(crops and not r.confirmed) for r in self.rounds],
             "corrections": [c.to_dict() for c in self.corrections],
         }
+
+
+@dataclass(frozen=True)
+class ConfirmedRound:
+    """What confirming a round gives back: the round, its result, the updated game."""
+
+    round: RoundRecord
+    result: RoundResult
+    game: GameRecord
