@@ -19,6 +19,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "scorer.commands.yaku",
     "scorer.commands.score",
     "scorer.commands.rules",
+    "scorer.commands.cards",
     "scorer.commands.detect",
     "scorer.commands.serve",
     "scorer.commands.accuracy",

@@ -426,3 +426,15 @@ def test_detect_with_crops_gives_each_card_a_small_upright_jpeg(client) -> None:
     plain = client.post("/api/detect", data=jpeg(640, 480),
                         headers={**CSRF, "Content-Type": "image/jpeg"}).get_json()["cards"]
     assert all("crop" not in c for c in plain)
+
+
+def test_health_names_all_three_models(tmp_path: Path) -> None:
+    """Before the detector loads, the shipped files it would use; all three networks."""
+    from scorer.vision import default_model_path
+    if not default_model_path().is_file():
+        pytest.skip("no shipped model")
+    models = make_app(tmp_path, DETECTOR=None).test_client().get("/api/health").json["models"]
+    assert set(models) == {"localiser", "classifier", "refiner"}
+    assert models["localiser"].endswith("hanafuda-localiser.onnx")
+    assert models["classifier"].endswith("hanafuda-classifier.onnx")
+    assert models["refiner"].endswith("hanafuda-refiner.onnx")

@@ -55,3 +55,17 @@ def test_serve_prints_the_url_and_serves(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_a_port_in_use_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        proc = subprocess.run([sys.executable, "-m", "scorer.cli", "serve", "--port", str(port),
+                               "--db", str(tmp_path / "g.db")], capture_output=True, text=True,
+                              timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0 and "Traceback" not in proc.stderr
+    assert f"port {port} is in use" in proc.stderr and f"--port {port + 1}" in proc.stderr
+    assert "Open " not in proc.stdout

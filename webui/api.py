@@ -39,7 +39,8 @@ def _view(game_id: int) -> dict[str, Any]:
 @bp.get("/health")
 def health() -> Response:
     svc = detection()
-    return jsonify({"ok": True, "detector_loaded": svc.loaded, "model": svc.model_name})
+    return jsonify({"ok": True, "detector_loaded": svc.loaded, "model": svc.model_name,
+                    "models": svc.models()})
 
 
 @bp.get("/cards")

@@ -13,6 +13,10 @@ from scorer.vision.hints import framing_hints
 from webui.crops import add_crops
 
 
+def _str(path: Any) -> str | None:
+    return str(path) if path else None
+
+
 class Busy(Exception):
     """Every detection slot is taken; the client should retry shortly (503)."""
 
@@ -57,6 +61,21 @@ class DetectionService:
     def model_name(self) -> str | None:
         path = self._model_path or getattr(self._detector, "model_path", None)
         return str(path) if path else None
+
+    def models(self) -> dict[str, str | None]:
+        """The files of the three networks (localiser, classifier, box refiner): the loaded
+        detector's, else the ones a load would use (named beside the localiser)."""
+        det = self._detector
+        if det is not None:
+            return {"localiser": self.model_name,
+                    "classifier": _str(getattr(det, "classifier_path", None)),
+                    "refiner": _str(getattr(det, "refiner_path", None))}
+        from scorer.vision import default_model_path
+        loc = Path(self._model_path) if self._model_path else default_model_path()
+        beside = {k: loc.with_name(loc.name.replace("localiser", k))
+                  for k in ("classifier", "refiner")}
+        return {"localiser": str(loc),
+                **{k: str(p) if p.is_file() and p != loc else None for k, p in beside.items()}}
 
     def detector(self) -> Any:
         with self._lock:

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from scorer.cards import card
 from scorer.commands.rules import add_rules_args, ruleset_from_args
 from scorer.errors import InputError
 from scorer.rules import RoundInput, RoundResult, RuleSet, get_game, score_round
@@ -80,6 +81,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="Sakura: month of the card the lightning (gaji) took from hand")
     parser.add_argument("--json", action="store_true", help="print JSON for machines")
     parser.set_defaults(func=_run)
+
+
+def _codes(owner: str, text: str) -> list[str]:
+    """One --pile's codes, each checked at once, so a bad code is named before anything
+    else about the round (the player count, say) is judged."""
+    codes = [c for c in text.replace(",", " ").split() if c]
+    for code in codes:
+        try:
+            card(code)
+        except InputError as exc:
+            raise InputError(f"--pile {owner}: {exc}") from None
+    return codes
 
 
 def _pairs(items: list[str], flag: str) -> dict[str, str]:
@@ -164,8 +177,7 @@ def round_from_args(args: argparse.Namespace) -> tuple[RoundInput, RuleSet]:
             raise InputError("no piles: give --pile NAME=CODE,CODE... (one per player) "
                              "or a ROUND.json file")
         rs = ruleset_from_args(args)
-        piles = {k: [c for c in v.replace(",", " ").split() if c]
-                 for k, v in _pairs(args.pile, "--pile").items()}
+        piles = {k: _codes(k, v) for k, v in _pairs(args.pile, "--pile").items()}
         teams = [t.split("+") for t in args.team] or None
         context = {}
         players = None

@@ -8,12 +8,12 @@ requests without it.
 from __future__ import annotations
 
 import argparse
+import errno
+import logging
 import secrets
-import sys
 from pathlib import Path
 
 from scorer.errors import InputError
-
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -56,8 +56,6 @@ def _run(args: argparse.Namespace) -> int:
     token = resolve_token(args.host, args.token)
     if args.model is not None and not args.model.is_file():
         raise InputError(f"no model file at {args.model}")
-    from waitress import serve
-
     from scorer.store import default_db_path
     from webui import create_app
 
@@ -67,9 +65,28 @@ def _run(args: argparse.Namespace) -> int:
     if token and args.host in ("0.0.0.0", "::"):
         print("Other devices: use this machine's address on your network instead of "
               "127.0.0.1, with the same token.", flush=True)
+    server = bind(app, args.host, args.port, max(1, args.threads))
     print(f"Open {open_url(args.host, args.port, token)}", flush=True)
-    serve(app, host=args.host, port=args.port, threads=max(1, args.threads),
-          ident="hanafuda-scorer", clear_untrusted_proxy_headers=True)
+    server.run()
     return 0
+
+
+def bind(app, host: str, port: int, threads: int):  # noqa: ANN001, ANN201 - WSGI app, waitress server
+    """A waitress server bound to ``host:port``; a port in use is one clear error."""
+    from waitress import create_server
+
+    # waitress warns "Task queue depth is N" whenever a request waits for a thread (a page
+    # load fetches a few files at once): ordinary here, and alarming to read
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
+    try:
+        return create_server(app, host=host, port=port, threads=threads,
+                             ident="hanafuda-scorer", clear_untrusted_proxy_headers=True)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise InputError(f"port {port} is in use (another hanafuda serve?): "
+                             f"stop it, or choose another port with --port {port + 1}") from None
+        if exc.errno in (errno.EADDRNOTAVAIL, errno.EACCES):
+            raise InputError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+        raise
 
 
