@@ -438,3 +438,19 @@ def test_health_names_all_three_models(tmp_path: Path) -> None:
     assert models["localiser"].endswith("hanafuda-localiser.onnx")
     assert models["classifier"].endswith("hanafuda-classifier.onnx")
     assert models["refiner"].endswith("hanafuda-refiner.onnx")
+
+
+def test_export_csv_lists_gaji_leftovers_and_signs_the_penalty_as_the_page(client) -> None:
+    import csv
+    import io
+    gid = new_game(client)["id"]
+    save(client, gid, "Ann", ["01-1", "11-4", "03-1"])
+    save(client, gid, "Bob", AKATAN)
+    r = post(client, f"/api/games/{gid}/rounds/1/confirm",
+             {"context": {"gaji_month": 3, "leftovers": ["03-3", "07-4"]}})
+    assert r.status_code == 200, r.json
+    rows = {row["pile"]: row for row in
+            csv.DictReader(io.StringIO(client.get(f"/api/games/{gid}/export.csv").data.decode()))}
+    assert rows["Ann"]["cards"] == "01-1 11-4 03-1" and rows["Ann"]["leftovers_taken"] == "03-3"
+    assert rows["Ann"]["penalty"] == "-50" and rows["Bob"]["penalty"] == "0"
+    assert int(rows["Ann"]["score"]) == int(rows["Ann"]["card_points"]) - 50

@@ -8,8 +8,9 @@ import re
 from typing import Any
 
 FORMATS = {"csv": "text/csv", "json": "application/json"}
-CSV_FIELDS = ("game", "preset", "round", "dealer", "pile", "cards", "card_points", "yaku",
-              "penalty", "score", "round_winner", "next_dealer", "running_total")
+CSV_FIELDS = ("game", "preset", "round", "dealer", "pile", "cards", "leftovers_taken",
+              "card_points", "yaku", "penalty", "score", "round_winner", "next_dealer",
+              "running_total")
 
 
 def filename(game_id: int, fmt: str) -> str:
@@ -41,9 +42,14 @@ def to_csv(view: dict[str, Any]) -> str:
             res = (result.get("results") or {}).get(owner, {})
             yaku = "; ".join(f"{y['label']} {y['points']} ({' '.join(y['cards'])})"
                              for y in res.get("yaku", []))
+            # Sakura's lightning (gaji) user also scores the field's leftovers of its month:
+            # they count in card_points, so they are listed beside the pile
+            taken = [c for c in res.get("cards", []) if c not in pile["codes"]]
+            penalty = res.get("penalty")
             writer.writerow([_cell(v) for v in (
                 view["id"], view["preset"], rnd["number"], rnd["dealer"], owner,
-                " ".join(pile["codes"]), res.get("card_points"), yaku, res.get("penalty"),
+                " ".join(pile["codes"]), " ".join(taken), res.get("card_points"), yaku,
+                -penalty if penalty else penalty,     # as the page shows it: points lost
                 res.get("score"), result.get("winner"), result.get("next_dealer"),
                 totals.get(owner) if isinstance(totals, dict) else None)])
     return out.getvalue()
