@@ -1,0 +1,261 @@
+"""Fine-tune the shipped networks together on streamed realistic scenes.
+
+The localiser, the box refiner and the classifier start from the shipped ONNX files
+(``training.onnx_weights``: weights recovered exactly, batch norms frozen) and train
+side by side on the same scenes (``training.stream``), rendered in worker processes.
+Optionally a leave-one-deck-out classifier trains beside them from ImageNet weights on
+the same crops without the held-out deck (the localiser and refiner never see that
+deck either, so they serve both).
+
+Training runs for a time budget (the learning rates follow a cosine over it), on a GPU
+when there is one. It checkpoints every minute and resumes from its checkpoint.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import math
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch.utils.data import DataLoader
+
+from training.models import DELTA_SCALE, Lite0Cls, LocNet, RefNet
+from training.onnx_weights import freeze_bn, load_from_onnx
+from training.scenes import ART_SETS
+from training.stream import SceneStream, StreamConfig, collate
+from training.train import loc_loss
+
+CLS_ARCH = "lite0-b8f-x3"
+
+
+@dataclass(frozen=True)
+class FinetuneConfig:
+    minutes: float = 8.0
+    batch: int = 32
+    workers: int = 2
+    replay: int = 3  # steps per fresh batch (the others on recently seen batches)
+    loc_lr: float = 5e-4
+    ref_lr: float = 5e-4
+    cls_lr: float = 1.5e-4
+    lodo_lr: float = 1.5e-3
+    lodo: bool = True
+    lodo_set: str = "hwatu-commons"
+    seed: int = 0
+
+
+def _worker_init(_: int) -> None:
+    """One thread per rendering worker: the workers are the parallelism."""
+    import cv2
+
+    cv2.setNumThreads(1)
+    torch.set_num_threads(1)
+
+
+def _classifier(pretrained: bool) -> Lite0Cls:
+    return Lite0Cls(pretrained, blocks=8, freeze=3, extra=3)
+
+
+def _to_input(x: torch.Tensor, device) -> torch.Tensor:
+    """(N,H,W,3) uint8 BGR -> (N,3,H,W) float RGB 0..255 on ``device``."""
+    return x.to(device, non_blocking=True).permute(0, 3, 1, 2).flip(1).float()
+
+
+def _jitter(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    n = x.shape[0]
+    gain = 0.8 + 0.4 * torch.rand(n, 3, 1, 1, generator=gen, device=x.device)
+    bri = 40 * torch.rand(n, 1, 1, 1, generator=gen, device=x.device) - 20
+    return (x * gain + bri).clamp(0, 255)
+
+
+def _turn_half(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """Half the crops turned 180 degrees: the classifier reads cards either way up."""
+    turn = torch.rand(x.shape[0], generator=gen, device=x.device) < 0.5
+    return torch.where(turn[:, None, None, None], x.flip(2, 3), x)
+
+
+class Nets:
+    def __init__(self, models_dir: Path, cfg: FinetuneConfig, device):
+        self.loc = LocNet(1)
+        load_from_onnx(self.loc, models_dir / "hanafuda-localiser.onnx",
+                       torch.rand(1, 3, 480, 640) * 255)
+        self.ref = RefNet()
+        load_from_onnx(self.ref, models_dir / "hanafuda-refiner.onnx",
+                       torch.rand(2, 3, 96, 64) * 255)
+        self.cls = _classifier(False)
+        load_from_onnx(self.cls, models_dir / "hanafuda-classifier.onnx",
+                       torch.rand(2, 3, 112, 72) * 255)
+        self.lodo = _classifier(True) if cfg.lodo else None
+        self.all = {"loc": self.loc, "ref": self.ref, "cls": self.cls}
+        if self.lodo is not None:
+            self.all["lodo"] = self.lodo
+        for m in self.all.values():
+            m.to(device)
+        lrs = {"loc": cfg.loc_lr, "ref": cfg.ref_lr, "cls": cfg.cls_lr, "lodo": cfg.lodo_lr}
+        self.opt = torch.optim.AdamW(
+            [{"params": [p for p in m.parameters() if p.requires_grad], "base_lr": lrs[k],
+              "name": k} for k, m in self.all.items()], lr=1e-4, weight_decay=1e-4)
+
+    def train(self):
+        for k, m in self.all.items():
+            m.train()
+            if k != "lodo":  # recovered from ONNX: their batch norms stay as exported
+                freeze_bn(m)
+
+    def state(self) -> dict:
+        return {k: m.state_dict() for k, m in self.all.items()}
+
+    def load(self, state: dict) -> None:
+        for k, m in self.all.items():
+            m.load_state_dict(state[k])
+
+
+def _losses(nets: Nets, b: dict, device, gen, lodo_idx: int) -> dict:
+    """The networks' losses on batch ``b``. The localiser and the refiner never see the
+    held-out deck (``lodo_idx``), so the leave-one-deck-out figures can use them."""
+    keep = ~b["sets"][:, lodo_idx]
+    out = {}
+    if keep.any():
+        x = _jitter(_to_input(b["img"][keep], device), gen)
+        t = [b[k][keep].to(device, non_blocking=True) for k in ("hm", "ign", "reg", "regm")]
+        out["loc"] = loc_loss(nets.loc(x), *t, angle_weight=2.0)[0]
+    keep = b["ref_set"] != lodo_idx
+    if keep.any():
+        xr = _jitter(_to_input(b["ref_x"][keep], device), gen)
+        y = (b["ref_y"][keep].to(device) / torch.tensor(DELTA_SCALE, device=device)
+             ).clamp(-6, 6)
+        out["ref"] = F.smooth_l1_loss(nets.ref(xr), y)
+    if len(b["cls_y"]):
+        xc = _turn_half(_jitter(_to_input(b["cls_x"], device), gen), gen)
+        y = b["cls_y"].to(device)
+        out["cls"] = F.cross_entropy(nets.cls(xc), y, label_smoothing=0.05)
+        if nets.lodo is not None:
+            keep = (b["cls_set"].to(device) != lodo_idx)
+            if keep.any():
+                out["lodo"] = F.cross_entropy(nets.lodo(xc[keep]), y[keep],
+                                              label_smoothing=0.05)
+    return out
+
+
+def finetune(models_dir: Path, out_dir: Path, art_dir: str, cfg: FinetuneConfig,
+             log=print) -> dict:
+    """Train for ``cfg.minutes`` (counting earlier runs resumed from ``out_dir``); writes
+    ``finetuned.pt`` (the networks' state dicts) and returns the history."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    torch.manual_seed(cfg.seed)
+    torch.backends.cudnn.benchmark = True
+    nets = Nets(Path(models_dir), cfg, device)
+    ck_path = out_dir / "finetune_ckpt.pt"
+    step, elapsed, seen, hist = 0, 0.0, 0, []
+    if ck_path.is_file():
+        ck = torch.load(ck_path, map_location=device, weights_only=False)
+        nets.load(ck["nets"])
+        nets.opt.load_state_dict(ck["opt"])
+        step, elapsed, seen, hist = ck["step"], ck["elapsed"], ck["seen"], ck["hist"]
+        log(f"resumed at step {step}, {elapsed / 60:.1f} min, {seen} scenes")
+    budget = cfg.minutes * 60
+    if elapsed >= budget:
+        log("finished already")
+        return {"hist": hist}
+    scfg = StreamConfig(art_dir=str(art_dir))
+    loader = DataLoader(SceneStream(scfg, start=seen), batch_size=cfg.batch,
+                        num_workers=cfg.workers, collate_fn=collate,
+                        prefetch_factor=4 if cfg.workers else None,
+                        persistent_workers=bool(cfg.workers), pin_memory=device.type == "cuda",
+                        worker_init_fn=_worker_init)
+    gen = torch.Generator(device=device)
+    gen.manual_seed(cfg.seed + step)
+    lodo_idx = ART_SETS.index(cfg.lodo_set)
+    recent: collections.deque = collections.deque(maxlen=16)
+    nets.train()
+    t0 = time.time() - elapsed
+    last_ck = time.time()
+    sums: dict = collections.defaultdict(float)
+    n_sum = 0
+    for fresh in loader:
+        recent.append({k: v.to(device, non_blocking=True) for k, v in fresh.items()})
+        seen += len(fresh["img"])
+        for r in range(cfg.replay):
+            b = recent[-1] if r == 0 else recent[int(torch.randint(len(recent), (1,)))]
+            frac = min((time.time() - t0) / budget, 1.0)
+            for g in nets.opt.param_groups:
+                warm = min(1.0, (step + 1) / 100)
+                g["lr"] = g["base_lr"] * warm * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * frac)))
+            losses = _losses(nets, b, device, gen, lodo_idx)
+            total = sum(losses.values())
+            nets.opt.zero_grad(set_to_none=True)
+            total.backward()
+            for m in nets.all.values():
+                torch.nn.utils.clip_grad_norm_(m.parameters(), 10.0)
+            nets.opt.step()
+            step += 1
+            for k, v in losses.items():
+                sums[k] += float(v.detach())
+            n_sum += 1
+        done = time.time() - t0 >= budget
+        if done or time.time() - last_ck >= 60:
+            rec = {"step": step, "scenes": seen, "minutes": round((time.time() - t0) / 60, 2),
+                   **{k: round(v / max(n_sum, 1), 4) for k, v in sums.items()}}
+            hist.append(rec)
+            log(json.dumps(rec))
+            sums.clear()
+            n_sum = 0
+            tmp = ck_path.with_suffix(".tmp")
+            torch.save({"nets": nets.state(), "opt": nets.opt.state_dict(), "step": step,
+                        "elapsed": time.time() - t0, "seen": seen, "hist": hist,
+                        "config": asdict(cfg)}, tmp)
+            tmp.replace(ck_path)
+            _save_nets(nets, hist, cfg, out_dir / "finetuned.pt")
+            last_ck = time.time()
+        if done:
+            break
+    _save_nets(nets, hist, cfg, out_dir / "finetuned.pt")
+    return {"hist": hist}
+
+
+def _save_nets(nets: Nets, hist: list, cfg: FinetuneConfig, path: Path) -> None:
+    """The networks alone (no optimiser): what ``training.ship`` exports."""
+    state = {k: {n: t.detach().cpu() for n, t in sd.items()} for k, sd in nets.state().items()}
+    tmp = path.with_suffix(".tmp")
+    torch.save({"nets": state, "hist": hist, "config": asdict(cfg), "cls_arch": CLS_ARCH}, tmp)
+    tmp.replace(path)
+
+
+def main(argv=None) -> int:
+    import argparse
+    import sys
+
+    from training import DEFAULT_ART_DIR, REPO_ROOT
+
+    p = argparse.ArgumentParser(prog="python -m training.finetune", description=__doc__)
+    p.add_argument("--art-dir", default=str(DEFAULT_ART_DIR))
+    p.add_argument("--models-dir", default=str(REPO_ROOT / "models"),
+                   help="the ONNX files to start from")
+    p.add_argument("--out", default=str(REPO_ROOT / "runs" / "finetune"))
+    for f in FinetuneConfig.__dataclass_fields__.values():
+        if f.type in ("bool", bool):
+            p.add_argument(f"--{f.name.replace('_', '-')}", type=lambda v: v.lower() in
+                           ("1", "true", "yes"), default=f.default)
+        else:
+            p.add_argument(f"--{f.name.replace('_', '-')}", type=type(f.default),
+                           default=f.default)
+    a = p.parse_args(argv)
+    cfg = FinetuneConfig(**{k: getattr(a, k) for k in FinetuneConfig.__dataclass_fields__})
+    try:
+        finetune(Path(a.models_dir), Path(a.out), a.art_dir, cfg,
+                 log=lambda m: print(m, file=sys.stderr, flush=True))
+    except (FileNotFoundError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
