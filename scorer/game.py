@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from scorer.errors import InputError
-from scorer.rules.base import MAX_ROUNDS, RuleSet
+from scorer.rules.base import MAX_ROUNDS
+from scorer.rules.ruleset import RuleSet
 from scorer.rules.records import RoundResult
 from scorer.rules.registry import get_game
 from scorer.rules.validate import check_player_count, parse_teams, player_name, player_names

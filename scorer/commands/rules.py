@@ -10,7 +10,7 @@ from typing import Any
 
 from scorer.rules import (GAMES, PRESETS, RuleSet, get_ruleset, list_presets, option_rows,
                           parse_set_args)
-from scorer.rules.ruleset import yaku_names
+from scorer.rules.presets import yaku_names
 from scorer.rules.yaku import POINTS_PREFIX, SWITCH_PREFIX
 
 RULES_FILE_HELP = ('house rules in TOML: preset = "koikoi" and an [options] table, e.g. '

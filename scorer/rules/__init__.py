@@ -15,14 +15,15 @@ from typing import Any, Iterable, Mapping
 
 from scorer.cards import card
 from scorer.errors import InputError
-from scorer.rules.base import Game, Preset, RuleSet
+from scorer.rules.base import Game, Preset
 from scorer.rules.context import Context, ContextField
 from scorer.rules.koikoi import multiplier as koikoi_multiplier
 from scorer.rules.options import Option
 from scorer.rules.records import (PileSummary, PlayerResult, RoundInput, RoundResult,
                                   YakuHit)
 from scorer.rules.registry import GAMES, get_game
-from scorer.rules.ruleset import (PRESETS, get_ruleset, list_presets, load_rules_file,
+from scorer.rules.ruleset import RuleSet
+from scorer.rules.presets import (PRESETS, get_ruleset, list_presets, load_rules_file,
                                   option_rows, parse_set_args)
 from scorer.rules.validate import check_round
 from scorer.rules.yaku import Yaku

@@ -1,5 +1,5 @@
-"""What every game's engine provides (the ``Game`` protocol), and the records it is built
-from: ``Preset`` (a named set of option values) and ``RuleSet`` (a preset resolved).
+"""What every game's engine provides (the ``Game`` protocol, with ``BaseGame`` defaults),
+and ``Preset``, a named set of option values over one game.
 
 A game is one module with one ``Game`` object; ``scorer.rules.registry.GAMES`` lists
 them (as python-chess lists its variants). Nothing here imports a game.
@@ -8,15 +8,14 @@ them (as python-chess lists its variants). Nothing here imports a game.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Protocol
+from typing import Any, Iterable, Mapping, Protocol
 
 from scorer.rules.context import Context
 from scorer.rules.options import Alias, Option
 from scorer.rules.records import PileSummary, RoundResult
+from scorer.rules.ruleset import RuleSet
+from scorer.rules.sides import CheckedRound
 from scorer.rules.yaku import Yaku
-
-if TYPE_CHECKING:
-    from scorer.rules.validate import CheckedRound
 
 #: The most rounds a game can have (every game's ``rounds`` option, GameSetup, the web).
 MAX_ROUNDS = 48
@@ -30,48 +29,6 @@ class Preset:
     game: str
     description: str
     values: Mapping[str, Any] = field(default_factory=dict)
-
-
-class FrozenOptions(dict):
-    """A read-only dict of option values: JSON-serialisable, hashable, picklable."""
-
-    def _read_only(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError("rule set options are read-only; use get_ruleset(..., overrides=...)")
-
-    __setitem__ = __delitem__ = __ior__ = _read_only  # type: ignore[assignment]
-    clear = pop = popitem = setdefault = update = _read_only  # type: ignore[assignment]
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (FrozenOptions, (dict(self),))
-
-    def __hash__(self) -> int:  # type: ignore[override]
-        return hash(tuple(sorted((k, repr(v)) for k, v in self.items())))
-
-
-@dataclass(frozen=True)
-class RuleSet:
-    """A preset with its option values resolved. ``options`` is a read-only dict."""
-
-    name: str
-    game: str
-    description: str
-    options: Mapping[str, Any]
-    changed: tuple[str, ...] = ()  # option keys that differ from the preset
-    min_players: int = 2
-    max_players: int = 2
-
-    @property
-    def default_rounds(self) -> int:
-        return int(self.options["rounds"])
-
-    def __getitem__(self, key: str) -> Any:
-        return self.options[key]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "game": self.game, "description": self.description,
-                "options": dict(self.options), "changed": list(self.changed),
-                "default_rounds": self.default_rounds, "min_players": self.min_players,
-                "max_players": self.max_players}
 
 
 class Game(Protocol):

@@ -7,11 +7,12 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from scorer.cards import DECK, Kind
-from scorer.rules.base import MAX_ROUNDS, BaseGame, Preset, RuleSet
+from scorer.rules.base import MAX_ROUNDS, BaseGame, Preset
+from scorer.rules.ruleset import RuleSet
 from scorer.rules.context import Context, ContextField
 from scorer.rules.options import Alias, Option, boolean, choice, integer
 from scorer.rules.records import PileSummary, PlayerResult, RoundResult, YakuHit
-from scorer.rules.validate import CheckedRound
+from scorer.rules.sides import CheckedRound
 from scorer.rules.viewing import rain_option, rained_off
 from scorer.rules.yaku import Yaku, enabled, first_of_groups, hit
 

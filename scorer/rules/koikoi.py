@@ -9,12 +9,13 @@ from typing import Any, Collection, Iterable, Sequence
 
 from scorer.cards import DECK, Kind
 from scorer.errors import InputError
-from scorer.rules.base import MAX_ROUNDS, BaseGame, Preset, RuleSet
+from scorer.rules.base import MAX_ROUNDS, BaseGame, Preset
+from scorer.rules.ruleset import RuleSet
 from scorer.rules.hanaawase import VALUES
 from scorer.rules.context import MAX_CALLS, Context, ContextField, parse_name
 from scorer.rules.options import Alias, Option, boolean, choice, integer
 from scorer.rules.records import PileSummary, PlayerResult, RoundResult, YakuHit
-from scorer.rules.validate import CheckedRound
+from scorer.rules.sides import CheckedRound
 from scorer.rules.viewing import RAIN_MAN, rain_option, rained_off
 from scorer.rules.yaku import Yaku, enabled, first_of_groups, hit
 

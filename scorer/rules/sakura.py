@@ -11,11 +11,13 @@ from typing import Iterable
 
 from scorer.cards import DECK, Kind
 from scorer.errors import InputError
-from scorer.rules.base import MAX_ROUNDS, BaseGame, Preset, RuleSet
+from scorer.rules.base import MAX_ROUNDS, BaseGame, Preset
+from scorer.rules.ruleset import RuleSet
 from scorer.rules.context import Context, ContextField
 from scorer.rules.options import Option, choice, integer
 from scorer.rules.records import PileSummary, PlayerResult, RoundResult, YakuHit
-from scorer.rules.validate import CheckedRound, Side, check_deal_points
+from scorer.rules.sides import CheckedRound, Side
+from scorer.rules.validate import check_deal_points
 from scorer.rules.yaku import Yaku, enabled, hit
 
 # The eight yaku, each exactly 3 cards (RULES 1.4); the letter is the hiragana printed

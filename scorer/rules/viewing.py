@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Collection
 from scorer.rules.options import Option, choice
 
 if TYPE_CHECKING:
-    from scorer.rules.base import RuleSet
+    from scorer.rules.ruleset import RuleSet
 
 RAIN_MAN, LIGHTNING = "11-1", "11-4"
 WILLOWS = ("11-1", "11-2", "11-3", "11-4")

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Collection, Iterable, Sequence
 from scorer.rules.records import YakuHit
 
 if TYPE_CHECKING:
-    from scorer.rules.base import RuleSet
+    from scorer.rules.ruleset import RuleSet
 
 POINTS_PREFIX = "points."
 SWITCH_PREFIX = "yaku."

@@ -1,0 +1,141 @@
+"""Presets and resolving rule sets: a preset (each game lists its own) is a named set of option values.
+
+``get_ruleset(name, overrides, rules_file)`` layers: the game's defaults, the preset's
+values, a house-rules TOML file's ``[options]``, then ``overrides`` (``--set``).
+The TOML loader is the only I/O in the rules core.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Mapping
+
+from scorer.errors import InputError
+from scorer.rules.base import Game, Preset
+from scorer.rules.ruleset import FrozenOptions, RuleSet
+from scorer.rules.options import defaults, option_for
+from scorer.rules.registry import GAMES, get_game
+from scorer.rules.yaku import POINTS_PREFIX, SWITCH_PREFIX
+
+PRESETS: dict[str, Preset] = {p.name: p for game in GAMES.values() for p in game.presets}
+DEFAULT_PRESET = "sakura"
+
+
+def yaku_names(game: str) -> tuple[str, ...]:
+    """Names of the yaku a game can find (for ``points.<yaku>`` and ``yaku.<yaku>``)."""
+    return tuple(y.name for y in get_game(game).yaku)
+
+
+def _preset(name: str) -> Preset:
+    if not isinstance(name, str) or name.strip().lower() not in PRESETS:
+        raise InputError(f"unknown rules preset {name!r} (presets: {', '.join(PRESETS)})")
+    return PRESETS[name.strip().lower()]
+
+
+def _apply(game: Game, values: dict[str, Any], updates: Mapping[str, Any],
+           where: str) -> None:
+    names = tuple(y.name for y in game.yaku)
+    for key, raw in updates.items():
+        if not isinstance(key, str):
+            raise InputError(f"{where}: option names must be text, not {key!r}")
+        key = key.strip()
+        for new_key, new_raw in _unalias(game, key, raw):
+            option = option_for(game.name, game.options, new_key, names)
+            values[new_key] = option.parse_value(new_raw)
+
+
+def _unalias(game: Game, key: str, raw: Any) -> list[tuple[str, Any]]:
+    """An old option key (or key=value) as the new settings it stands for."""
+    for alias in game.aliases:
+        if alias.key == key:
+            expanded = alias.expand(raw)
+            if expanded is not None:
+                return expanded
+    return [(key, raw)]
+
+
+def load_rules_file(path: str | Path) -> tuple[str | None, dict[str, Any]]:
+    """Read a house-rules TOML file: ``preset = "koikoi"`` and an ``[options]`` table.
+
+    Returns (preset or None, raw option values). InputError for a missing or bad file.
+    """
+    path = Path(path)
+    try:
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        raise InputError(f"rules file {str(path)!r} not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read rules file {str(path)!r}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"rules file {str(path)!r} is not valid TOML: {exc}") from None
+    allowed = {"preset", "options", "description"}
+    for key in data:
+        if key not in allowed:
+            raise InputError(f"rules file {str(path)!r}: unknown key {key!r} "
+                             f"(allowed: preset, options, description)")
+    preset = data.get("preset")
+    if preset is not None and not isinstance(preset, str):
+        raise InputError(f"rules file {str(path)!r}: preset must be a name like \"koikoi\"")
+    options = data.get("options", {})
+    if not isinstance(options, dict):
+        raise InputError(f"rules file {str(path)!r}: [options] must be a table")
+    return preset, dict(options)
+
+
+def get_ruleset(name: str | None = None, overrides: Mapping[str, Any] | None = None,
+                rules_file: str | Path | None = None) -> RuleSet:
+    """Resolve a rule set: preset ``name`` (or the file's ``preset``, else ``sakura``),
+    then the file's options, then ``overrides``. InputError names any bad key or value."""
+    file_preset, file_options = (None, {})
+    if rules_file is not None:
+        file_preset, file_options = load_rules_file(rules_file)
+    if name is not None and file_preset is not None and \
+            _preset(name).name != _preset(file_preset).name:
+        raise InputError(f"rules file presets {file_preset!r} but the rules asked for are "
+                         f"{name!r}; give one of them")
+    preset = _preset(name or file_preset or DEFAULT_PRESET)
+    game = get_game(preset.game)
+    values = defaults(game.options)
+    values.update(preset.values)
+    base = dict(values)
+    if file_options:
+        _apply(game, values, file_options, f"rules file {str(rules_file)!r}")
+    if overrides:
+        _apply(game, values, overrides, "--set")
+    changed = tuple(k for k in values if k not in base or values[k] != base[k])
+    return RuleSet(preset.name, preset.game, preset.description, FrozenOptions(values),
+                   changed, game.min_players, game.max_players)
+
+
+def list_presets() -> list[RuleSet]:
+    """Every shipped preset, resolved, in a stable order."""
+    return [get_ruleset(name) for name in PRESETS]
+
+
+def parse_set_args(items: list[str] | None) -> dict[str, str]:
+    """``["KEY=VALUE", ...]`` from ``--set`` into a dict; InputError for a missing ``=``."""
+    out: dict[str, str] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"--set expects KEY=VALUE, got {item!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def option_rows(rs: RuleSet) -> list[dict[str, Any]]:
+    """Each option of the rule set's game with its value here and its default."""
+    rows = []
+    for opt in get_game(rs.game).options:
+        row = opt.to_dict()
+        row["value"] = rs.options[opt.key]
+        rows.append(row)
+    for key in rs.options:
+        if key.startswith((POINTS_PREFIX, SWITCH_PREFIX)):
+            what = "points" if key.startswith(POINTS_PREFIX) else "on or off"
+            rows.append({"key": key, "kind": "int" if what == "points" else "bool",
+                         "default": None, "help": f"one yaku's {what}", "source": "added",
+                         "value": rs.options[key]})
+    return rows
