@@ -185,3 +185,28 @@ def test_tsukifuda_without_a_month_warns():
     res = score_round(RoundInput(["A", "B"], {"A": list(MONTH_3) + ["01-1", "08-1", "12-1"],
                                               "B": []}, context={"stopped_by": "A"}), rs)
     assert any("tsuki-fuda was not looked for" in line for line in res.explanation)
+
+
+# --- adding a game: the worked example of docs/RULES-NOTES.md ------------------------
+
+def test_a_new_game_is_one_module_and_one_registry_line(monkeypatch):
+    from pathlib import Path
+
+    from scorer.game import GameSetup, standings
+    from scorer.rules import PRESETS
+    from tests import mini_game
+
+    doc = (Path(__file__).parent.parent / "docs" / "RULES-NOTES.md").read_text("utf-8")
+    body = Path(mini_game.__file__).read_text("utf-8").split("\n", 1)[1]
+    assert body in doc                                      # the doc shows this module
+    monkeypatch.setitem(GAMES, "mini", mini_game.GAME)      # the registry line
+    monkeypatch.setitem(PRESETS, "mini", mini_game.GAME.presets[0])
+    rs = get_ruleset("mini", overrides={"points.akatan": "7"})
+    assert rs.default_rounds == 6 and (rs.min_players, rs.max_players) == (2, 2)
+    assert names(["01-2", "02-2", "03-2"], rs) == {"akatan": 7}
+    res = score_round(RoundInput(["A", "B"], {"A": ["01-2", "02-2", "03-2"], "B": []}), rs)
+    assert res.winner == "A" and res.scores == {"A": 7, "B": 0}
+    setup = GameSetup.parse(["A", "B"], rs)
+    assert standings(setup, [res]).totals == {"A": 7, "B": 0}
+    with pytest.raises(InputError, match="not played in teams"):
+        GameSetup.parse(["A", "B"], rs, teams=[["A"], ["B"]])

@@ -8,8 +8,8 @@ import json
 import textwrap
 from typing import Any
 
-from scorer.rules import (GAMES, PRESETS, RuleSet, get_ruleset, list_presets, option_rows,
-                          parse_set_args)
+from scorer.rules import (GAMES, PRESETS, RuleSet, get_game, get_ruleset, list_presets,
+                          option_rows, parse_set_args)
 from scorer.rules.presets import yaku_names
 from scorer.rules.yaku import POINTS_PREFIX, SWITCH_PREFIX
 
@@ -84,6 +84,9 @@ def _option_lines(rows: list[dict[str, Any]], with_value: bool) -> list[str]:
         if "meanings" in row:
             for v, meaning in row["meanings"].items():
                 out.append(_wrap(f"{v}: {meaning}", 8))
+            if row.get("renamed"):
+                old = ", ".join(f"{o} = {_show(v)}" for o, v in row["renamed"].items())
+                out.append(_wrap(f"(old names still accepted: {old})", 8))
         elif row["kind"] == "bool":
             out.append("        true | false")
         elif row.get("minimum") is not None:
@@ -103,6 +106,10 @@ def _run(args: argparse.Namespace) -> int:
         lines = [f"{rs.name} ({rs.game}, {rs.min_players}-{rs.max_players} players, "
                  f"{rs.default_rounds} rounds)", _wrap(rs.description, 2), "",
                  "options:"] + _option_lines(rows, True)
+        aliases = get_game(rs.game).aliases
+        if aliases:
+            lines += ["", _wrap("old options still accepted: "
+                                + "; ".join(a.describe() for a in aliases), 2)]
         lines += ["", _wrap(f"{POINTS_PREFIX}<yaku>=N changes one yaku's points, "
                             f"{SWITCH_PREFIX}<yaku>=off drops it; yaku: "
                             f"{', '.join(yaku_names(rs.game))}", 2)]

@@ -135,6 +135,12 @@ class Alias:
     value: str | None = None
     sets: tuple[tuple[str, Any], ...] = ()
 
+    def describe(self) -> str:
+        if self.value is None:
+            return f"{self.key}=X sets {' and '.join(f'{k}=X' for k in self.keys)}"
+        return f"{self.key}={self.value} sets " + " and ".join(
+            f"{k}={v}" for k, v in self.sets)
+
     def expand(self, raw: Any) -> list[tuple[str, Any]] | None:
         """The (key, value) pairs the old setting stands for, or None if it does not
         apply to this value."""
