@@ -128,13 +128,13 @@ def load_from_onnx(model: nn.Module, onnx_path: str | Path, example: torch.Tenso
         with torch.no_grad():
             mod.weight.copy_(torch.from_numpy(np.array(w, np.float32)))
             if mod.bias is not None:
-                mod.bias.copy_(torch.from_numpy(b))
+                mod.bias.copy_(torch.from_numpy(np.array(b, np.float32)))
             elif mod in bns and len(node.input) <= 2:
                 unfolded.append(bns[mod])
             elif mod in bns:
                 bn = bns[mod]
                 bn.weight.fill_(1.0)
-                bn.bias.copy_(torch.from_numpy(b))
+                bn.bias.copy_(torch.from_numpy(np.array(b, np.float32)))
                 bn.running_mean.zero_()
                 bn.running_var.fill_(1.0 - bn.eps)
             elif np.abs(b).max() > 0:

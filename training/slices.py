@@ -170,3 +170,36 @@ def summary_rows(res: dict) -> list[tuple[str, str]]:
         if v["recall_equiv"] is not None:
             rows.append((f"recall {k} ({v['cards']} cards)", f"{v['recall_equiv']:.3f}"))
     return rows
+
+
+def realistic_candidates(detector, art_dir=None, split: str = "val", per_kind: int = 60,
+                         sets=None, kinds=KINDS, loc_threshold: float = 0.1) -> list:
+    """Each scene's candidates (every box at or above ``loc_threshold``, classified) with
+    its required and don't-care card ids, for choosing how the cards are picked."""
+    lib = get_library(art_dir)
+    start = SEED_RANGES[split][0]
+    old = detector.loc_threshold
+    detector.loc_threshold = loc_threshold
+    out = []
+    try:
+        for kind in kinds:
+            for k in tqdm(range(per_kind), desc=f"candidates {split} {kind}", unit="scene",
+                          mininterval=5):
+                img, cards, _ = realistic_scene(lib, realistic_seed(start, kind, k), kind, sets)
+                s = min(detector.in_w / img.shape[1], detector.in_h / img.shape[0])
+                req = [c.class_id for c in cards
+                       if c.visible >= REQUIRED_VIS and c.height * s >= MIN_PX]
+                opt = [c.class_id for c in cards if c.visible > 0 and
+                       not (c.visible >= REQUIRED_VIS and c.height * s >= MIN_PX)]
+                out.append((kind, detector.candidates(img), req, opt))
+    finally:
+        detector.loc_threshold = old
+    return out
+
+
+def score_selection(scenes: list, select) -> dict:
+    """Realistic-framing F1 when ``select(candidates) -> class ids`` picks the cards."""
+    t = _Tally()
+    for _, cand, req, opt in scenes:
+        t.add([int(i) for i in select(cand)], req, opt)
+    return t.report()

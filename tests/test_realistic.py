@@ -1,0 +1,117 @@
+"""Realistic scenes, the realistic test's slices, the streamed training samples and the
+fine-tuning path from the shipped ONNX files."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+import torch
+
+from scorer.vision.detector import default_model_path
+from training.realistic import KINDS, realistic_scene, realistic_seed
+from training.scenes import SEED_RANGES, get_library
+
+
+@pytest.fixture(scope="module")
+def lib():
+    return get_library()
+
+
+def test_realistic_scenes_are_deterministic(lib):
+    a, ca, ia = realistic_scene(lib, 77, "pile")
+    b, cb, ib = realistic_scene(lib, 77, "pile")
+    assert np.array_equal(a, b) and [c.code for c in ca] == [c.code for c in cb]
+    assert ia.kind == ib.kind == "pile"
+
+
+def test_unknown_kind_is_refused(lib):
+    with pytest.raises(ValueError, match="unknown scene kind"):
+        realistic_scene(lib, 1, "bogus")
+
+
+def test_a_pile_holds_each_card_once_and_its_top_card_is_fully_visible(lib):
+    for seed in range(6):
+        _, cards, _ = realistic_scene(lib, seed, "pile")
+        codes = [c.code for c in cards]
+        assert len(codes) == len(set(codes)) >= 3
+        assert cards[-1].visible > 0.9 or cards[-1].box[0] < 0 or cards[-1].box[1] < 0
+
+
+def test_closeups_fill_half_the_frame_or_more(lib):
+    for seed in range(8):
+        img, cards, _ = realistic_scene(lib, seed, "closeup")
+        assert 1 <= len(cards) <= 2
+        assert max(c.height for c in cards) >= 0.45 * min(img.shape[:2])
+
+
+def test_physical_cards_have_a_dark_border(lib):
+    img, cards, info = realistic_scene(lib, 3, "physical")
+    assert info.physical
+    from scorer.vision.geometry import quad_to_rect, rect_to_quad, rectify
+    top = cards[-1]
+    cx, cy, w, h, th = quad_to_rect(top.quad)
+    crop = rectify(img, rect_to_quad(cx, cy, w, h, th)).astype(np.float32)
+    edge = np.concatenate([crop[8:-8, 1:3].reshape(-1, 3), crop[8:-8, -3:-1].reshape(-1, 3)])
+    inner = crop[30:80, 20:50].reshape(-1, 3)
+    assert edge.mean() < inner.mean()
+
+
+def test_realistic_seeds_stay_inside_their_split():
+    for split in ("val", "test"):
+        lo, hi = SEED_RANGES[split]
+        for kind in KINDS:
+            assert lo <= realistic_seed(lo, kind, 0) < realistic_seed(lo, kind, 3999) < hi
+
+
+def test_slices_count_a_perfect_and_an_empty_reader():
+    from training.slices import _Tally
+    t = _Tally()
+    t.add([4, 9], [4, 9], [])
+    t.add([], [1], [])
+    t.add([30], [], [])  # a false card on an empty table
+    r = t.report()
+    assert r["equiv"]["tp"] == 2 and r["equiv"]["fn"] == 1 and r["equiv"]["fp"] == 1
+    assert r["images_all_correct"] == pytest.approx(1 / 3, abs=1e-3)
+    assert r["false_cards_per_image"] == pytest.approx(1 / 3, abs=1e-3)
+
+
+def test_stream_samples_match_the_localiser_input(lib):
+    from training.stream import StreamConfig, collate, scene_sample
+    cfg = StreamConfig(art_dir=str(lib.art_dir))
+    b = collate([scene_sample(lib, 200_000 + k, cfg) for k in range(3)])
+    assert tuple(b["img"].shape) == (3, 480, 640, 3)
+    assert tuple(b["hm"].shape) == (3, 120, 160) and float(b["hm"].max()) == 1.0
+    assert b["cls_x"].shape[1:] == (112, 72, 3) and len(b["cls_x"]) == len(b["cls_y"])
+    assert int(b["cls_y"].max()) <= 48 and len(b["ref_x"]) == len(b["ref_y"])
+
+
+def test_stream_refuses_seeds_outside_the_train_range(lib):
+    from training.stream import SceneStream, StreamConfig
+    with pytest.raises(ValueError, match="train range"):
+        SceneStream(StreamConfig(art_dir=str(lib.art_dir), first_seed=SEED_RANGES["val"][0]))
+
+
+@pytest.mark.parametrize("name", ["localiser", "refiner"])
+def test_weights_recovered_from_onnx_compute_what_the_file_does(name):
+    from training.models import LocNet, RefNet, DELTA_SCALE
+    from training.onnx_weights import load_from_onnx
+    path = default_model_path().with_name(f"hanafuda-{name}.onnx")
+    net, shape = (LocNet(1), (1, 3, 480, 640)) if name == "localiser" else (RefNet(), (2, 3, 96, 64))
+    x = torch.rand(*shape) * 255
+    load_from_onnx(net, path, x)
+    net.eval()
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    want = sess.run(None, {sess.get_inputs()[0].name: x.numpy()})[0]
+    with torch.no_grad():
+        got = net(x).numpy()
+    if name == "refiner":
+        got = got * np.array(DELTA_SCALE, np.float32)
+    assert np.abs(got - want).max() < 1e-3
+
+
+def test_a_network_that_does_not_match_the_file_is_refused():
+    from training.models import RefNet
+    from training.onnx_weights import load_from_onnx
+    with pytest.raises(ValueError):
+        load_from_onnx(RefNet(width=2), default_model_path(), torch.rand(2, 3, 96, 64))
