@@ -311,42 +311,49 @@ function renderPiles() {
   }));
 }
 
-function renderContext() {
+// The round's context form, drawn from the game's context_fields (the engine's schema):
+// who-stopped and per-player counts in view, the other (optional) facts folded away.
+function contextInput(f, player) {
   const g = state.game;
+  const id = player ? null : `ctx-${f.key}`;
+  const data = { key: f.key, kind: f.kind, ...(player ? { player } : {}) };
+  const choices = (values, none) => [el("option", { value: "", text: none }),
+    ...values.map(([v, t]) => el("option", { value: v, text: t }))];
+  if (f.kind === "player") return el("select", { id, dataset: data }, choices(g.players.map((p) => [p, p]), "nobody"));
+  if (f.kind === "count_per_player") return el("input", { type: "number", min: f.minimum, max: f.maximum, value: 0, dataset: data });
+  if (f.kind === "choice_per_player") return el("select", { dataset: data }, choices(f.choices.map((c) => [c, c]), "—"));
+  if (f.kind === "month") return el("select", { id, dataset: data },
+    choices([...state.deck.months.values()].map((m) => [m.number, `${m.number} ${m.english}`]), "—"));
+  return el("input", { id, type: "text", maxlength: 200, placeholder: "e.g. 03-3 07-4", dataset: data });
+}
+
+function renderContext() {
   const box = $("round-context");
   box.replaceChildren();
-  if (g.ruleset.game === "sakura") {
-    // RULES 1.6: the lightning (gaji) user takes the leftovers of the month it captured.
-    const months = [...state.deck.months.values()];
-    box.append(el("details", { class: "sakura-extra" },
-      el("summary", { text: "Lightning (gaji) and leftover field cards (optional)" }),
-      el("label", {}, "The lightning took a card of ", el("select", { id: "gaji-month" },
-        el("option", { value: "", text: "— (not played from hand)" }),
-        months.map((m) => el("option", { value: m.number, text: `${m.number} ${m.english}` })))),
-      el("label", {}, " Cards left on the field ", el("input", { id: "leftovers", type: "text",
-        maxlength: 200, placeholder: "e.g. 03-3 07-4" }))));
-    return;
+  const more = el("details", { class: "context-extra" }, el("summary", { text: "More about this round (optional)" }));
+  for (const f of state.game.context_fields || []) {
+    const perPlayer = f.kind.endsWith("_per_player");
+    const row = el("label", { title: f.help || "" }, `${f.label} `);
+    if (perPlayer) for (const p of state.game.players) row.append(` ${p} `, contextInput(f, p));
+    else row.append(contextInput(f));
+    (f.kind === "player" || f.kind === "count_per_player" ? box : more).append(row);
   }
-  if (g.ruleset.game !== "koikoi") return;
-  const stopped = el("select", { id: "stopped-by" }, el("option", { value: "", text: "nobody (exhaustive draw)" }),
-    g.owners.map((o) => el("option", { value: o, text: o })));
-  box.append(el("label", {}, "Who stopped? ", stopped));
-  for (const p of g.players) {
-    box.append(el("label", {}, ` Koi-koi calls by ${p} `,
-      el("input", { type: "number", min: 0, max: 20, value: 0, class: "koikoi-calls", dataset: { player: p } })));
-  }
+  if (more.children.length > 1) box.append(more);
 }
 
 function context() {
-  if (state.game.ruleset.game === "sakura") {
-    const gaji = $("gaji-month") ? Number($("gaji-month").value) : 0;
-    const leftovers = $("leftovers") ? $("leftovers").value.split(/[\s,]+/).filter(Boolean) : [];
-    return { ...(gaji ? { gaji_month: gaji } : {}), ...(leftovers.length ? { leftovers } : {}) };
+  const out = {};
+  for (const input of $("round-context").querySelectorAll("[data-key]")) {
+    const { key, kind, player } = input.dataset;
+    const value = input.value.trim();
+    if (player) {
+      if (kind === "count_per_player") out[key] = { ...(out[key] || {}), [player]: Number(value || 0) };
+      else if (value) out[key] = { ...(out[key] || {}), [player]: value };
+    } else if (kind === "month") { if (value) out[key] = Number(value); }
+    else if (kind === "codes") { const codes = value.split(/[\s,]+/).filter(Boolean); if (codes.length) out[key] = codes; }
+    else out[key] = value || null;
   }
-  if (state.game.ruleset.game !== "koikoi") return {};
-  const calls = {};
-  for (const input of document.querySelectorAll(".koikoi-calls")) calls[input.dataset.player] = Number(input.value || 0);
-  return { stopped_by: $("stopped-by").value || null, koikoi_calls: calls };
+  return out;
 }
 
 function resultTable(result, owners) {
