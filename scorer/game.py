@@ -122,22 +122,22 @@ def standings(setup: GameSetup, results: Sequence[RoundResult]) -> Standings:
     counting = game.counts_victories(rs)
     wins: dict[str, int] | None = {s: 0 for s in sides} if counting else None
     running: list[dict[str, int]] = []
-    for i, res in enumerate(results, 1):
+    for number, res in enumerate(results, 1):
         if set(res.results) != set(sides):
-            raise InputError(f"round {i} scores {', '.join(res.results)}, but this game's "
-                             f"sides are {', '.join(sides)}")
-        for s in sides:
-            totals[s] += res.results[s].score
+            raise InputError(f"round {number} scores {', '.join(res.results)}, but this "
+                             f"game's sides are {', '.join(sides)}")
+        for side in sides:
+            totals[side] += res.results[side].score
         if wins is not None:
             award = res.award or {}
-            for w in award.get("winners", []):
-                wins[w] += int(award.get("victories", 1))
+            for winner in award.get("winners", []):
+                wins[winner] += int(award.get("victories", 1))
         running.append(dict(totals))
     next_dealer = results[-1].next_dealer if results else setup.first_dealer
     finished = len(results) >= (setup.rounds or 0)
 
-    def key(s: str) -> tuple[int, int]:
-        return ((wins[s] if wins is not None else 0), totals[s])
+    def key(side: str) -> tuple[int, int]:
+        return ((wins[side] if wins is not None else 0), totals[side])
 
     leader, tied = None, []
     if results:
@@ -149,9 +149,9 @@ def standings(setup: GameSetup, results: Sequence[RoundResult]) -> Standings:
             tied = top
             if game.dealer_breaks_game_ties(rs):
                 order = setup.players
-                i = order.index(next_dealer) if next_dealer in order else 0
-                for p in order[i:] + order[:i]:
-                    side = next(s for s in sides if p in s.split("+"))
+                start = order.index(next_dealer) if next_dealer in order else 0
+                for player in order[start:] + order[:start]:
+                    side = next(s for s in sides if player in s.split("+"))
                     if side in top:
                         leader = side
                         break

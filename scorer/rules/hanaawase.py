@@ -122,12 +122,12 @@ def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
         yaku = {k: (v if k in holders else []) for k, v in yaku.items()}
         lines.append(f"{holders[0]} holds the willow row: only their yaku count")
 
-    n = len(rnd.sides)
+    sides = len(rnd.sides)
     yaku_points = {k: sum(h.points for h in v) for k, v in yaku.items()}
     void = rs["fuke"] and any(s.card_points <= 20 for s in summaries.values())
     zero_sum = rs["settlement"] == "zero_sum"
     total = deck_total(rs)
-    par = total // n
+    par = total // sides
     results: dict[str, PlayerResult] = {}
     for side in rnd.sides:
         cards = summaries[side.name].card_points
@@ -137,8 +137,8 @@ def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
             text = f"cards {cards}; round void (fuke: someone has 20 card points or fewer)"
         elif zero_sum:
             penalty = sum(v for k, v in yaku_points.items() if k != side.name)
-            score = cards - par + own * (n - 1) - penalty
-            text = (f"(cards {cards} - par {par}) + yaku {own} x {n - 1} - others' yaku "
+            score = cards - par + own * (sides - 1) - penalty
+            text = (f"(cards {cards} - par {par}) + yaku {own} x {sides - 1} - others' yaku "
                     f"{penalty} = {score}")
         else:
             penalty = 0

@@ -8,11 +8,11 @@ the core imports it.
 from scorer.store.paths import default_db_path
 from scorer.store.rows import (ConfirmedRound, CorrectionRecord, GameRecord, GameSummary,
                                PileRecord, RoundRecord)
-from scorer.store.repository import GameNotFound, GameStore, StateError, normalise_codes
+from scorer.store.repository import GameNotFound, GameStore, StateError
 from scorer.store.schema import SCHEMA_VERSION
 
 __all__ = [
-    "GameStore", "GameNotFound", "StateError", "normalise_codes", "GameRecord",
+    "GameStore", "GameNotFound", "StateError", "GameRecord",
     "GameSummary", "RoundRecord", "PileRecord", "CorrectionRecord", "ConfirmedRound",
     "default_db_path", "SCHEMA_VERSION",
 ]

@@ -307,33 +307,34 @@ class GameStore:
     @staticmethod
     def _load_game(conn: sqlite3.Connection, game_id: int) -> GameRecord:
         _check_id(game_id)
-        g = conn.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
-        if g is None:
+        game = conn.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+        if game is None:
             raise GameNotFound(f"no game {game_id}")
         rounds: list[RoundRecord] = []
         numbers: dict[int, int] = {}
-        for r in conn.execute("SELECT * FROM rounds WHERE game_id = ? ORDER BY number",
-                              (game_id,)).fetchall():
+        for row in conn.execute("SELECT * FROM rounds WHERE game_id = ? ORDER BY number",
+                                (game_id,)).fetchall():
             piles = {
-                p["owner"]: PileRecord(p["owner"], json.loads(p["codes"]),
-                                       json.loads(p["detected"]), p["source"], p["updated_at"],
-                                       json.loads(p["crops"]))
-                for p in conn.execute("SELECT * FROM piles WHERE round_id = ? ORDER BY id",
-                                      (r["id"],)).fetchall()}
-            numbers[r["id"]] = r["number"]
-            rounds.append(RoundRecord(r["number"], r["dealer"], piles,
-                                      json.loads(r["context"]),
-                                      json.loads(r["result"]) if r["result"] else None,
-                                      r["confirmed_at"]))
+                pile["owner"]: PileRecord(pile["owner"], json.loads(pile["codes"]),
+                                          json.loads(pile["detected"]), pile["source"],
+                                          pile["updated_at"], json.loads(pile["crops"]))
+                for pile in conn.execute("SELECT * FROM piles WHERE round_id = ? ORDER BY id",
+                                         (row["id"],)).fetchall()}
+            numbers[row["id"]] = row["number"]
+            rounds.append(RoundRecord(row["number"], row["dealer"], piles,
+                                      json.loads(row["context"]),
+                                      json.loads(row["result"]) if row["result"] else None,
+                                      row["confirmed_at"]))
         corrections = [
-            CorrectionRecord(c["id"], numbers[c["round_id"]], c["owner"], c["action"],
-                             c["old_code"], c["new_code"], c["created_at"])
-            for c in conn.execute(
+            CorrectionRecord(fix["id"], numbers[fix["round_id"]], fix["owner"], fix["action"],
+                             fix["old_code"], fix["new_code"], fix["created_at"])
+            for fix in conn.execute(
                 "SELECT c.* FROM corrections c JOIN rounds r ON r.id = c.round_id"
                 " WHERE r.game_id = ? ORDER BY c.id", (game_id,)).fetchall()]
-        teams = json.loads(g["teams"]) if g["teams"] else None
-        return GameRecord(id=g["id"], created_at=g["created_at"], preset=g["preset"],
-                          options=json.loads(g["options"]), players=json.loads(g["players"]),
-                          teams=teams, first_dealer=g["first_dealer"],
-                          rounds_planned=g["rounds_planned"], rounds=rounds,
+        teams = json.loads(game["teams"]) if game["teams"] else None
+        return GameRecord(id=game["id"], created_at=game["created_at"], preset=game["preset"],
+                          options=json.loads(game["options"]),
+                          players=json.loads(game["players"]), teams=teams,
+                          first_dealer=game["first_dealer"],
+                          rounds_planned=game["rounds_planned"], rounds=rounds,
                           corrections=corrections)
