@@ -1,0 +1,129 @@
+"""Fixes a player needs after capturing a pile from a hand-held camera clip, under the
+old live rule (each code seen in 4 of the last 6 frames; a captured code never leaves) and
+the tracking rule the page uses now (webui.stability: one box, one track, one code).
+
+Each clip is a realistic pile scene (training.realistic, kinds "pile" and "physical")
+filmed by a shaky hand: every frame a small rotation, shift and zoom of the scene, now and
+then a blurred frame, JPEG-compressed, run through the shipped detector. The fixes are what
+the browser test counts: a wrong code removed, a missing card added (a misread card costs
+two). Run: .venv/bin/python bench/capture_fixes.py [--clips 12] [--frames 40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from scorer.vision import Detector  # noqa: E402
+from webui.stability import NEED, WINDOW, StabilityTracker  # noqa: E402
+
+
+@dataclass
+class Outcome:
+    wrong: int          # codes in the pile that are not in it: removes
+    missing: int        # cards in the pile that are not found: adds
+
+    @property
+    def fixes(self) -> int:
+        return self.wrong + self.missing
+
+
+def old_rule(frames: list[list[dict]]) -> list[str]:
+    """The page's rule before tracking: per code, 4 of the last 6 frames; kept for good."""
+    recent: deque[set[str]] = deque(maxlen=WINDOW)
+    captured: list[str] = []
+    for cards in frames:
+        recent.append({c["code"] for c in cards})
+        counts: dict[str, int] = {}
+        for f in recent:
+            for code in f:
+                counts[code] = counts.get(code, 0) + 1
+        for code in sorted(k for k, n in counts.items() if n >= NEED):
+            if code not in captured:
+                captured.append(code)
+    return captured
+
+
+def new_rule(frames: list[list[dict]]) -> list[str]:
+    t = StabilityTracker()
+    for cards in frames:
+        t.push(cards)
+    return list(t.pile)
+
+
+def shaky_clip(image: np.ndarray, frames: int, rng: np.random.Generator,
+               out_w: int = 960) -> list[np.ndarray]:
+    """A hand-held look at ``image``: drift plus tremor in angle, position and zoom."""
+    h, w = image.shape[:2]
+    scale = min(1.0, out_w / max(w, h))
+    ow, oh = int(round(w * scale)), int(round(h * scale))
+    drift = rng.normal(0, 1, 3)
+    out = []
+    for i in range(frames):
+        phase = i / max(1, frames - 1) - 0.5
+        ang = 2.5 * np.sin(2 * np.pi * phase + drift[0]) + rng.normal(0, 0.8)
+        dx = 0.03 * w * np.sin(np.pi * phase + drift[1]) + rng.normal(0, 0.006 * w)
+        dy = 0.03 * h * np.cos(np.pi * phase + drift[2]) + rng.normal(0, 0.006 * h)
+        zoom = 1.0 + 0.04 * np.sin(3 * phase) + rng.normal(0, 0.01)
+        m = cv2.getRotationMatrix2D((w / 2, h / 2), ang, zoom)
+        m[:, 2] += (dx, dy)
+        frame = cv2.warpAffine(image, m, (w, h), borderMode=cv2.BORDER_REFLECT)
+        if rng.random() < 0.15:                       # a blurred frame: the hand moved
+            k = int(rng.integers(5, 12))
+            kernel = np.zeros((k, k), np.float32)
+            kernel[k // 2, :] = 1.0 / k
+            frame = cv2.filter2D(frame, -1, kernel)
+        frame = cv2.resize(frame, (ow, oh), interpolation=cv2.INTER_AREA)
+        ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 85])
+        out.append(cv2.imdecode(buf, cv2.IMREAD_COLOR))
+    return out
+
+
+def score(pile: list[str], truth: list[str]) -> Outcome:
+    return Outcome(sum(c not in truth for c in pile), sum(c not in pile for c in truth))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--clips", type=int, default=12, help="pile clips (default 12)")
+    ap.add_argument("--frames", type=int, default=40, help="frames per clip (default 40: 10 s)")
+    ap.add_argument("--seed", type=int, default=7, help="first scene seed (default 7)")
+    args = ap.parse_args()
+    from training.realistic import realistic_scene
+    from training.scenes import get_library
+
+    lib = get_library()
+    det = Detector()
+    totals = {"old": [], "new": []}
+    for k in range(args.clips):
+        seed = args.seed + k
+        kind = ("pile", "physical")[k % 2]
+        image, cards, _ = realistic_scene(lib, seed, kind=kind)
+        truth = [c.code for c in cards]
+        rng = np.random.default_rng(seed)
+        frames = [det.detect(f).to_cards() for f in shaky_clip(image, args.frames, rng)]
+        old, new = old_rule(frames), new_rule(frames)
+        o, n = score(old, truth), score(new, truth)
+        totals["old"].append(o)
+        totals["new"].append(n)
+        print(f"clip {k} ({kind}, {len(truth)} cards): old {len(old)} codes, "
+              f"{o.wrong} wrong + {o.missing} missing = {o.fixes} fixes; new {len(new)} codes, "
+              f"{n.wrong} wrong + {n.missing} missing = {n.fixes} fixes", flush=True)
+    for name, outs in totals.items():
+        fixes = [o.fixes for o in outs]
+        print(f"{name}: {np.mean(fixes):.2f} fixes per pile (wrong {np.mean([o.wrong for o in outs]):.2f}, "
+              f"missing {np.mean([o.missing for o in outs]):.2f}); {2 * np.mean(fixes):.1f} per "
+              f"2-player round")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
