@@ -10,6 +10,7 @@ import random
 import re
 import sys
 import time
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -229,8 +230,17 @@ def test_two_player_sakura_round_in_chromium(playwright_sync, tmp_path: Path) ->
         got_b = capture(page, "Bob", BOB, screenshot=screenshot_path("screenshot.png", tmp_path),
                         by_itself=False)
         fixes += make_pile_right(page, "Bob", BOB)
+        # confirming too early says why; the message goes once the pile is saved
+        page.click("#confirm-round")
+        assert "save Bob's pile first" in page.text_content("#round-error")
+        # a crop enlarges beside the list
+        page.click("article.pile[data-owner='Bob'] li.card-item button.crop-button")
+        page.wait_for_selector("#zoom:not([hidden])")
+        assert page.evaluate("document.getElementById('zoom-image').naturalWidth") > 0
+        page.click("#zoom-close")
         page.click("article.pile[data-owner='Bob'] button.save-pile")
         page.wait_for_selector("article.pile.saved[data-owner='Bob']")
+        assert page.text_content("#round-error") == ""
 
         # Correct one card by hand on the saved pile: the sake cup was really the ribbon.
         page.click(f"article.pile[data-owner='Bob'] li[data-code='{FIX[0]}'] button.fix")
@@ -308,7 +318,7 @@ def test_whole_game_with_a_photo_then_export_and_delete(playwright_sync, tmp_pat
              {"Ann": ["08-1"], "Bob": ["03-1"]}, {"Ann": [], "Bob": ["11-1", "12-1"]}]
     with ServerThread(create_app(config)) as server:
         browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", scene.image))
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page = browser.new_page(viewport={"width": 1280, "height": 900}, timezone_id="Asia/Tokyo")
         page.goto(server.url + "/")
         wait_ready(page)
         page.fill("input[name='player-1']", "Ann")
@@ -358,12 +368,17 @@ def test_whole_game_with_a_photo_then_export_and_delete(playwright_sync, tmp_pat
         for owner, total in final.totals.items():
             assert page.text_content(f"#standings tr[data-owner='{owner}'] .total") == str(total)
         assert page.locator("#chart svg path").count() == 2
+        assert page.locator(f"#standings tr[data-owner='{final.winner}'] img.trophy").count() == 1
         assert page.locator("#history details.round").count() == 4
 
         page.goto(server.url + "/")
         wait_ready(page)
         row = page.locator("#games-body tr").first
         assert "4/4 (finished)" in row.text_content()
+        started = row.locator("td.started")                  # the viewer's time, not UTC
+        utc = datetime.fromisoformat(started.get_attribute("title").replace("Z", "+00:00"))
+        assert started.text_content() == \
+            utc.astimezone(timezone(timedelta(hours=9))).strftime("%Y-%m-%d %H:%M")
         page.wait_for_selector("#camera-accuracy:not([hidden])")  # Ann's photo pile, fixed by hand
         assert "over 1 pile from the camera or a photo" in page.text_content("#camera-accuracy")
         csv_text = page.evaluate("fetch(document.querySelector('#games-body a[href$=\".csv\"]').href).then(r => r.text())")
