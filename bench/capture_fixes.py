@@ -30,6 +30,7 @@ from webui.stability import NEED, WINDOW, StabilityTracker  # noqa: E402
 class Outcome:
     wrong: int          # codes in the pile that are not in it: removes
     missing: int        # cards in the pile that are not found: adds
+    hidden: int         # of those, cards under half visible (the player must spread them)
 
     @property
     def fixes(self) -> int:
@@ -87,8 +88,9 @@ def shaky_clip(image: np.ndarray, frames: int, rng: np.random.Generator,
     return out
 
 
-def score(pile: list[str], truth: list[str]) -> Outcome:
-    return Outcome(sum(c not in truth for c in pile), sum(c not in pile for c in truth))
+def score(pile: list[str], truth: list[str], hidden: set[str]) -> Outcome:
+    return Outcome(sum(c not in truth for c in pile), sum(c not in pile for c in truth),
+                   sum(c not in pile and c in hidden for c in truth))
 
 
 def main() -> int:
@@ -108,10 +110,11 @@ def main() -> int:
         kind = ("pile", "physical")[k % 2]
         image, cards, _ = realistic_scene(lib, seed, kind=kind)
         truth = [c.code for c in cards]
+        hidden = {c.code for c in cards if c.visible < 0.5}
         rng = np.random.default_rng(seed)
         frames = [det.detect(f).to_cards() for f in shaky_clip(image, args.frames, rng)]
         old, new = old_rule(frames), new_rule(frames)
-        o, n = score(old, truth), score(new, truth)
+        o, n = score(old, truth, hidden), score(new, truth, hidden)
         totals["old"].append(o)
         totals["new"].append(n)
         print(f"clip {k} ({kind}, {len(truth)} cards): old {len(old)} codes, "
@@ -120,7 +123,8 @@ def main() -> int:
     for name, outs in totals.items():
         fixes = [o.fixes for o in outs]
         print(f"{name}: {np.mean(fixes):.2f} fixes per pile (wrong {np.mean([o.wrong for o in outs]):.2f}, "
-              f"missing {np.mean([o.missing for o in outs]):.2f}); {2 * np.mean(fixes):.1f} per "
+              f"missing {np.mean([o.missing for o in outs]):.2f}, of which under half visible "
+              f"{np.mean([o.hidden for o in outs]):.2f}); {2 * np.mean(fixes):.1f} per "
               f"2-player round")
     return 0
 

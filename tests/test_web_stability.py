@@ -104,6 +104,37 @@ def test_a_card_followed_while_the_camera_pans() -> None:
     assert sorted(t.pile) == ["11-1", "11-4"] and len(t.tracks) == 2
 
 
+def test_two_fanned_cards_seen_in_turn_stay_two_cards() -> None:
+    """A fan: 06-3 half under 06-4 (overlap about 0.4); the detector finds one, the
+    other or both. They are two cards, not one card read two ways."""
+    left, right = [100.0, 100.0, 160.0, 195.0], [125.0, 100.0, 185.0, 195.0]
+    assert 0.3 < iou(left, right) < 0.6
+    t = StabilityTracker()
+    for i in range(18):
+        t.push([[r("06-3", left)], [r("06-4", right)], [r("06-3", left), r("06-4", right)]][i % 3])
+    assert sorted(t.pile) == ["06-3", "06-4"]
+
+
+def test_the_view_moving_fast_is_followed() -> None:
+    """The whole view jumps 40 px a frame (more than a card's overlap allows) and one
+    card flickers: the shift is taken out first, so the tracks hold."""
+    t = StabilityTracker()
+    for i in range(10):
+        flick = "05-2" if i % 2 else "05-4"
+        t.push([r("08-1", shifted(A, 40 * i)), r(flick, shifted(B, 40 * i), 0.6),
+                r("11-1", shifted(C, 40 * i))])
+    assert sorted(t.pile) == ["05-4", "08-1", "11-1"] and len(t.tracks) == 3
+
+
+def test_camera_shift_is_the_median_move_of_same_code_pairs() -> None:
+    from webui.stability import Track, camera_shift
+    tracks = [Track(0, A, code="01-1"), Track(1, B, code="02-1"), Track(2, C, code="03-1")]
+    readings = [r("01-1", shifted(A, 10)), r("02-1", shifted(B, 12)), r("03-1", shifted(C, 30)),
+                r("09-9", A)]
+    assert camera_shift(tracks, readings) == (12.0, 0.0)
+    assert camera_shift(tracks, [r("04-1", A)]) == (0.0, 0.0)
+
+
 def test_quiet_frames_count_since_the_pile_last_changed() -> None:
     t = StabilityTracker()
     for _ in range(4):

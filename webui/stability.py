@@ -4,7 +4,8 @@ The page runs the same rule in ``static/js/stability.js``; this is its reference
 in Python (and against the page's module in the browser test).
 
 Each detected box is followed across frames as a *track* (matched by overlap with the
-track's last box). A track joins the pile once it was seen in at least ``need`` of the
+track's last box, moved as the whole view moved; a reading of another code matches only
+at nearly the same place, so two overlapping cards of a fan stay two tracks). A track joins the pile once it was seen in at least ``need`` of the
 last ``window`` frames since it began, so one flickering frame never changes a score.
 Its code is the one with the most accumulated probability over the frames it was seen
 (a rival must overtake, not merely tie), so a card whose reading flickers between two
@@ -19,7 +20,8 @@ from typing import Iterable, Mapping, Sequence
 
 WINDOW = 6          # frames a new track is judged over
 NEED = 4            # frames of those it must be seen in to join the pile
-IOU_MATCH = 0.2     # least overlap between a track's last box and a detection to match
+IOU_MATCH = 0.2     # least overlap between a track's box and a detection of its code
+IOU_SAME = 0.6      # least overlap for a detection of another code (the same card misread)
 MAX_MISS = 4        # frames a track may go unseen and still be matched
 UNSURE = 0.7        # a card whose code held less than this share of its frames is unsure
 
@@ -69,18 +71,59 @@ def iou(a: Box, b: Box) -> float:
     return inter / union if union > 0 else 0.0
 
 
+def moved(box: Box, dx: float, dy: float) -> list[float]:
+    return [box[0] + dx, box[1] + dy, box[2] + dx, box[3] + dy]
+
+
+def centre(box: Box) -> tuple[float, float]:
+    return (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+
+
+def camera_shift(tracks: Sequence[Track], readings: Sequence[Reading]) -> tuple[float, float]:
+    """How far the view moved since the last frame: the median move from each track to
+    the nearest reading of its code (a deck holds each card once), within a card's width
+    plus height; the upper median, 0 when there is no such pair."""
+    dxs: list[float] = []
+    dys: list[float] = []
+    for t in tracks:
+        tx, ty = centre(t.box)
+        reach = (t.box[2] - t.box[0]) + (t.box[3] - t.box[1])
+        best = None
+        for r in readings:
+            if r.code != t.code:
+                continue
+            rx, ry = centre(r.box)
+            d = abs(rx - tx) + abs(ry - ty)
+            if d <= reach and (best is None or d < best[0]):
+                best = (d, rx - tx, ry - ty)
+        if best is not None:
+            dxs.append(best[1])
+            dys.append(best[2])
+    if not dxs:
+        return 0.0, 0.0
+    return sorted(dxs)[len(dxs) // 2], sorted(dys)[len(dys) // 2]
+
+
 def match(tracks: Sequence[Track], readings: Sequence[Reading],
-          least: float = IOU_MATCH) -> list[tuple[int, int]]:
-    """Greedy pairs (track index, reading index), best overlap first; ties go to the
-    earlier track, then the earlier reading."""
-    pairs = [(iou(t.box, r.box), ti, ri) for ti, t in enumerate(tracks)
-             for ri, r in enumerate(readings)]
+          least: float = IOU_MATCH, same_place: float = IOU_SAME) -> list[tuple[int, int]]:
+    """Greedy pairs (track index, reading index). A reading of the track's code matches at
+    an overlap of ``least``; another code only at ``same_place`` (one card read two ways
+    stays where it is; its neighbour in a fan overlaps it less). Same-code pairs first,
+    then by overlap; ties go to the earlier track, then the earlier reading. The tracks'
+    boxes must already be moved with the camera."""
+    pairs = []
+    for ti, t in enumerate(tracks):
+        for ri, r in enumerate(readings):
+            o = iou(t.box, r.box)
+            same = t.code == r.code
+            if o >= (least if same else same_place):
+                pairs.append((o + (1.0 if same else 0.0), ti, ri))
     pairs.sort(key=lambda p: (-p[0], p[1], p[2]))
     used_t: set[int] = set()
     used_r: set[int] = set()
     out = []
-    for score, ti, ri in pairs:
-        if score < least or ti in used_t or ri in used_r:
+    for _, ti, ri in pairs:
+        if ti in used_t or ri in used_r:
             continue
         used_t.add(ti)
         used_r.add(ri)
@@ -122,6 +165,9 @@ class StabilityTracker:
                  for r in readings]
         self.frame += 1
         live = self.live()
+        dx, dy = camera_shift(live, frame)
+        for t in live:
+            t.box = moved(t.box, dx, dy)
         matched = match(live, frame)
         got = {id(live[ti]): frame[ri] for ti, ri in matched}
         for t in live:

@@ -1,11 +1,13 @@
-// One card, one code: each box is followed across frames as a track (matched by overlap);
+// One card, one code: each box is followed across frames as a track (matched by overlap,
+// after taking out how the whole view moved; another code matches only at the same place);
 // a track joins the pile once seen in NEED of its last WINDOW frames, and its code is the
 // one with the most accumulated probability (a rival must overtake, not tie), so a card
 // whose reading flickers lands once, and a track that changes its mind changes the pile.
 // Mirrors webui/stability.py (the reference, tested in Python and against this module).
 export const WINDOW = 6;
 export const NEED = 4;
-export const IOU_MATCH = 0.2;
+export const IOU_MATCH = 0.2;   // least overlap between a track's box and a detection of its code
+export const IOU_SAME = 0.6;    // least overlap for a detection of another code (the same card misread)
 export const MAX_MISS = 4;
 export const UNSURE = 0.7;
 
@@ -18,14 +20,45 @@ export function iou(a, b) {
   return union > 0 ? inter / union : 0;
 }
 
-// Greedy [trackIndex, readingIndex] pairs, best overlap first; ties: earlier track, reading.
-export function match(tracks, readings, least = IOU_MATCH) {
+export function moved(box, dx, dy) { return [box[0] + dx, box[1] + dy, box[2] + dx, box[3] + dy]; }
+
+function centre(box) { return [(box[0] + box[2]) / 2, (box[1] + box[3]) / 2]; }
+
+// How far the view moved since the last frame: the median move from each track to the
+// nearest reading of its code, within a card's width plus height (upper median; 0 if none).
+export function cameraShift(tracks, readings) {
+  const dxs = [], dys = [];
+  for (const t of tracks) {
+    const [tx, ty] = centre(t.box);
+    const reach = (t.box[2] - t.box[0]) + (t.box[3] - t.box[1]);
+    let best = null;
+    for (const r of readings) {
+      if (r.code !== t.code) continue;
+      const [rx, ry] = centre(r.box);
+      const d = Math.abs(rx - tx) + Math.abs(ry - ty);
+      if (d <= reach && (best === null || d < best[0])) best = [d, rx - tx, ry - ty];
+    }
+    if (best !== null) { dxs.push(best[1]); dys.push(best[2]); }
+  }
+  if (!dxs.length) return [0, 0];
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  return [median(dxs), median(dys)];
+}
+
+// Greedy [trackIndex, readingIndex] pairs: a reading of the track's code matches at an
+// overlap of `least`, another code only at `samePlace`; same-code pairs first, then by
+// overlap; ties: earlier track, then earlier reading. Track boxes already moved.
+export function match(tracks, readings, least = IOU_MATCH, samePlace = IOU_SAME) {
   const pairs = [];
-  tracks.forEach((t, ti) => readings.forEach((r, ri) => pairs.push([iou(t.box, r.box), ti, ri])));
+  tracks.forEach((t, ti) => readings.forEach((r, ri) => {
+    const o = iou(t.box, r.box);
+    const same = t.code === r.code;
+    if (o >= (same ? least : samePlace)) pairs.push([o + (same ? 1 : 0), ti, ri]);
+  }));
   pairs.sort((p, q) => (q[0] - p[0]) || (p[1] - q[1]) || (p[2] - q[2]));
   const usedT = new Set(), usedR = new Set(), out = [];
-  for (const [score, ti, ri] of pairs) {
-    if (score < least || usedT.has(ti) || usedR.has(ri)) continue;
+  for (const [, ti, ri] of pairs) {
+    if (usedT.has(ti) || usedR.has(ri)) continue;
     usedT.add(ti); usedR.add(ri);
     out.push([ti, ri]);
   }
@@ -81,6 +114,8 @@ export class StabilityTracker {
   push(readings) {
     this.frame += 1;
     const live = this.live();
+    const [dx, dy] = cameraShift(live, readings);
+    for (const t of live) t.box = moved(t.box, dx, dy);
     const matched = match(live, readings);
     const got = new Map(matched.map(([ti, ri]) => [live[ti], readings[ri]]));
     for (const t of live) {
