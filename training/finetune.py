@@ -150,7 +150,8 @@ def finetune(models_dir: Path, out_dir: Path, art_dir: str, cfg: FinetuneConfig,
     out_dir.mkdir(parents=True, exist_ok=True)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     torch.manual_seed(cfg.seed)
-    torch.backends.cudnn.benchmark = True
+    # batches of crops vary in size every step: benchmarking each new shape costs seconds
+    torch.backends.cudnn.benchmark = False
     nets = Nets(Path(models_dir), cfg, device)
     ck_path = out_dir / "finetune_ckpt.pt"
     step, elapsed, seen, hist = 0, 0.0, 0, []
