@@ -60,6 +60,28 @@ def new_rule(frames: list[list[dict]]) -> list[str]:
     return list(t.pile)
 
 
+def misread(frames: list[list[dict]], p: float, rng: np.random.Generator) -> list[list[dict]]:
+    """Make each card, with probability ``p``, an ambiguous one: every other reading of
+    it, on average, names a fixed other card of its month, a little less sure — the
+    issue's iris chaff that the camera read 05-4 and 05-2 in turn."""
+    codes = sorted({c["code"] for cards in frames for c in cards})
+    twin = {}
+    for code in codes:
+        if rng.random() < p:
+            month, k = code.split("-")
+            twin[code] = f"{month}-{rng.choice([i for i in range(1, 5) if str(i) != k])}"
+    out = []
+    for cards in frames:
+        frame = []
+        for c in cards:
+            c = dict(c)
+            if c["code"] in twin and rng.random() < 0.5:
+                c["code"], c["confidence"] = twin[c["code"]], c["confidence"] * 0.8
+            frame.append(c)
+        out.append(frame)
+    return out
+
+
 def shaky_clip(image: np.ndarray, frames: int, rng: np.random.Generator,
                out_w: int = 960) -> list[np.ndarray]:
     """A hand-held look at ``image``: drift plus tremor in angle, position and zoom."""
@@ -95,9 +117,12 @@ def score(pile: list[str], truth: list[str], hidden: set[str]) -> Outcome:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--clips", type=int, default=12, help="pile clips (default 12)")
+    ap.add_argument("--clips", type=int, default=36, help="pile clips (default 36)")
     ap.add_argument("--frames", type=int, default=40, help="frames per clip (default 40: 10 s)")
     ap.add_argument("--seed", type=int, default=7, help="first scene seed (default 7)")
+    ap.add_argument("--misread", type=float, default=0.0, metavar="P",
+                    help="make each card found, with probability P, one whose readings "
+                         "alternate with a month twin (default 0: the detector as it is)")
     args = ap.parse_args()
     from training.realistic import realistic_scene
     from training.scenes import get_library
@@ -113,6 +138,8 @@ def main() -> int:
         hidden = {c.code for c in cards if c.visible < 0.5}
         rng = np.random.default_rng(seed)
         frames = [det.detect(f).to_cards() for f in shaky_clip(image, args.frames, rng)]
+        if args.misread:
+            frames = misread(frames, args.misread, rng)
         old, new = old_rule(frames), new_rule(frames)
         o, n = score(old, truth, hidden), score(new, truth, hidden)
         totals["old"].append(o)

@@ -4,8 +4,8 @@ The page runs the same rule in ``static/js/stability.js``; this is its reference
 in Python (and against the page's module in the browser test).
 
 Each detected box is followed across frames as a *track* (matched by overlap with the
-track's last box, moved as the whole view moved; a reading of another code matches only
-at nearly the same place, so two overlapping cards of a fan stay two tracks). A track joins the pile once it was seen in at least ``need`` of the
+track's last box, moved as the whole view moved; a reading of the track's own code is
+preferred, so two overlapping cards of a fan stay two tracks). A track joins the pile once it was seen in at least ``need`` of the
 last ``window`` frames since it began, so one flickering frame never changes a score.
 Its code is the one with the most accumulated probability over the frames it was seen
 (a rival must overtake, not merely tie), so a card whose reading flickers between two
@@ -21,7 +21,7 @@ from typing import Iterable, Mapping, Sequence
 WINDOW = 6          # frames a new track is judged over
 NEED = 4            # frames of those it must be seen in to join the pile
 IOU_MATCH = 0.2     # least overlap between a track's box and a detection of its code
-IOU_SAME = 0.6      # least overlap for a detection of another code (the same card misread)
+IOU_SAME = 0.25     # least overlap for a reading of another code (bench/capture_fixes.py)
 MAX_MISS = 4        # frames a track may go unseen and still be matched
 UNSURE = 0.7        # a card whose code held less than this share of its frames is unsure
 
@@ -107,10 +107,10 @@ def camera_shift(tracks: Sequence[Track], readings: Sequence[Reading]) -> tuple[
 def match(tracks: Sequence[Track], readings: Sequence[Reading],
           least: float = IOU_MATCH, same_place: float = IOU_SAME) -> list[tuple[int, int]]:
     """Greedy pairs (track index, reading index). A reading of the track's code matches at
-    an overlap of ``least``; another code only at ``same_place`` (one card read two ways
-    stays where it is; its neighbour in a fan overlaps it less). Same-code pairs first,
-    then by overlap; ties go to the earlier track, then the earlier reading. The tracks'
-    boxes must already be moved with the camera."""
+    an overlap of ``least``, another code at ``same_place`` (one card read two ways).
+    Same-code pairs first, so a fan's neighbour keeps its own track; then by overlap; ties
+    go to the earlier track, then the earlier reading. The tracks' boxes must already be
+    moved with the camera."""
     pairs = []
     for ti, t in enumerate(tracks):
         for ri, r in enumerate(readings):

@@ -182,7 +182,11 @@ async function startCapture(owner) {
   $("camera-status").textContent = "starting the camera…";
   $("capture-progress").textContent = "starting…";
   render();
-  $("camera-panel").scrollIntoView({ block: "nearest" });
+  // side by side: the pile being captured at the top beside the (sticky) video;
+  // stacked on a phone: the video
+  const side = window.matchMedia("(min-width: 821px)").matches;
+  (side ? document.querySelector(`article.pile[data-owner="${CSS.escape(owner)}"]`) : $("camera-panel"))
+    ?.scrollIntoView({ block: side ? "start" : "nearest" });
   const cam = liveCapture();
   try {
     if (!cam.stream) await cam.start($("camera-select").value || null);

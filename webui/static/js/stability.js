@@ -1,5 +1,5 @@
 // One card, one code: each box is followed across frames as a track (matched by overlap,
-// after taking out how the whole view moved; another code matches only at the same place);
+// after taking out how the whole view moved; a reading of the track's own code first);
 // a track joins the pile once seen in NEED of its last WINDOW frames, and its code is the
 // one with the most accumulated probability (a rival must overtake, not tie), so a card
 // whose reading flickers lands once, and a track that changes its mind changes the pile.
@@ -7,7 +7,7 @@
 export const WINDOW = 6;
 export const NEED = 4;
 export const IOU_MATCH = 0.2;   // least overlap between a track's box and a detection of its code
-export const IOU_SAME = 0.6;    // least overlap for a detection of another code (the same card misread)
+export const IOU_SAME = 0.25;   // least overlap for a detection of another code (measured: bench/capture_fixes.py)
 export const MAX_MISS = 4;
 export const UNSURE = 0.7;
 
@@ -46,7 +46,7 @@ export function cameraShift(tracks, readings) {
 }
 
 // Greedy [trackIndex, readingIndex] pairs: a reading of the track's code matches at an
-// overlap of `least`, another code only at `samePlace`; same-code pairs first, then by
+// overlap of `least`, another code at `samePlace`; same-code pairs first, then by
 // overlap; ties: earlier track, then earlier reading. Track boxes already moved.
 export function match(tracks, readings, least = IOU_MATCH, samePlace = IOU_SAME) {
   const pairs = [];
