@@ -180,6 +180,26 @@ def check_js_stability_matches_python(page) -> None:
     assert any(finals) and not all(finals)
 
 
+def check_pile_helpers(page) -> None:
+    """The page's pile helpers: following the camera's pile, what to check first, the count."""
+    got = page.evaluate("""async () => {
+        const m = await import('/static/js/piles.js');
+        const deck = { byCode: new Map([["05-2", { month: 5, kind: "ribbon" }],
+            ["05-4", { month: 5, kind: "chaff" }], ["08-1", { month: 8, kind: "bright" }]]) };
+        return {
+          follow: m.followCamera(["08-1", "05-4", "01-1"], ["08-1", "05-4"], ["08-1", "05-2"]),
+          removed: m.followCamera(["08-1"], ["08-1"], ["08-1", "03-1"], new Set(["03-1"])),
+          check: [...m.checkFirst(["05-2", "05-4", "08-1"], new Map([["08-1", 0.5], ["05-4", 0.9]]), deck).keys()],
+          count: m.countNote(12, 14), none: m.countNote(3, NaN),
+        };
+    }""")
+    assert got["follow"] == ["08-1", "05-2", "01-1"]          # changed its mind: in place
+    assert got["removed"] == ["08-1"]                          # removed by hand stays out
+    assert sorted(got["check"]) == ["05-2", "08-1"]            # the twin ribbon, the unsure one
+    assert got["count"] == "12 found of 14 — 2 still hidden: spread the pile or add them"
+    assert got["none"] == ""
+
+
 def test_two_player_sakura_round_in_chromium(playwright_sync, tmp_path: Path) -> None:
     scene_a, scene_b = render(ANN, seed=11), render(BOB, seed=12)
     y4m_a = write_y4m(tmp_path / "ann.y4m", scene_a.image)
@@ -199,6 +219,7 @@ def test_two_player_sakura_round_in_chromium(playwright_sync, tmp_path: Path) ->
         wait_ready(page)
         assert page.input_value("#preset") == "sakura" and page.input_value("#rounds") == "4"
         check_js_stability_matches_python(page)
+        check_pile_helpers(page)
         page.fill("input[name='player-1']", "Ann")
         page.fill("input[name='player-2']", "Bob")
         page.click("#start-game")
