@@ -24,6 +24,7 @@ IOU_MATCH = 0.2     # least overlap between a track's box and a detection of its
 IOU_SAME = 0.25     # least overlap for a reading of another code (bench/capture_fixes.py)
 MAX_MISS = 4        # frames a track may go unseen and still be matched
 UNSURE = 0.7        # a card whose code held less than this share of its frames is unsure
+RIVAL = 0.25        # a runner-up reading with this share of a track's votes is worth offering
 
 Box = Sequence[float]
 
@@ -58,6 +59,16 @@ class Track:
     def confidence(self) -> float:
         """Mean probability of its code over the frames the track was seen in."""
         return self.votes.get(self.code, 0.0) / max(1, self.count)
+
+    @property
+    def rival(self) -> str:
+        """The runner-up reading when it holds at least ``RIVAL`` of the votes, else ""."""
+        total = sum(self.votes.values())
+        best = ""
+        for code in sorted(self.votes):
+            if code != self.code and (not best or self.votes[code] > self.votes[best]):
+                best = code
+        return best if best and self.votes[best] >= RIVAL * total else ""
 
 
 def iou(a: Box, b: Box) -> float:
@@ -213,6 +224,12 @@ class StabilityTracker:
     def confidence(self, code: str) -> float:
         """The best confidence among the pile's tracks that read ``code`` (0 if none)."""
         return max((t.confidence for t in self.joined() if t.code == code), default=0.0)
+
+    def rival(self, code: str) -> str:
+        """The runner-up reading of the surest track that reads ``code`` ("" if none)."""
+        tracks = sorted((t for t in self.joined() if t.code == code),
+                        key=lambda t: -t.confidence)
+        return tracks[0].rival if tracks else ""
 
     @property
     def quiet_frames(self) -> int:

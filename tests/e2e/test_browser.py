@@ -165,7 +165,8 @@ def check_js_stability_matches_python(page) -> None:
         const m = await import('/static/js/stability.js');
         return runs.map((frames) => { const t = new m.StabilityTracker();
           return frames.map((f) => { const pile = [...t.push(f)];
-            return [pile, pile.map((c) => t.confidence(c)), t.changedAt]; }); });
+            return [pile, pile.map((c) => t.confidence(c)), pile.map((c) => t.rival(c)),
+                    t.changedAt]; }); });
     }""", runs)
     in_py = []
     for frames in runs:
@@ -173,11 +174,13 @@ def check_js_stability_matches_python(page) -> None:
         steps = []
         for f in frames:
             pile = list(t.push(f))
-            steps.append([pile, [t.confidence(c) for c in pile], t.changed_at])
+            steps.append([pile, [t.confidence(c) for c in pile], [t.rival(c) for c in pile],
+                          t.changed_at])
         in_py.append(steps)
     assert in_js == in_py
     finals = [steps[-1][0] for steps in in_py]
     assert any(finals) and not all(finals)
+    assert any(any(step[2]) for steps in in_py for step in steps)     # rivals were offered
 
 
 def check_pile_helpers(page) -> None:
@@ -230,6 +233,10 @@ def test_two_player_sakura_round_in_chromium(playwright_sync, tmp_path: Path) ->
         # one card read 05-4 and 05-2 in turn: one card, one code
         assert detector.flipped >= 4 and not set(FLICKER) <= set(got), got
         assert FLICKER[1] not in got, got           # the likelier reading won
+        if FLICKER[0] in got:                        # ... and the other is offered: one click
+            item = f"article.pile[data-owner='Ann'] li[data-code='{FLICKER[0]}']"
+            assert page.text_content(f"{item} button.rival") == f"{FLICKER[1]}?"
+            assert page.is_visible(f"{item} .check-flag")
         crops = page.eval_on_selector_all(
             "article.pile[data-owner='Ann'] img.crop", "els => els.map(e => [e.naturalWidth, e.naturalHeight])")
         assert crops and all(w < h for w, h in crops), crops   # the detector's upright crops

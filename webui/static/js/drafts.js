@@ -7,10 +7,11 @@ export function draftKey(gameId, round) {
   return `${PREFIX}${gameId}:${round}`;
 }
 
-// drafts: Map owner -> {codes, detected, source, conf: {code: confidence}}; crops: owner -> Map(code -> data URL).
+// drafts: Map owner -> {codes, detected, source, conf: {code: confidence}, rivals: {code: code}}; crops: owner -> Map(code -> data URL).
 export function storeDrafts(key, drafts, cropsOf) {
   const plain = (withCrops) => Object.fromEntries([...drafts].map(([owner, d]) => [owner, {
     codes: d.codes, detected: d.detected, source: d.source, conf: d.conf || {},
+    rivals: d.rivals || {},
     crops: withCrops ? Object.fromEntries([...cropsOf(owner)].filter(([code]) => d.codes.includes(code))) : {},
   }]));
   try {
@@ -37,7 +38,9 @@ export function loadDrafts(key, owners, knownCode) {
       codes.includes(code) && typeof url === "string" && url.startsWith("data:image/")));
     const conf = Object.fromEntries(Object.entries(d.conf || {}).filter(([code, p]) =>
       codes.includes(code) && typeof p === "number" && p >= 0 && p <= 1));
-    out.set(owner, { draft: { codes, detected, source, conf }, crops });
+    const rivals = Object.fromEntries(Object.entries(d.rivals || {}).filter(([code, rival]) =>
+      codes.includes(code) && typeof rival === "string" && knownCode(rival)));
+    out.set(owner, { draft: { codes, detected, source, conf, rivals }, crops });
   }
   return out;
 }

@@ -18,6 +18,7 @@ const state = {
   drafts: new Map(),      // owner -> {codes, detected, source}: captured, not saved yet
   crops: new Map(),       // owner -> Map(code -> data URL), this session only
   conf: new Map(),        // owner -> Map(code -> confidence), this session only
+  rivals: new Map(),      // owner -> Map(code -> the camera's runner-up reading of that card)
   expected: new Map(),    // owner -> how many cards the player says the pile holds
   capturing: null,        // owner being captured from the camera
   removedByHand: new Set(), // codes removed by hand during this capture: they stay out
@@ -32,6 +33,11 @@ function cropsOf(owner) {
 function confOf(owner) {
   if (!state.conf.has(owner)) state.conf.set(owner, new Map());
   return state.conf.get(owner);
+}
+
+function rivalsOf(owner) {
+  if (!state.rivals.has(owner)) state.rivals.set(owner, new Map());
+  return state.rivals.get(owner);
 }
 
 // Every crop this session has of each code (pictures for the card picker).
@@ -98,9 +104,16 @@ async function correction(owner, action, oldCode, newCode) {
 async function fixCard(owner, code) {
   const pick = await pickCard(state.deck, `Replace ${code} ${cardLabel(state.deck, code)} with…`, usedFlags(owner));
   if (!pick || pick === code) return;
+  await replaceCard(owner, code, pick);
+}
+
+// One card for another: its crop goes along (it shows the physical card), the camera's
+// confidence and runner-up do not (they were about the old reading).
+async function replaceCard(owner, code, pick) {
   const crop = cropsOf(owner).get(code);
   if (crop) cropsOf(owner).set(pick, crop);
   confOf(owner).delete(code);
+  rivalsOf(owner).delete(code);
   await correction(owner, "replace", code, pick);
 }
 
@@ -150,8 +163,10 @@ function liveCapture() {
           const crop = tracker.crop(code);
           if (crop) cropsOf(owner).set(code, crop);
           confOf(owner).set(code, tracker.confidence(code));
+          rivalsOf(owner).set(code, tracker.rival(code));
         }
         draft.conf = Object.fromEntries(confOf(owner));
+        draft.rivals = Object.fromEntries(rivalsOf(owner));
         renderPiles();
       },
       onFinish: () => {
@@ -177,6 +192,7 @@ async function startCapture(owner) {
   state.removedByHand = new Set();
   state.drafts.set(owner, { codes: [], detected: [], source: "camera" });
   confOf(owner).clear();
+  rivalsOf(owner).clear();
   $("capture-owner").textContent = `${owner}'s pile`;
   showSide("camera");
   $("camera-status").textContent = "starting the camera…";
@@ -257,6 +273,8 @@ function cardItem(owner, code, editable, reasons) {
     (saved && saved[code]) || cropsOf(owner).get(code);
   const p = confOf(owner).get(code);
   const why = reasons.get(code) || [];
+  const rival = rivalsOf(owner).get(code);
+  const offer = rival && !shownCodes(owner).includes(rival) ? rival : null;
   const label = `${code} ${cardLabel(state.deck, code)}`;
   return el("li", { class: "card-item" + (other ? " conflict" : "") + (why.length ? " check" : ""), dataset: { code } },
     crop ? el("button", { type: "button", class: "crop-button", title: "enlarge", onclick: () => zoom(crop, label + (p !== undefined ? ` · ${Math.round(p * 100)}%` : "")) },
@@ -266,6 +284,8 @@ function cardItem(owner, code, editable, reasons) {
     el("span", { class: "name", text: cardLabel(state.deck, code) }),
     p !== undefined ? el("span", { class: "conf" + (why.some((w) => w.startsWith("unsure")) ? " low" : ""), text: `${Math.round(p * 100)}%` }) : null,
     why.length ? el("span", { class: "flag check-flag", title: why.join("; "), text: "check" }) : null,
+    offer && editable ? el("button", { type: "button", class: "rival", title: `the camera also read it as ${offer} ${cardLabel(state.deck, offer)}: swap`,
+      onclick: () => replaceCard(owner, code, offer) }, `${offer}?`) : null,
     other ? el("span", { class: "flag", text: `also in ${other}'s pile` }) : null,
     editable ? el("span", { class: "actions" },
       el("button", { type: "button", class: "fix", onclick: () => fixCard(owner, code) }, "Fix"),
@@ -293,7 +313,7 @@ function renderPiles() {
     const draft = state.drafts.get(owner);
     const saved = rnd.piles[owner];
     const codes = shownCodes(owner);
-    const reasons = checkFirst(codes, confOf(owner), state.deck);
+    const reasons = checkFirst(codes, confOf(owner), state.deck, rivalsOf(owner));
     const status = draft ? (state.capturing === owner ? "capturing…" : "not saved yet")
       : saved ? `saved (${saved.source})` : "no pile yet";
     const checks = reasons.size ? ` · ${reasons.size} to check` : "";
@@ -455,6 +475,7 @@ function restoreDrafts() {
     state.drafts.set(owner, draft);
     for (const [code, url] of crops) cropsOf(owner).set(code, url);
     for (const [code, p] of Object.entries(draft.conf || {})) confOf(owner).set(code, p);
+    for (const [code, rival] of Object.entries(draft.rivals || {})) rivalsOf(owner).set(code, rival);
   }
   if (found.size) toast(`unsaved ${[...found.keys()].join(", ")} pile kept from before: save it or discard it`);
 }

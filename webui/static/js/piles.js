@@ -20,13 +20,15 @@ export function followCamera(codes, prev, now, removedByHand = new Set()) {
 }
 
 // code -> list of reasons to check it: unsure (its reading held under UNSURE of its
-// frames), or a ribbon of a month whose chaff is in the pile too (misreads lean to ribbons).
-export function checkFirst(codes, conf, deck) {
+// frames), read another way too (`rivals`: code -> runner-up reading), or a ribbon of a
+// month whose chaff is in the pile too (misreads lean to ribbons).
+export function checkFirst(codes, conf, deck, rivals = new Map()) {
   const out = new Map();
   const add = (code, why) => out.set(code, [...(out.get(code) || []), why]);
   for (const code of codes) {
     const p = conf.get(code);
     if (p !== undefined && p < UNSURE) add(code, `unsure (${Math.round(p * 100)}%)`);
+    if (rivals.get(code)) add(code, `also read as ${rivals.get(code)}`);
     const card = deck.byCode.get(code);
     if (card && card.kind === "ribbon") {
       const twin = codes.find((o) => o !== code && deck.byCode.get(o)?.month === card.month &&
