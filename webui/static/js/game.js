@@ -15,7 +15,7 @@ const $ = (id) => document.getElementById(id);
 const state = {
   deck: null,
   game: null,
-  drafts: new Map(),      // owner -> {codes, detected, source}: captured, not saved yet
+  drafts: new Map(),      // owner -> {codes, detected, source, conf, rivals}: not saved yet
   crops: new Map(),       // owner -> Map(code -> data URL), this session only
   conf: new Map(),        // owner -> Map(code -> confidence), this session only
   rivals: new Map(),      // owner -> Map(code -> the camera's runner-up reading of that card)
@@ -25,20 +25,13 @@ const state = {
   lastResult: null,
 };
 
-function cropsOf(owner) {
-  if (!state.crops.has(owner)) state.crops.set(owner, new Map());
-  return state.crops.get(owner);
+function perOwner(table, owner) {
+  if (!table.has(owner)) table.set(owner, new Map());
+  return table.get(owner);
 }
-
-function confOf(owner) {
-  if (!state.conf.has(owner)) state.conf.set(owner, new Map());
-  return state.conf.get(owner);
-}
-
-function rivalsOf(owner) {
-  if (!state.rivals.has(owner)) state.rivals.set(owner, new Map());
-  return state.rivals.get(owner);
-}
+const cropsOf = (owner) => perOwner(state.crops, owner);
+const confOf = (owner) => perOwner(state.conf, owner);
+const rivalsOf = (owner) => perOwner(state.rivals, owner);
 
 // Every crop this session has of each code (pictures for the card picker).
 function pictures() {
