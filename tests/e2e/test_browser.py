@@ -297,6 +297,16 @@ def test_two_player_sakura_round_in_chromium(playwright_sync, tmp_path: Path) ->
         assert page.text_content("#round-title") == "Round 2 of 4"
         page.screenshot(path=str(screenshot_path("screenshot-round.png", tmp_path)),
                         full_page=True)
+        # on a phone: nothing wider than the screen, codes on one line
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.click("article.pile[data-owner='Ann'] button.add")
+        pick_several(page, ["08-1", "11-1"])
+        page.wait_for_selector("article.pile[data-owner='Ann'] li[data-code='11-1']")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        heights = page.eval_on_selector_all(
+            "li.card-item .code", "els => els.map(e => [e.getBoundingClientRect().height, "
+            "parseFloat(getComputedStyle(e).lineHeight)])")
+        assert heights and all(h <= line * 1.2 for h, line in heights), heights
         browser.close()
 
     # Restart the server on the same database file, reload: the game is intact.

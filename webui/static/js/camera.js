@@ -47,11 +47,12 @@ export function drawBoxes(overlay, sourceWidth, sourceHeight, cards, inPile, lab
   overlay.dataset.labels = JSON.stringify(spots.filter(Boolean).map(({ x, y, w, h }) => [x, y, w, h]));
 }
 
-export function progressText(cards, quietMs, finishing) {
+export function progressText(cards, quietMs, finishing, auto) {
   const n = `${cards} card${cards === 1 ? "" : "s"}`;
   if (!cards) return "looking for cards…";
   const s = Math.floor(quietMs / 1000);
-  return `${n}, stable for ${s} s` + (finishing ? " — done" : "");
+  return `${n}, stable for ${s} s` + (finishing ? " — done"
+    : auto ? ` (ends by itself at ${FINISH_MS / 1000} s)` : "");
 }
 
 export class LiveCapture {
@@ -94,7 +95,7 @@ export class LiveCapture {
     this.running = true;
     this.changedAt = performance.now();
     this.seenChange = 0;
-    this.progress.textContent = progressText(0, 0, false);
+    this.progress.textContent = progressText(0, 0, false, false);
     this.tick();
   }
 
@@ -130,8 +131,9 @@ export class LiveCapture {
     if (t.changedAt !== this.seenChange) { this.seenChange = t.changedAt; this.changedAt = performance.now(); }
     drawBoxes(this.overlay, canvas.width, canvas.height, result.cards, new Set(pile), this.labelOf);
     const quietMs = performance.now() - this.changedAt;
-    const finishing = this.autoFinish() && pile.length > 0 && t.quietFrames >= FINISH_FRAMES && quietMs >= FINISH_MS;
-    this.progress.textContent = progressText(pile.length, quietMs, finishing);
+    const auto = this.autoFinish();
+    const finishing = auto && pile.length > 0 && t.quietFrames >= FINISH_FRAMES && quietMs >= FINISH_MS;
+    this.progress.textContent = progressText(pile.length, quietMs, finishing, auto);
     this.status.textContent = `frame ${t.frame}: ${result.cards.length} boxes, ${Math.round(result.ms.total)} ms` +
       (result.hints?.length ? ` (${result.hints[0]})` : "");
     this.onPile(t);
