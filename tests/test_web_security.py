@@ -109,12 +109,17 @@ def test_serve_command_defaults_and_token(tmp_path: Path, monkeypatch, capsys) -
     from scorer.cli import main
     seen: dict = {}
 
-    def fake_serve(app, **kwargs):
-        seen.update(kwargs, app=app)
+    class FakeServer:
+        def run(self) -> None:
+            seen["ran"] = True
 
-    monkeypatch.setattr(waitress, "serve", fake_serve)
+    def fake_create_server(app, **kwargs):
+        seen.update(kwargs, app=app)
+        return FakeServer()
+
+    monkeypatch.setattr(waitress, "create_server", fake_create_server)
     assert main(["serve", "--db", str(tmp_path / "g.db")]) == 0
-    assert (seen["host"], seen["port"]) == ("127.0.0.1", 8000)
+    assert (seen["host"], seen["port"], seen["ran"]) == ("127.0.0.1", 8000, True)
     assert seen["app"].config["ACCESS_TOKEN"] is None
     assert "Open http://127.0.0.1:8000/\n" in capsys.readouterr().out
     assert main(["serve", "--host", "0.0.0.0", "--port", "8123", "--db", str(tmp_path / "g.db")]) == 0
