@@ -11,7 +11,10 @@ import pytest
 
 from training import DEFAULT_ART_DIR
 from scorer.vision.geometry import quad_to_rect
-from training.__main__ import _args, _ft_rounds, main
+from pathlib import Path
+
+from training.__main__ import main
+from training.recipe import load_recipe
 from training.data import BACKGROUND, label_boxes
 from training.train import loc_targets, random_crop_scenes
 from training.scenes import SEED_RANGES, get_library, random_scene
@@ -33,50 +36,47 @@ def test_scenes_deterministic_and_seed_ranges_disjoint():
     assert all(r1[1] <= r2[0] for r1, r2 in zip(ranges, ranges[1:]))
 
 
-def test_tiny_pipeline_end_to_end(tmp_path, capsys):
+TINY = Path(__file__).parent / "fixtures" / "tiny-recipe.toml"
+
+
+def test_tiny_recipe_end_to_end(tmp_path, capsys):
     run, models = tmp_path / "run", tmp_path / "models"
-    args = ["all", "--run-dir", str(run), "--models-dir", str(models), "--name", "tiny",
-            "--scenes", "12", "--val-scenes", "4", "--test-scenes", "2",
-            "--lodo-test-scenes", "2", "--tune-scenes", "2", "--loc-steps", "3", "--loc-batch", "4",
-            "--cls-steps", "3", "--lodo-cls-steps", "3", "--cls-batch", "8", "--cls-arch", "tiny",
-            "--ft-scenes", "4", "--ft-steps", "2", "--loc2-steps", "2", "--loc2-scenes", "4",
-            "--loc3-steps", "2", "--loc3-scenes", "4",
-            "--ft2-steps", "2", "--ft2-scenes", "6", "--ft2-grow", "0", "--ft3-steps", "2",
-            "--ft3-scenes", "8", "--calib-scenes", "2", "--ref-steps", "2",
-            "--ref-scenes", "4", "--ft4-steps", "2", "--ft4-scenes", "4",
-            "--workers", "1", "--threads", "2"]
+    args = ["all", "--recipe", str(TINY), "--run-dir", str(run), "--models-dir", str(models),
+            "--name", "tiny", "--workers", "1", "--threads", "2", "--device", "cpu"]
     assert main(args) == 0
     loc, cls = models / "tiny-localiser.onnx", models / "tiny-classifier.onnx"
-    assert loc.is_file() and cls.is_file()
-    assert (run / "cls-ft" / "classifier.pt").is_file()  # fine-tuned on localiser crops
+    assert loc.is_file() and cls.is_file() and (models / "tiny-refiner.onnx").is_file()
+    for sub in ("cls-ft", "cls-ft4", "ref", "realistic"):
+        assert (run / sub).is_dir()
     cfg = json.loads({p.key: p.value for p in onnx.load(str(loc)).metadata_props}["hanafuda"])
     assert cfg["refiner"] == "tiny-refiner.onnx" and cfg["refine_passes"] == 2
-    assert (models / "tiny-refiner.onnx").is_file()
-    assert (run / "lodo-model" / "tiny-lodo-refiner.onnx").is_file()
-    for sub in ("cls-ft2", "cls-lodo-ft2", "cls-ft3", "cls-lodo-ft3", "cls-ft4", "cls-lodo-ft4"):
-        assert (run / sub / "classifier.pt").is_file()
+    assert cfg["loc_threshold"] in (0.1, 0.3) and cfg["cls_threshold"] in (0.3, 0.5)  # tuned
+    assert (run / "lodo-model" / "tiny-lodo-localiser.onnx").is_file()
     import onnxruntime as ort
     shape = ort.InferenceSession(str(loc), providers=["CPUExecutionProvider"]).get_inputs()[0].shape
-    assert shape == [1, 3, 480, 640]  # the last (third) stage's size is the one exported
+    assert shape == [1, 3, 480, 640]
     ops = {n.op_type for n in onnx.load(str(cls)).graph.node}
     assert {"QuantizeLinear", "DequantizeLinear"} <= ops  # the classifier ships in int8
-    res = json.loads((models / "eval" / "eval-test.json").read_text())
-    assert res["scenes"] == 2 and "equiv" in res and "slices_recall" in res
-    assert (models / "eval" / "confusion-test.png").is_file()
-    assert (models / "eval" / "eval-lodo-hwatu.json").is_file()
-    # resumable: a second run finds the checkpoints and the cache and finishes quickly
+    res = json.loads((models / "eval" / "eval-realistic-test.json").read_text())
+    assert "realistic_framing" in res and set(res["kinds"]) == {
+        "pile", "physical", "closeup", "clutter", "upside_down"}
+    assert (models / "eval" / "eval-test.json").is_file()
+    assert (models / "eval" / "eval-realistic-lodo-hwatu.json").is_file()
+    # resumable: a second run finds the checkpoints and the cache
     capsys.readouterr()
-    assert main(args[:1] + args[1:] + ["--no-lodo"]) == 0
+    assert main(args + ["--no-lodo"]) == 0
     err = capsys.readouterr().err
-    for sub in ("cls-ft", "cls-ft2", "cls-ft3", "cls-ft4"):  # skipped before crops load
+    for sub in ("cls-ft", "cls-ft4", "ref"):  # skipped before any crops load
         assert f"{sub}: finished already" in err
-    assert "ref: finished already" in err
     assert "localiser crops" not in err
     from scorer.vision import Detector
     det = Detector(loc, threads=1)
     assert det.ref is not None
     img, _, _ = random_scene(get_library(), 5)
     det.detect(img)  # runs; an untrained model finds whatever it finds
+    emb = det.embed(np.zeros((3, 112, 72, 3), np.uint8) + np.arange(3)[:, None, None, None])
+    assert emb is not None and emb.shape[0] == 3
+    assert np.allclose(np.linalg.norm(emb, axis=1), 1.0, atol=0.05)  # L2-normalised
 
 
 def test_localiser_boxes_are_labelled_by_the_card_they_cover():
@@ -112,41 +112,40 @@ def test_a_card_whose_centre_leaves_the_window_gets_no_positive():
     assert loc_targets(outside, 1, 24, 32)[0].max() < 1.0
 
 
-def test_bad_localiser_stage_options_are_one_line_errors(capsys):
-    assert main(["export", "--loc3-size", "640x48x"]) == 2
-    assert "--loc3-size must be WIDTHxHEIGHT" in capsys.readouterr().err
-    assert main(["export", "--loc3-crop", "800x600"]) == 2
-    assert "larger than --loc3-size" in capsys.readouterr().err
-    assert main(["export", "--loc2-steps", "0"]) == 2
-    assert "--loc3-steps needs --loc2-steps" in capsys.readouterr().err
+@pytest.mark.parametrize("text, message", [
+    ("[[localiser]]\nname='a'\nsize=[640, 48]\nsteps=1\nscenes=1\nlr=1e-3\n"
+     "crop=[800, 600]", "larger than its size"),
+    ("[[localiser]]\nname='a'\nsize=[64, 50]\nsteps=1\nscenes=1\nlr=1e-3",
+     "multiples of 4"),
+    ("[[localiser]]\nname='a'\nsize=[64, 48]\nsteps=1\nscenes=1\nlr=1e-3\nspeed=2",
+     "unknown setting(s) speed"),
+    ("[[localiser]]\nname='a'\nsize=[64, 48]\nsteps=-1\nscenes=1\nlr=1e-3",
+     "must not be negative"),
+    ("seed = 0", "at least one [[localiser]]"),
+    ("[[localiser]]\nname='a'\nsize=[64, 48]\nsteps=1\nscenes=1\nlr=1e-3\n"
+     "[classifier]\narch='tiny'\n[[classifier_round]]\nname='b'\nsteps=1\nscenes=1\n"
+     "lr=1e-3\ngrow=3", "needs a truncated EfficientNet-Lite0"),
+    ("[[localiser]]\nname='a'\nsize=[64, 48]\nsteps=1\nscenes=1\nlr=1e-3\n"
+     "[export]\ntta_below=1.5", "tta_below must be in (0, 1]"),
+    ("[[localiser", "not valid TOML"),
+])
+def test_bad_recipes_are_one_line_errors(tmp_path, capsys, text, message):
+    path = tmp_path / "r.toml"
+    path.write_text(text)
+    assert main(["tune", "--recipe", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1
 
 
-def test_bad_fine_tuning_round_options_are_one_line_errors(capsys):
-    assert main(["export", "--ft2-grow", "-1"]) == 2
-    assert "--ft2-grow -1: only a truncated EfficientNet-Lite0" in capsys.readouterr().err
-    assert main(["export", "--cls-arch", "tiny"]) == 2  # the default grows by 3 blocks
-    assert "use --ft2-grow 0 with tiny" in capsys.readouterr().err
-    for below in ("0", "1.5"):
-        assert main(["export", "--tta-below", below]) == 2
-        assert "--tta-below must be a probability in (0, 1]" in capsys.readouterr().err
-
-
-def test_fine_tuning_rounds_follow_the_options():
-    rounds = _ft_rounds(_args(["all"]))
-    assert [(r.sub, r.base, r.arch, r.scenes) for r in rounds] == [
-        ("cls-ft", "cls", "lite0-b8f", 4000), ("cls-ft2", "cls-ft", "lite0-b8f-x3", 8000),
-        ("cls-ft3", "cls-ft2", "lite0-b8f-x3", 12000),
-        ("cls-ft4", "cls-ft3", "lite0-b8f-x3", 12000)]
-    assert [r.refined for r in rounds] == [False, False, False, True]  # the last: refined boxes
-    lodo = _ft_rounds(_args(["all", "--ft2-grow", "0", "--ft3-steps", "0", "--ft4-steps", "0"]),
-                      "cls-lodo")
-    assert [(r.sub, r.base, r.arch) for r in lodo] == [
-        ("cls-lodo-ft", "cls-lodo", "lite0-b8f"), ("cls-lodo-ft2", "cls-lodo-ft", "lite0-b8f")]
-    no_refiner = _ft_rounds(_args(["all", "--ref-steps", "0"]))
-    assert [r.sub for r in no_refiner] == ["cls-ft", "cls-ft2", "cls-ft3"]
-    assert _ft_rounds(_args(["all", "--ft-steps", "0"])) == []  # no second without a first
-    two = _ft_rounds(_args(["all", "--cls-arch", "tiny", "--ft2-steps", "0", "--ft4-steps", "0"]))
-    assert [(r.sub, r.base) for r in two] == [("cls-ft", "cls"), ("cls-ft3", "cls-ft")]
+def test_the_shipped_recipe_loads_and_each_command_takes_only_its_options(capsys):
+    r = load_recipe()
+    assert [s.name for s in r.localiser] == ["loc", "loc2", "loc3"]
+    assert r.localiser[-1].size == (640, 480)
+    assert [c.name for c in r.classifier_rounds][-1] == "cls-ft4"
+    assert r.classifier_rounds[-1].refined
+    with pytest.raises(SystemExit):
+        main(["tune", "--device", "cpu"])  # only all and realistic train
+    assert "unrecognized arguments" in capsys.readouterr().err
 
 
 class _StubDetector:

@@ -1,15 +1,20 @@
-"""``python -m training COMMAND``: from the card art to the shipped models.
+"""``python -m training COMMAND``: from the card art to the shipped models, driven by one
+recipe file (``training/recipe.toml``; ``training/recipe.py`` describes its tables).
 
-    python -m training all          # cache -> localiser -> classifier -> export -> box
-                                    #   refiner -> fine-tuning -> tune -> evaluate
-                                    #   -> leave-one-deck-out classifier + evaluation
-    python -m training cache | train-loc | train-cls | train-ref | finetune-cls | export
-                     | tune | evaluate | lodo
-    python -m training ceiling      # validation F1 with the true boxes: what boxes cost
+    python -m training all        # every stage below, in order, then the evaluation
+    python -m training cache      # cached random scenes for the first stages
+    python -m training train-loc  # the localiser stages
+    python -m training train-cls  # the classifier on jittered true-box crops
+    python -m training train-ref  # the box refiner on the exported localiser's boxes
+    python -m training rounds     # the classifier rounds on the exported boxes' crops
+    python -m training realistic  # all networks together on realistic scenes (GPU if any)
+    python -m training tune       # detection thresholds on realistic validation scenes
+    python -m training evaluate   # realistic test slices, leave-one-deck-out, old test
+    python -m training ceiling    # reads on true outlines vs the detector's boxes (val)
 
-Every stage is resumable: cached chunks are kept, training resumes from its checkpoint
-in ``--run-dir`` (default runs/main, git-ignored). Seeds are fixed (see
-training.scenes.SEED_RANGES: train, val, test and lodo_test are disjoint).
+Every stage is resumable: cached chunks are kept and training resumes from its
+checkpoint in ``--run-dir`` (default runs/main, git-ignored). Seeds are fixed
+(training.scenes.SEED_RANGES: train, val, test and lodo_test are disjoint).
 """
 
 from __future__ import annotations
@@ -19,197 +24,53 @@ import json
 import shutil
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from training import DEFAULT_ART_DIR, REPO_ROOT
+from training.recipe import DEFAULT_RECIPE, Recipe, RecipeError, load_recipe
 
-LODO_SET = "hwatu-commons"
-
-
-@dataclass(frozen=True)
-class LocStage:
-    """A later localiser stage: continues the previous stage's weights at ``size``."""
-    name: str
-    size: tuple[int, int]
-    steps: int
-    scenes: int
-    lr: float
-    crop: tuple[int, int] | None = None
-
-
-def _size(text: str, option: str) -> tuple[int, int]:
-    try:
-        w, h = (int(v) for v in text.lower().split("x"))
-    except ValueError:
-        w = h = 0
-    if min(w, h) < 32 or w % 4 or h % 4:
-        raise ValueError(f"{option} must be WIDTHxHEIGHT, multiples of 4 and >= 32: {text!r}")
-    return w, h
+COMMANDS = {
+    "all": "every stage in order, then tune and evaluate",
+    "cache": "render and cache the random scenes of the first stages",
+    "train-loc": "train the localiser stages",
+    "train-cls": "train the classifier on jittered true-box crops",
+    "train-ref": "train the box refiner on the exported localiser's boxes, then export",
+    "rounds": "the classifier rounds on crops the exported localiser cuts, then export",
+    "realistic": "all three networks together on streamed realistic scenes, then export",
+    "tune": "choose the detection thresholds on realistic validation scenes",
+    "evaluate": "the realistic test's slices, leave-one-deck-out and the old test",
+    "ceiling": "validation reads on true outlines beside the detector's (what boxes cost)",
+}
 
 
-def _loc_stages(a) -> list[LocStage]:
-    """The second and third localiser stages that have steps; a stage needs the ones
-    before it, so a third stage without a second is an error."""
-    if a.loc3_steps and not a.loc2_steps:
-        raise ValueError("--loc3-steps needs --loc2-steps: each stage starts from the last")
-    stages = []
-    if a.loc2_steps:
-        stages.append(LocStage("loc2", _size(a.loc2_size, "--loc2-size"), a.loc2_steps,
-                               a.loc2_scenes, a.loc2_lr))
-    if a.loc3_steps:
-        size, crop = _size(a.loc3_size, "--loc3-size"), _size(a.loc3_crop, "--loc3-crop")
-        if crop[0] > size[0] or crop[1] > size[1]:
-            raise ValueError(f"--loc3-crop {a.loc3_crop} is larger than --loc3-size "
-                             f"{a.loc3_size}")
-        stages.append(LocStage("loc3", size, a.loc3_steps, a.loc3_scenes, a.loc3_lr,
-                               None if crop == size else crop))
-    return stages
-
-
-@dataclass(frozen=True)
-class FtRound:
-    """A round of fine-tuning the classifier on localiser crops, from ``base``'s weights."""
-    sub: str
-    base: str
-    arch: str
-    steps: int
-    lr: float
-    scenes: int
-    seed: int
-    refined: bool = False  # crops cut at the box refiner's boxes, not the localiser's
-
-
-def _ft_rounds(a, prefix: str = "cls") -> list[FtRound]:
-    """The fine-tuning rounds that have steps; each starts from the one before."""
-    if not a.ft_steps:
-        return []
-    rounds = [FtRound(f"{prefix}-ft", prefix, a.cls_arch, a.ft_steps, a.ft_lr, a.ft_scenes,
-                      a.seed + 1)]
-    if a.ft2_steps:
-        if a.ft2_grow < 0 or (a.ft2_grow and not a.cls_arch.startswith("lite0-b")):
-            raise ValueError(f"--ft2-grow {a.ft2_grow}: only a truncated EfficientNet-Lite0 "
-                             f"classifier (lite0-bN) can grow; use --ft2-grow 0 with "
-                             f"{a.cls_arch}")
-        arch = f"{a.cls_arch}-x{a.ft2_grow}" if a.ft2_grow else a.cls_arch
-        rounds.append(FtRound(f"{prefix}-ft2", f"{prefix}-ft", arch, a.ft2_steps, a.ft2_lr,
-                              a.ft2_scenes, a.seed + 11))
-    if a.ft3_steps:
-        last = rounds[-1]
-        rounds.append(FtRound(f"{prefix}-ft3", last.sub, last.arch, a.ft3_steps, a.ft3_lr,
-                              a.ft3_scenes, a.seed + 11))
-    if a.ft4_steps and a.ref_steps:
-        last = rounds[-1]
-        rounds.append(FtRound(f"{prefix}-ft4", last.sub, last.arch, a.ft4_steps, a.ft4_lr,
-                              a.ft4_scenes, a.seed + 13, refined=True))
-    return rounds
-
-
-def _args(argv):
+def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m training", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("command", choices=["all", "cache", "train-loc", "train-cls", "train-ref",
-                                       "finetune-cls", "export", "tune", "evaluate", "lodo",
-                                       "ceiling"])
-    p.add_argument("--art-dir", default=str(DEFAULT_ART_DIR),
-                   help="card art sets (default ../shared/card-art from the repo root)")
-    p.add_argument("--run-dir", default=str(REPO_ROOT / "runs" / "main"),
-                   help="caches, checkpoints, logs (git-ignored)")
-    p.add_argument("--models-dir", default=str(REPO_ROOT / "models"),
-                   help="where the ONNX files and evaluation figures go")
-    p.add_argument("--name", default="hanafuda", help="model file prefix")
-    p.add_argument("--scenes", type=int, default=4000, help="training scenes to cache")
-    p.add_argument("--val-scenes", type=int, default=400)
-    p.add_argument("--test-scenes", type=int, default=600)
-    p.add_argument("--lodo-test-scenes", type=int, default=300)
-    p.add_argument("--tune-scenes", type=int, default=400,
-                   help="validation scenes for choosing the detection thresholds")
-    p.add_argument("--loc-steps", type=int, default=7800)
-    p.add_argument("--loc-cycles", default="2400,5400",
-                   help="step boundaries of the localiser's cosine cycles (warm restarts)")
-    p.add_argument("--loc-batch", type=int, default=16)
-    p.add_argument("--loc2-size", default="480x360",
-                   help="input (WIDTHxHEIGHT) of the localiser's second stage, which starts "
-                        "from the first stage's weights (320x240) and sees small cards larger")
-    p.add_argument("--loc2-steps", type=int, default=5000,
-                   help="second-stage localiser steps (0: ship the 320x240 localiser)")
-    p.add_argument("--loc2-scenes", type=int, default=6000,
-                   help="training scenes cached at the second stage's size")
-    p.add_argument("--loc2-lr", type=float, default=1.5e-3)
-    p.add_argument("--loc3-size", default="640x480",
-                   help="input (WIDTHxHEIGHT) of the third stage: the frame's own size, so "
-                        "small cards are not shrunk at all")
-    p.add_argument("--loc3-crop", default="480x360",
-                   help="the third stage trains on random windows of this size cut from its "
-                        "scenes: the full-size scale at the second stage's cost per step")
-    p.add_argument("--loc3-steps", type=int, default=4000,
-                   help="third-stage localiser steps (0: ship the second stage)")
-    p.add_argument("--loc3-scenes", type=int, default=6000,
-                   help="training scenes cached at the third stage's size")
-    p.add_argument("--loc3-lr", type=float, default=1e-3)
-    p.add_argument("--cls-steps", type=int, default=4000)
-    p.add_argument("--cls-batch", type=int, default=64)
-    p.add_argument("--lodo-cls-steps", type=int, default=3000,
-                   help="classifier steps of the leave-one-deck-out run")
-    p.add_argument("--cls-arch", default="lite0-b8f",
-                   help="small | tiny | lite0 | lite0-b<N> (EfficientNet-Lite0, first N blocks)")
-    p.add_argument("--cls-lr", type=float, default=1.5e-3)
-    p.add_argument("--ft-scenes", type=int, default=4000,
-                   help="fresh training scenes whose localiser boxes the classifier is "
-                        "fine-tuned on")
-    p.add_argument("--ft-steps", type=int, default=4000,
-                   help="classifier fine-tuning steps on localiser crops (0: no "
-                        "fine-tuning, neither round)")
-    p.add_argument("--ft-lr", type=float, default=6e-4)
-    p.add_argument("--ft2-steps", type=int, default=3000,
-                   help="a second fine-tuning round, from the first's weights (0: skip)")
-    p.add_argument("--ft2-scenes", type=int, default=8000,
-                   help="training scenes whose localiser crops the second round uses (the "
-                        "first round's plus fresh ones)")
-    p.add_argument("--ft2-lr", type=float, default=5e-4)
-    p.add_argument("--ft2-grow", type=int, default=3,
-                   help="the second round grows the classifier by the next N ImageNet "
-                        "blocks, a side branch that starts out adding nothing (0: keep it "
-                        "as it is; only lite0-bN classifiers grow)")
-    p.add_argument("--ft3-steps", type=int, default=3000,
-                   help="a third round, from the last one's weights (0: none)")
-    p.add_argument("--ft3-scenes", type=int, default=12000,
-                   help="training scenes whose localiser crops the third round uses")
-    p.add_argument("--ft3-lr", type=float, default=3e-4)
-    p.add_argument("--ref-steps", type=int, default=12000,
-                   help="box refiner steps (0: ship the localiser's boxes as they are)")
-    p.add_argument("--ref-scenes", type=int, default=8000,
-                   help="fresh training scenes whose localiser boxes the refiner learns from")
-    p.add_argument("--ref-lr", type=float, default=2e-3)
-    p.add_argument("--ref-passes", type=int, default=2,
-                   help="times the refiner corrects each box at detection and for the "
-                        "fourth round's crops (one pass: the same validation F1, ~4 ms a "
-                        "frame less, but leave-one-deck-out F1 0.835 against 0.852)")
-    p.add_argument("--ft4-steps", type=int, default=2000,
-                   help="a last round on crops cut where the box refiner puts the boxes "
-                        "(0: none; needs the refiner)")
-    p.add_argument("--ft4-scenes", type=int, default=12000,
-                   help="training scenes whose refined crops the fourth round uses")
-    p.add_argument("--ft4-lr", type=float, default=3e-4)
-    p.add_argument("--tta-below", type=float, default=0.45,
-                   help="with the 180-degree test-time augmentation on, a crop is "
-                        "classified turned as well only when its likeliest card has at most "
-                        "this probability (1: every crop); kept in the model's metadata")
-    p.add_argument("--no-tta", action="store_true",
-                   help="tuning never turns that augmentation on (by default it is kept "
-                        "when it raises validation F1)")
-    p.add_argument("--no-int8", action="store_true",
-                   help="ship the classifier in float32, not quantised to int8")
-    p.add_argument("--calib-scenes", type=int, default=200,
-                   help="training scenes whose localiser crops calibrate the int8 "
-                        "classifier")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--workers", type=int, default=2, help="scene generation processes")
-    p.add_argument("--no-lodo", action="store_true", help="skip the leave-one-deck-out run")
-    return p.parse_args(argv)
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--recipe", default=str(DEFAULT_RECIPE),
+                        help="the recipe file (default training/recipe.toml)")
+    common.add_argument("--art-dir", default=str(DEFAULT_ART_DIR),
+                        help="card art sets (default ../shared/card-art from the repo root)")
+    common.add_argument("--run-dir", default=str(REPO_ROOT / "runs" / "main"),
+                        help="caches, checkpoints, logs (git-ignored)")
+    common.add_argument("--models-dir", default=str(REPO_ROOT / "models"),
+                        help="where the shipped ONNX files and evaluation figures go")
+    common.add_argument("--name", default="hanafuda", help="model file prefix")
+    common.add_argument("--threads", type=int, default=2, help="torch / onnxruntime threads")
+    common.add_argument("--workers", type=int, default=2,
+                        help="scene rendering processes")
+    for name, text in COMMANDS.items():
+        sp = sub.add_parser(name, parents=[common], help=text, description=text)
+        if name in ("all", "realistic"):
+            sp.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto",
+                            help="where the realistic stage trains (auto: a GPU if any)")
+        if name in ("all", "evaluate"):
+            sp.add_argument("--no-lodo", action="store_true",
+                            help="skip the leave-one-deck-out evaluation")
+    return p
 
 
 class Log:
@@ -223,274 +84,312 @@ class Log:
         self.f.write(line + "\n")
 
 
-def main(argv=None) -> int:
-    a = _args(argv)
-    import torch
+class Pipeline:
+    """The recipe's stages over one run directory."""
 
-    torch.set_num_threads(a.threads)
-    from training.data import LOC_H, LOC_W, generate_cache, load_cache
+    def __init__(self, a: argparse.Namespace, recipe: Recipe):
+        self.a, self.r = a, recipe
+        self.run = Path(a.run_dir)
+        self.models = Path(a.models_dir)
+        self.cache = self.run / "cache"
+        self.log = Log(self.run / "log.txt")
+        # the chain's own export (before the realistic stage) and the shipped files
+        self.base = self.run / "base-model" / f"{a.name}-localiser.onnx"
+        self.shipped = self.models / f"{a.name}-localiser.onnx"
+        self.lodo = self.run / "lodo-model" / f"{a.name}-lodo-localiser.onnx"
 
-    run = Path(a.run_dir)
-    try:
-        stages = _loc_stages(a)
-        _ft_rounds(a)
-        if not 0 < a.tta_below <= 1:
-            raise ValueError(f"--tta-below must be a probability in (0, 1]: {a.tta_below}")
-        if a.ref_steps and a.ref_passes < 1:
-            raise ValueError(f"--ref-passes must be at least 1: {a.ref_passes}")
-    except ValueError as e:
-        print(e, file=sys.stderr)
-        return 2
-    models = Path(a.models_dir)
-    log = Log(run / "log.txt")
-    log(f"command: python -m training {' '.join(argv if argv is not None else sys.argv[1:])}")
-    cache = run / "cache"
-    loc_onnx = models / f"{a.name}-localiser.onnx"  # the exported (all-decks) localiser
-
-    def data():
-        train = generate_cache(cache, a.art_dir, a.scenes, "train", a.workers)
-        val = generate_cache(cache, a.art_dir, a.val_scenes, "val", a.workers)
+    # ------------------------------------------------------------ data
+    def data(self, size=None, n=None):
+        from training.data import LOC_H, LOC_W, generate_cache, load_cache
+        size = tuple(size or (LOC_W, LOC_H))
+        train = generate_cache(self.cache, self.a.art_dir, n or self.r.train_scenes, "train",
+                               self.a.workers, size)
+        val = generate_cache(self.cache, self.a.art_dir, self.r.val_scenes, "val",
+                             self.a.workers, size)
         return load_cache(train), load_cache(val)
 
-    def exported_localiser():
-        """(checkpoint, input width x height) of the localiser that is exported."""
-        if stages:
-            return run / stages[-1].name / "localiser.pt", stages[-1].size
-        return run / "loc" / "localiser.pt", (LOC_W, LOC_H)
-
-    def train_loc(d, v):
+    # ------------------------------------------------------------ localiser
+    def train_loc(self) -> Path:
+        """Each stage from the last one's weights. The localiser never sees the held-out
+        deck, so it serves the leave-one-deck-out model too."""
         from training.train import train_localiser
-        # The localiser never sees the held-out deck, so the shipped localiser is also
-        # the leave-one-deck-out localiser.
-        path = train_localiser(d, v, run / "loc", steps=a.loc_steps, batch=a.loc_batch,
-                               seed=a.seed, exclude_sets=(LODO_SET,), threads=a.threads,
-                               eval_every=max(min(400, a.loc_steps), 1), log=log,
-                               cycles=tuple(int(x) for x in a.loc_cycles.split(",") if x))
-        for k, st in enumerate(stages):  # each later stage starts from the one before
-            d2 = load_cache(generate_cache(cache, a.art_dir, st.scenes, "train", a.workers,
-                                           st.size))
-            v2 = load_cache(generate_cache(cache, a.art_dir, a.val_scenes, "val", a.workers,
-                                           st.size))
-            path = train_localiser(d2, v2, run / st.name, steps=st.steps, batch=a.loc_batch,
-                                   lr=st.lr, seed=a.seed + 2 + k, exclude_sets=(LODO_SET,),
-                                   threads=a.threads, eval_every=max(min(400, st.steps), 1),
-                                   log=log, init=path, crop=st.crop)
-            del d2, v2
+        path = None
+        for k, st in enumerate(self.r.localiser):
+            d, v = self.data(st.size, st.scenes)
+            path = train_localiser(d, v, self.run / st.name, steps=st.steps, batch=st.batch,
+                                   lr=st.lr, seed=self.r.seed + (2 + k if k else 0),
+                                   exclude_sets=(self.r.lodo_set,), threads=self.a.threads,
+                                   eval_every=max(min(400, st.steps), 1), log=self.log,
+                                   cycles=st.cycles, init=path, crop=st.crop)
+            del d, v
         return path
 
-    def train_cls(d, v, sub="cls", exclude=(), steps=None):
+    # ------------------------------------------------------------ classifier
+    def train_cls(self) -> Path:
         from training.train import train_classifier
-        return train_classifier(d, v, run / sub, arch=a.cls_arch, steps=steps or a.cls_steps,
-                                batch=a.cls_batch, lr=a.cls_lr, seed=a.seed,
-                                exclude_sets=exclude, threads=a.threads,
-                                eval_every=max(min(500, steps or a.cls_steps), 1), log=log)
+        c = self.r.classifier
+        d, v = self.data()
+        return train_classifier(d, v, self.run / "cls", arch=c.arch, steps=c.steps,
+                                batch=c.batch, lr=c.lr, seed=self.r.seed,
+                                threads=self.a.threads, eval_every=max(min(500, c.steps), 1),
+                                log=self.log)
 
-    def claim(out: Path, digest: str):
-        """Make ``out`` a run directory for the localiser whose weights (or, with the
-        refiner, detector) hash to ``digest``: one made for another is started again."""
+    def _claim(self, out: Path, digest: str) -> None:
+        """Make ``out`` a run directory for the localiser whose weights (or detector)
+        hash to ``digest``: one made for another is started again."""
         stamp = out / "localiser-digest.txt"
         if out.exists() and (not stamp.is_file() or stamp.read_text() != digest):
-            log(f"{out} was trained for another localiser: starting it again")
+            self.log(f"{out} was trained for another localiser: starting it again")
             shutil.rmtree(out)
         out.mkdir(parents=True, exist_ok=True)
         stamp.write_text(digest)
 
-    def finetune(d, rnd: FtRound, vcrops: dict, digest: str, exclude=()):
-        """Fine-tune ``rnd.base``'s classifier on crops cut where the exported localiser
-        (whose weights hash to ``digest``) puts its boxes (half of each batch), so it
-        learns the localiser's errors; ``vcrops``: its validation crops."""
-        from training.data import generate_localiser_crops, load_crops
-        from training.train import train_classifier
-        claim(run / rnd.sub, digest)
-        extra = load_crops(generate_localiser_crops(cache, a.art_dir, loc_onnx, rnd.scenes,
-                                                    "train", a.workers, rnd.refined))
-        return train_classifier(d, vcrops, run / rnd.sub, arch=rnd.arch, steps=rnd.steps,
-                                batch=a.cls_batch, lr=rnd.lr, seed=rnd.seed,
-                                exclude_sets=exclude, threads=a.threads,
-                                eval_every=max(min(500, rnd.steps), 1), log=log,
-                                extra_crops=extra, init=run / rnd.base / "classifier.pt")
-
-    def finetune_all(d, prefix="cls", exclude=()) -> str:
-        """Runs every fine-tuning round; the run sub-directory of the last classifier. A
-        round already finished for this localiser is skipped before any crops load (a
-        resumed run would otherwise read gigabytes of them for nothing)."""
+    def rounds(self) -> str:
+        """Every classifier round, each from the last one's weights, on crops cut where
+        the exported localiser (and, for refined rounds, its refiner) puts its boxes; the
+        run sub-directory of the last classifier. A finished round is skipped before any
+        crops load."""
         from training.data import (detector_digest, generate_localiser_crops, load_crops,
                                    weights_digest)
-        from training.train import finished
-        rounds = _ft_rounds(a, prefix)
-        if not rounds:
-            return prefix
-        vcrops = {}
-        for rnd in rounds:
-            digest = detector_digest(loc_onnx) if rnd.refined else weights_digest(loc_onnx)
-            stamp = run / rnd.sub / "localiser-digest.txt"
-            if stamp.is_file() and stamp.read_text() == digest and \
-                    finished(run / rnd.sub, rnd.steps):
-                log(f"{rnd.sub}: finished already ({rnd.steps} steps)")
+        from training.train import finished, train_classifier
+        base, arch = "cls", self.r.classifier.arch
+        d = None
+        vcrops: dict = {}
+        for k, rnd in enumerate(self.r.classifier_rounds):
+            if rnd.grow:
+                arch = f"{arch}-x{rnd.grow}"
+            digest = detector_digest(self.base) if rnd.refined else weights_digest(self.base)
+            out = self.run / rnd.name
+            stamp = out / "localiser-digest.txt"
+            if stamp.is_file() and stamp.read_text() == digest and finished(out, rnd.steps):
+                self.log(f"{rnd.name}: finished already")
+                base = rnd.name
                 continue
+            if d is None:
+                d, _ = self.data()
             if rnd.refined not in vcrops:
                 vcrops[rnd.refined] = load_crops(generate_localiser_crops(
-                    cache, a.art_dir, loc_onnx, a.val_scenes, "val", a.workers, rnd.refined))
-            finetune(d, rnd, vcrops[rnd.refined], digest, exclude)
-        return rounds[-1].sub
+                    self.cache, self.a.art_dir, self.base, self.r.val_scenes, "val",
+                    self.a.workers, rnd.refined))
+            self._claim(out, digest)
+            extra = load_crops(generate_localiser_crops(self.cache, self.a.art_dir, self.base,
+                                                        rnd.scenes, "train", self.a.workers,
+                                                        rnd.refined))
+            train_classifier(d, vcrops[rnd.refined], out, arch=arch, steps=rnd.steps,
+                             batch=self.r.classifier.batch, lr=rnd.lr,
+                             seed=self.r.seed + 1 + 10 * k, threads=self.a.threads,
+                             eval_every=max(min(500, rnd.steps), 1), log=self.log,
+                             extra_crops=extra, init=self.run / base / "classifier.pt")
+            base = rnd.name
+        return base
 
-    def train_ref():
-        """The box refiner, on the boxes the exported localiser finds (with no refiner);
-        it never sees the held-out deck, so the leave-one-deck-out model shares it."""
-        from training.refine import generate_refiner_crops, load_refiner_crops, train_refiner
+    # ------------------------------------------------------------ refiner
+    def train_ref(self) -> Path:
+        """On the boxes the exported localiser finds (with no refiner); never on the
+        held-out deck."""
         from training.data import weights_digest
-        claim(run / "ref", weights_digest(loc_onnx))
-        if (run / "ref" / "refiner.pt").is_file():
-            log("ref: finished already")
-            return run / "ref" / "refiner.pt"
-        ex = (LODO_SET,)
-        d = load_refiner_crops(generate_refiner_crops(cache, a.art_dir, loc_onnx,
-                                                      a.ref_scenes, "train", a.workers), ex)
-        v = load_refiner_crops(generate_refiner_crops(cache, a.art_dir, loc_onnx,
-                                                      a.val_scenes, "val", a.workers), ex)
-        return train_refiner(d, v, run / "ref", steps=a.ref_steps, lr=a.ref_lr,
-                             seed=a.seed + 5, log=log)
+        from training.refine import generate_refiner_crops, load_refiner_crops, train_refiner
+        ref = self.r.refiner
+        out = self.run / "ref"
+        self._claim(out, weights_digest(self.base))
+        if (out / "refiner.pt").is_file():
+            self.log("ref: finished already")
+            return out / "refiner.pt"
+        ex = (self.r.lodo_set,)
+        d = load_refiner_crops(generate_refiner_crops(self.cache, self.a.art_dir, self.base,
+                                                      ref.scenes, "train", self.a.workers), ex)
+        v = load_refiner_crops(generate_refiner_crops(self.cache, self.a.art_dir, self.base,
+                                                      self.r.val_scenes, "val",
+                                                      self.a.workers), ex)
+        return train_refiner(d, v, out, steps=ref.steps, lr=ref.lr, seed=self.r.seed + 5,
+                             log=self.log)
 
-    def export(cls_dir="cls", out=models, name=a.name, exclude=()):
+    # ------------------------------------------------------------ export
+    def export_base(self, cls_dir: str = "cls") -> Path:
+        """The chain's networks as ONNX files in the run directory (``self.base``)."""
         from training.export import export_models, export_refiner, quantize_classifier
-        loc_ckpt, size = exported_localiser()
-        paths = export_models(loc_ckpt, run / cls_dir / "classifier.pt", out, name,
-                              loc_size=size, extra_cfg={"int8": not a.no_int8})
-        if a.ref_steps and (run / "ref" / "refiner.pt").is_file():
-            export_refiner(run / "ref" / "refiner.pt", paths[0], a.ref_passes)
-        if not a.no_int8:
-            quantize_classifier(paths[1], calibration_crops(paths[0], exclude))
-        log(f"exported {paths[0]} ({paths[0].stat().st_size / 2**20:.2f} MiB) and "
-            f"{paths[1]} ({paths[1].stat().st_size / 2**20:.2f} MiB)")
-        return paths
+        st = self.r.localiser[-1]
+        loc_ckpt = self.run / st.name / "localiser.pt"
+        loc, cls = export_models(loc_ckpt, self.run / cls_dir / "classifier.pt",
+                                 self.base.parent, self.a.name, loc_size=st.size,
+                                 extra_cfg={"int8": self.r.export.int8, "tta": True,
+                                            "tta_below": self.r.export.tta_below,
+                                            "loc_threshold": 0.15})
+        if (self.run / "ref" / "refiner.pt").is_file():
+            export_refiner(self.run / "ref" / "refiner.pt", loc, self.r.refiner.passes)
+        if self.r.export.int8:
+            quantize_classifier(cls, self._calibration_crops(loc))
+        self.log(f"exported {loc} and {cls}")
+        return loc
 
-    def calibration_crops(loc_path: Path, exclude=()):
-        """512 training crops: those ``loc_path`` cuts from the first ``--calib-scenes``
-        scenes of the fine-tuning range (cached for fine-tuning already) and the jittered
-        crops of the first cached chunk of training scenes (so an untrained localiser
-        that finds nothing still leaves crops to calibrate on)."""
-        from training.data import CHUNK, generate_localiser_crops, load_crops
-        from training.scenes import ART_SETS
-        cut = load_crops(generate_localiser_crops(cache, a.art_dir, loc_path, a.calib_scenes,
-                                                  "train", a.workers))
-        with np.load(generate_cache(cache, a.art_dir, min(a.scenes, CHUNK), "train",
-                                    a.workers)[0]) as first:
-            crops = np.concatenate([cut["crops"], first["crops"]])
-            sets = np.concatenate([cut["crop_set"], first["crop_set"]])
-        ok = np.ones(len(crops), bool)
-        for s in exclude:
-            ok &= sets != ART_SETS.index(s)
-        idx = np.nonzero(ok)[0]
-        rng = np.random.default_rng(a.seed)
-        return crops[rng.choice(idx, min(512, len(idx)), replace=False)]
+    def _calibration_crops(self, loc_path: Path) -> np.ndarray:
+        from training.data import generate_localiser_crops, load_crops
+        cut = load_crops(generate_localiser_crops(self.cache, self.a.art_dir, loc_path,
+                                                  self.r.export.calib_scenes, "train",
+                                                  self.a.workers))
+        d, _ = self.data()
+        crops = np.concatenate([cut["crops"], d["crops"][:2000]])
+        rng = np.random.default_rng(self.r.seed)
+        return crops[rng.choice(len(crops), min(512, len(crops)), replace=False)]
 
-    def tune(loc_path, sets=None):
+    # ------------------------------------------------------------ realistic
+    def realistic(self, device: str = "auto") -> Path:
+        """All three networks from the chain's export, together on realistic scenes;
+        exported as the shipped files and the leave-one-deck-out model."""
+        import torch
+
+        from training.finetune import FinetuneConfig, finetune
+        if not self.base.is_file():
+            raise RecipeError(f"no exported chain at {self.base}: run the earlier stages "
+                              f"(python -m training all)")
+        if device == "cpu" or (device == "auto" and not torch.cuda.is_available()):
+            self.log("realistic stage on the CPU: expect it to run about 100x slower than "
+                     "on a GPU for the same number of scenes")
+        rc = self.r.realistic
+        cfg = FinetuneConfig(steps=rc.steps, minutes=rc.minutes, batch=rc.batch, replay=rc.replay,
+                             loc_lr=rc.loc_lr, ref_lr=rc.ref_lr, cls_lr=rc.cls_lr,
+                             lodo_lr=rc.lodo_lr, lodo_set=self.r.lodo_set, seed=self.r.seed,
+                             workers=self.a.workers)
+        finetune(self.base, self.run / "realistic", self.a.art_dir, cfg, log=self.log,
+                 device=device)
+        return self.export_realistic()
+
+    def export_realistic(self) -> Path:
+        from training.ship import export_finetuned
+        ft = self.run / "realistic" / "finetuned.pt"
+        loc = export_finetuned(ft, self.base, self.models, self.a.name, self.a.art_dir)
+        export_finetuned(ft, self.base, self.lodo.parent, f"{self.a.name}-lodo",
+                         self.a.art_dir, classifier="lodo")
+        self.log(f"exported {loc} and {self.lodo}")
+        return loc
+
+    # ------------------------------------------------------------ tune / evaluate
+    def tune(self, loc_path: Path, sets=None) -> dict:
+        """Thresholds with the best realistic-framing F1 on validation scenes."""
         from scorer.vision import Detector
-        from training.evaluate import tune_thresholds
+        from scorer.vision.detector import select_cards
         from training.export import set_config
-        # thresholds, whether to check each box's axis and whether to turn the unsure
-        # crops 180 degrees (each adds classifier work), chosen together by F1 on
-        # validation scenes
-        runs = {}
-        for axis_check in (False, True):
-            for tta in (False,) if a.no_tta else (False, True):
-                det = Detector(loc_path, threads=a.threads, axis_check=axis_check, tta=tta,
-                               tta_below=a.tta_below)
-                runs[axis_check, tta] = tune_thresholds(det, a.art_dir, a.tune_scenes,
-                                                        sets=sets)
-        (axis_check, tta), (best, _) = max(runs.items(), key=lambda kv: kv[1][0]["f1"])
-        best = {**best, "axis_check": axis_check, "tta": tta}
-        (models / "eval").mkdir(parents=True, exist_ok=True)
-        (models / "eval" / f"tune-val-{loc_path.stem}.json").write_text(
-            json.dumps({"best": best, "tta_below": a.tta_below,
-                        "grids": {f"axis_check={ac} tta={t}": {"best": r[0], "grid": r[1]}
-                                  for (ac, t), r in runs.items()}}, indent=2) + "\n")
+        from training.slices import realistic_candidates, score_selection
+        t = self.r.tune
+        det = Detector(loc_path, threads=self.a.threads)
+        scenes = realistic_candidates(det, self.a.art_dir, "val", t.per_kind, sets=sets,
+                                      loc_threshold=min(t.loc_grid))
+        grid = []
+        for lt in t.loc_grid:
+            for ct in t.cls_grid:
+                r = score_selection(scenes, lambda c: select_cards(c.loc_score, c.probs,
+                                                                   lt, ct)[1])
+                grid.append({"loc_threshold": lt, "cls_threshold": ct, **r["equiv"],
+                             "images_all_correct": r["images_all_correct"]})
+        best = max(grid, key=lambda g: (g["f1"], g["images_all_correct"], -g["loc_threshold"]))
+        out = self.models / "eval"
+        out.mkdir(parents=True, exist_ok=True)
+        (out / f"tune-val-{loc_path.stem}.json").write_text(
+            json.dumps({"best": best, "grid": grid}, indent=2) + "\n")
         cfg = set_config(loc_path, {"loc_threshold": best["loc_threshold"],
-                                    "cls_threshold": best["cls_threshold"],
-                                    "axis_check": axis_check, "tta": tta,
-                                    "tta_below": a.tta_below})
-        log(f"tuned on validation scenes: {json.dumps(best)}; config {json.dumps(cfg)}")
+                                    "cls_threshold": best["cls_threshold"]})
+        self.log(f"tuned on realistic validation scenes: {json.dumps(best)}; "
+                 f"config {json.dumps(cfg)}")
+        return best
 
-    def evaluate(loc_path, tag, split, n, sets=None):
+    def evaluate(self, lodo: bool = True) -> dict:
         from scorer.vision import Detector
-        from training.evaluate import evaluate as ev
-        det = Detector(loc_path, threads=a.threads)
-        res = ev(det, a.art_dir, split, n, sets=sets, out_dir=models / "eval", tag=tag)
-        log(f"evaluation {tag}: " + json.dumps(res))
+        from training.evaluate import evaluate
+        from training.slices import evaluate_realistic
+        e = self.r.evaluate
+        out = self.models / "eval"
+        det = Detector(self.shipped, threads=self.a.threads)
+        res = {"realistic": evaluate_realistic(det, self.a.art_dir, "test",
+                                               e.realistic_per_kind, out_dir=out,
+                                               tag="realistic-test")}
+        if lodo and self.lodo.is_file():
+            held = [self.r.lodo_set]
+            res["lodo"] = evaluate_realistic(Detector(self.lodo, threads=self.a.threads),
+                                             self.a.art_dir, "lodo_test", e.lodo_per_kind,
+                                             sets=held, out_dir=out, tag="realistic-lodo-hwatu")
+            res["all_decks_on_held_out"] = evaluate_realistic(
+                det, self.a.art_dir, "lodo_test", e.lodo_per_kind, sets=held, out_dir=out,
+                tag="realistic-all-decks-on-hwatu")
+        res["old_test"] = evaluate(det, self.a.art_dir, "test", e.old_test_scenes,
+                                   out_dir=out, tag="test")
+        for k, v in res.items():
+            self.log(f"evaluation {k}: {json.dumps(v)[:2000]}")
         return res
 
-    def ceiling(loc_path):
-        """Validation scenes classified from their true boxes, beside the detector."""
+    def ceiling(self) -> dict:
         from scorer.vision import Detector
         from training.evaluate import true_box_ceiling
-        res = true_box_ceiling(Detector(loc_path, threads=a.threads), a.art_dir, "val",
-                               a.val_scenes)
-        (models / "eval").mkdir(parents=True, exist_ok=True)
-        (models / "eval" / "ceiling-val.json").write_text(json.dumps(res, indent=2) + "\n")
-        log("true boxes: " + json.dumps(res))
+        res = true_box_ceiling(Detector(self.shipped, threads=self.a.threads),
+                               self.a.art_dir, "val", self.r.val_scenes)
+        (self.models / "eval").mkdir(parents=True, exist_ok=True)
+        (self.models / "eval" / "ceiling-val.json").write_text(json.dumps(res, indent=2) + "\n")
+        self.log("true boxes: " + json.dumps(res))
         return res
 
-    def lodo(d, v):
-        ex = (LODO_SET,)
-        train_cls(d, v, "cls-lodo", exclude=ex, steps=a.lodo_cls_steps or a.cls_steps)
-        cls_dir = finetune_all(d, "cls-lodo", exclude=ex)
-        loc_path, _ = export(cls_dir, run / "lodo-model", f"{a.name}-lodo", exclude=ex)
-        from training.scenes import ART_SETS
-        tune(loc_path, sets=[s for s in ART_SETS if s not in ex])  # never sees the held-out deck
-        res = evaluate(loc_path, "lodo-hwatu", "lodo_test", a.lodo_test_scenes, sets=ex)
-        if loc_onnx.is_file():  # the all-decks model on the very same held-out scenes
-            evaluate(loc_onnx, "all-decks-on-hwatu", "lodo_test", a.lodo_test_scenes, sets=ex)
-        return res
-
-    def run_command() -> int:
-        cmd = a.command
+    # ------------------------------------------------------------ commands
+    def command(self, cmd: str) -> None:
+        a = self.a
         if cmd == "cache":
-            data()
-            return 0
-        if cmd == "ceiling":
-            ceiling(loc_onnx)
-            return 0
-        if cmd in ("export", "evaluate", "tune", "train-ref"):
-            if cmd == "train-ref":
-                train_ref()
-            if cmd in ("export", "train-ref"):  # the last fine-tuned classifier there is
-                done = [r.sub for r in _ft_rounds(a) if (run / r.sub / "classifier.pt").is_file()]
-                export(done[-1] if done else "cls")
-            elif cmd == "tune":
-                tune(loc_onnx)
-            else:
-                evaluate(loc_onnx, "test", "test", a.test_scenes)
-            return 0
-        d, v = data()
-        if cmd == "train-loc":
-            train_loc(d, v)
+            self.data()
+        elif cmd == "train-loc":
+            self.train_loc()
         elif cmd == "train-cls":
-            train_cls(d, v)
-        elif cmd == "finetune-cls":
-            export(finetune_all(d))
-        elif cmd == "lodo":
-            lodo(d, v)
+            self.train_cls()
+        elif cmd == "train-ref":
+            self.train_ref()
+            self.export_base(self._last_classifier())
+        elif cmd == "rounds":
+            self.export_base(self.rounds())
+        elif cmd == "realistic":
+            self.realistic(a.device)
+        elif cmd == "tune":
+            self.tune(self.shipped)
+        elif cmd == "evaluate":
+            self.evaluate(not a.no_lodo)
+        elif cmd == "ceiling":
+            self.ceiling()
         elif cmd == "all":
-            train_loc(d, v)
-            train_cls(d, v)
-            loc_path, _ = export()
-            if a.ref_steps:
-                train_ref()
-                loc_path, _ = export()
-            if a.ft_steps:
-                loc_path, _ = export(finetune_all(d))
-            tune(loc_path)
-            evaluate(loc_path, "test", "test", a.test_scenes)
-            if not a.no_lodo:
-                lodo(d, v)
-        return 0
+            self.train_loc()
+            self.train_cls()
+            self.export_base()
+            self.train_ref()
+            self.export_base()
+            self.export_base(self.rounds())
+            loc = self.realistic(a.device)
+            self.tune(loc)
+            if self.lodo.is_file():
+                self.tune(self.lodo, sets=[s for s in _art_sets() if s != self.r.lodo_set])
+            self.evaluate(not a.no_lodo)
 
-    from scorer.errors import InputError
+    def _last_classifier(self) -> str:
+        done = [r.name for r in self.r.classifier_rounds
+                if (self.run / r.name / "classifier.pt").is_file()]
+        return done[-1] if done else "cls"
+
+
+def _art_sets() -> tuple[str, ...]:
+    from training.scenes import ART_SETS
+    return ART_SETS
+
+
+def main(argv=None) -> int:
+    a = _parser().parse_args(argv)
     try:
-        return run_command()
-    except InputError as e:  # a missing or unreadable model file, say
+        recipe = load_recipe(a.recipe)
+    except RecipeError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    import torch
+    torch.set_num_threads(a.threads)
+    from scorer.errors import InputError
+    pipe = Pipeline(a, recipe)
+    pipe.log(f"command: python -m training {' '.join(argv if argv is not None else sys.argv[1:])}")
+    try:
+        pipe.command(a.command)
+    except (InputError, RecipeError, FileNotFoundError) as e:  # a missing model or art
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0
 
 
 if __name__ == "__main__":

@@ -263,38 +263,3 @@ def confusion_png(cm: np.ndarray, title: str) -> np.ndarray:
     cv2.putText(img, f"confusion ({title}): rows true, cols predicted, row-normalised",
                 (left, h - 10), cv2.FONT_HERSHEY_PLAIN, 0.9, (0, 0, 0), 1)
     return img
-
-
-def tune_thresholds(detector, art_dir=None, n_scenes: int = 400,
-                    loc_grid=(0.1, 0.15, 0.2, 0.25, 0.3, 0.4),
-                    cls_grid=(0.1, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6),
-                    sets=None):
-    """Pick the localiser / classifier thresholds with the best card-level
-    (chaff-equivalent) F1 on VALIDATION scenes (never on test). Each scene is localised
-    and classified once at the lowest localiser threshold; the cards are then picked for
-    every pair of thresholds by the detector's own ``select_cards``, so the figures are
-    the ones ``detect`` would give (box suppression is greedy by score, so a lower
-    threshold leaves the stronger boxes as they are)."""
-    lib = get_library(art_dir)
-    start = SEED_RANGES["val"][0]
-    old = detector.loc_threshold
-    detector.loc_threshold = min(loc_grid)
-    scenes = []
-    try:
-        for k in tqdm(range(n_scenes), desc="tune (val)", unit="scene", mininterval=5):
-            img, cards, _ = random_scene(lib, start + k, sets=sets)
-            scenes.append((detector.candidates(img), *_required_keys(cards)))
-    finally:
-        detector.loc_threshold = old
-    grid = []
-    for lt in loc_grid:
-        for ct in cls_grid:
-            tot = [0, 0, 0]
-            for cand, req, opt in scenes:
-                _, cls = select_cards(cand.loc_score, cand.probs, lt, ct)
-                r = _multiset_hits([EQUIV[i] for i in cls], req, opt)
-                for t in range(3):
-                    tot[t] += r[t]
-            grid.append({"loc_threshold": lt, "cls_threshold": ct, **_prf(*tot)})
-    best = max(grid, key=lambda g: (g["f1"], -g["loc_threshold"]))
-    return best, grid

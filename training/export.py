@@ -16,12 +16,16 @@ from training.models import DELTA_SCALE, RefNet, build_classifier, build_localis
 
 
 class _Softmax(nn.Module):
+    """The classifier's two outputs: card probabilities, and the L2-normalised embedding
+    they are computed from (for comparing a crop with a deck's own cards)."""
+
     def __init__(self, net):
         super().__init__()
         self.net = net
 
     def forward(self, x):
-        return torch.softmax(self.net(x), dim=1)
+        f = self.net.embed(x)
+        return torch.softmax(self.net.fc(f), dim=1), nn.functional.normalize(f, dim=1)
 
 
 def export_models(loc_ckpt: Path, cls_ckpt: Path, out_dir: Path, name: str = "hanafuda",
@@ -47,8 +51,10 @@ def export_models(loc_ckpt: Path, cls_ckpt: Path, out_dir: Path, name: str = "ha
                           input_names=["image"], output_names=["maps"], opset_version=17,
                           dynamo=False)
         torch.onnx.export(_Softmax(cls), torch.rand(2, 3, CROP_H, CROP_W) * 255, str(cls_path),
-                          input_names=["crops"], output_names=["probs"], opset_version=17,
-                          dynamic_axes={"crops": {0: "n"}, "probs": {0: "n"}}, dynamo=False)
+                          input_names=["crops"], output_names=["probs", "embedding"],
+                          opset_version=17, dynamic_axes={"crops": {0: "n"}, "probs": {0: "n"},
+                                                          "embedding": {0: "n"}},
+                          dynamo=False)
     cfg = {"classifier": cls_path.name, "stride": 4, "loc_threshold": 0.3,
            "cls_threshold": 0.3, "nms_iou": 0.5, "tta": False, "crop_w": CROP_W,
            "crop_h": CROP_H, "classifier_arch": ck["arch"],

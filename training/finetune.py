@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 from torch.utils.data import DataLoader
 
-from training.models import DELTA_SCALE, Lite0Cls, LocNet, RefNet
+from training.models import DELTA_SCALE, LocNet, RefNet
 from training.onnx_weights import freeze_bn, load_from_onnx
 from training.scenes import ART_SETS
 from training.stream import SceneStream, StreamConfig, collate
@@ -36,7 +36,8 @@ CLS_ARCH = "lite0-b8f-x3"
 
 @dataclass(frozen=True)
 class FinetuneConfig:
-    minutes: float = 8.0
+    minutes: float = 8.0  # the time budget, when ``steps`` is 0
+    steps: int = 0  # a fixed number of steps instead (reproducible: no clock involved)
     batch: int = 32
     workers: int = 2
     replay: int = 3  # steps per fresh batch (the others on recently seen batches)
@@ -44,6 +45,8 @@ class FinetuneConfig:
     ref_lr: float = 5e-4
     cls_lr: float = 1.5e-4
     lodo_lr: float = 1.5e-3
+    loc_crop_w: int = 0  # the localiser trains on random windows of this size (0: whole
+    loc_crop_h: int = 0  # frames): the frame's scale at a smaller input's cost
     lodo: bool = True
     lodo_set: str = "hwatu-commons"
     seed: int = 0
@@ -55,10 +58,6 @@ def _worker_init(_: int) -> None:
 
     cv2.setNumThreads(1)
     torch.set_num_threads(1)
-
-
-def _classifier(pretrained: bool) -> Lite0Cls:
-    return Lite0Cls(pretrained, blocks=8, freeze=3, extra=3)
 
 
 def _to_input(x: torch.Tensor, device) -> torch.Tensor:
@@ -80,17 +79,22 @@ def _turn_half(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
 
 
 class Nets:
-    def __init__(self, models_dir: Path, cfg: FinetuneConfig, device):
+    """The networks named by the localiser ``loc_path`` (its ONNX metadata names the
+    classifier and the refiner beside it), their weights recovered from those files."""
+
+    def __init__(self, loc_path: Path, cfg: FinetuneConfig, device):
+        from training.models import build_classifier
+        from training.ship import onnx_config
+        meta = onnx_config(loc_path)
+        folder = Path(loc_path).parent
+        self.arch = meta.get("classifier_arch", CLS_ARCH)
         self.loc = LocNet(1)
-        load_from_onnx(self.loc, models_dir / "hanafuda-localiser.onnx",
-                       torch.rand(1, 3, 480, 640) * 255)
+        load_from_onnx(self.loc, loc_path, torch.rand(1, 3, 480, 640) * 255)
         self.ref = RefNet()
-        load_from_onnx(self.ref, models_dir / "hanafuda-refiner.onnx",
-                       torch.rand(2, 3, 96, 64) * 255)
-        self.cls = _classifier(False)
-        load_from_onnx(self.cls, models_dir / "hanafuda-classifier.onnx",
-                       torch.rand(2, 3, 112, 72) * 255)
-        self.lodo = _classifier(True) if cfg.lodo else None
+        load_from_onnx(self.ref, folder / meta["refiner"], torch.rand(2, 3, 96, 64) * 255)
+        self.cls = build_classifier(self.arch)
+        load_from_onnx(self.cls, folder / meta["classifier"], torch.rand(2, 3, 112, 72) * 255)
+        self.lodo = build_classifier(self.arch) if cfg.lodo else None
         self.all = {"loc": self.loc, "ref": self.ref, "cls": self.cls}
         if self.lodo is not None:
             self.all["lodo"] = self.lodo
@@ -115,7 +119,19 @@ class Nets:
             m.load_state_dict(state[k])
 
 
-def _losses(nets: Nets, b: dict, device, gen, lodo_idx: int) -> dict:
+def _window(x: torch.Tensor, maps: list[torch.Tensor], w: int, h: int, gen):
+    """The same random window (aligned to the output stride 4) of the frames and of
+    their target maps."""
+    H, W = x.shape[2:]
+    if not w or not h or (w >= W and h >= H):
+        return x, maps
+    x0 = int(torch.randint((W - w) // 4 + 1, (1,), generator=gen, device=gen.device)) * 4
+    y0 = int(torch.randint((H - h) // 4 + 1, (1,), generator=gen, device=gen.device)) * 4
+    x = x[:, :, y0:y0 + h, x0:x0 + w]
+    return x, [m[..., y0 // 4:(y0 + h) // 4, x0 // 4:(x0 + w) // 4] for m in maps]
+
+
+def _losses(nets: Nets, b: dict, device, gen, lodo_idx: int, crop=(0, 0)) -> dict:
     """The networks' losses on batch ``b``. The localiser and the refiner never see the
     held-out deck (``lodo_idx``), so the leave-one-deck-out figures can use them."""
     keep = ~b["sets"][:, lodo_idx]
@@ -123,6 +139,7 @@ def _losses(nets: Nets, b: dict, device, gen, lodo_idx: int) -> dict:
     if keep.any():
         x = _jitter(_to_input(b["img"][keep], device), gen)
         t = [b[k][keep].to(device, non_blocking=True) for k in ("hm", "ign", "reg", "regm")]
+        x, t = _window(x, t, *crop, gen)
         out["loc"] = loc_loss(nets.loc(x), *t, angle_weight=2.0)[0]
     keep = b["ref_set"] != lodo_idx
     if keep.any():
@@ -142,17 +159,20 @@ def _losses(nets: Nets, b: dict, device, gen, lodo_idx: int) -> dict:
     return out
 
 
-def finetune(models_dir: Path, out_dir: Path, art_dir: str, cfg: FinetuneConfig,
-             log=print) -> dict:
-    """Train for ``cfg.minutes`` (counting earlier runs resumed from ``out_dir``); writes
-    ``finetuned.pt`` (the networks' state dicts) and returns the history."""
+def finetune(loc_path: Path, out_dir: Path, art_dir: str, cfg: FinetuneConfig,
+             log=print, device: str = "auto") -> dict:
+    """Train for ``cfg.steps`` steps, or else for ``cfg.minutes`` (counting earlier runs
+    resumed from ``out_dir``); writes ``finetuned.pt`` (the networks' state dicts) and
+    returns the history. ``device``: "auto" (a GPU if there is one), "cpu" or "cuda"."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    device = torch.device(device)
     torch.manual_seed(cfg.seed)
     # batches of crops vary in size every step: benchmarking each new shape costs seconds
     torch.backends.cudnn.benchmark = False
-    nets = Nets(Path(models_dir), cfg, device)
+    nets = Nets(Path(loc_path), cfg, device)
     ck_path = out_dir / "finetune_ckpt.pt"
     step, elapsed, seen, hist = 0, 0.0, 0, []
     if ck_path.is_file():
@@ -162,7 +182,14 @@ def finetune(models_dir: Path, out_dir: Path, art_dir: str, cfg: FinetuneConfig,
         step, elapsed, seen, hist = ck["step"], ck["elapsed"], ck["seen"], ck["hist"]
         log(f"resumed at step {step}, {elapsed / 60:.1f} min, {seen} scenes")
     budget = cfg.minutes * 60
-    if elapsed >= budget:
+
+    def progress() -> float:
+        """How far along the schedule: by steps, or else by the clock."""
+        if cfg.steps:
+            return min(step / cfg.steps, 1.0)
+        return min((time.time() - t0) / budget, 1.0)
+
+    if (cfg.steps and step >= cfg.steps) or (not cfg.steps and elapsed >= budget):
         log("finished already")
         return {"hist": hist}
     scfg = StreamConfig(art_dir=str(art_dir))
@@ -185,11 +212,11 @@ def finetune(models_dir: Path, out_dir: Path, art_dir: str, cfg: FinetuneConfig,
         seen += len(fresh["img"])
         for r in range(cfg.replay):
             b = recent[-1] if r == 0 else recent[int(torch.randint(len(recent), (1,)))]
-            frac = min((time.time() - t0) / budget, 1.0)
+            frac = progress()
             for g in nets.opt.param_groups:
                 warm = min(1.0, (step + 1) / 100)
                 g["lr"] = g["base_lr"] * warm * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * frac)))
-            losses = _losses(nets, b, device, gen, lodo_idx)
+            losses = _losses(nets, b, device, gen, lodo_idx, (cfg.loc_crop_w, cfg.loc_crop_h))
             total = sum(losses.values())
             nets.opt.zero_grad(set_to_none=True)
             total.backward()
@@ -200,7 +227,7 @@ def finetune(models_dir: Path, out_dir: Path, art_dir: str, cfg: FinetuneConfig,
             for k, v in losses.items():
                 sums[k] += float(v.detach())
             n_sum += 1
-        done = time.time() - t0 >= budget
+        done = progress() >= 1.0
         if done or time.time() - last_ck >= 60:
             rec = {"step": step, "scenes": seen, "minutes": round((time.time() - t0) / 60, 2),
                    **{k: round(v / max(n_sum, 1), 4) for k, v in sums.items()}}
@@ -225,7 +252,7 @@ def _save_nets(nets: Nets, hist: list, cfg: FinetuneConfig, path: Path) -> None:
     """The networks alone (no optimiser): what ``training.ship`` exports."""
     state = {k: {n: t.detach().cpu() for n, t in sd.items()} for k, sd in nets.state().items()}
     tmp = path.with_suffix(".tmp")
-    torch.save({"nets": state, "hist": hist, "config": asdict(cfg), "cls_arch": CLS_ARCH}, tmp)
+    torch.save({"nets": state, "hist": hist, "config": asdict(cfg), "cls_arch": nets.arch}, tmp)
     tmp.replace(path)
 
 
@@ -237,8 +264,9 @@ def main(argv=None) -> int:
 
     p = argparse.ArgumentParser(prog="python -m training.finetune", description=__doc__)
     p.add_argument("--art-dir", default=str(DEFAULT_ART_DIR))
-    p.add_argument("--models-dir", default=str(REPO_ROOT / "models"),
-                   help="the ONNX files to start from")
+    p.add_argument("--model", default=str(REPO_ROOT / "models" / "hanafuda-localiser.onnx"),
+                   help="the localiser ONNX file to start from (it names its classifier and "
+                        "refiner)")
     p.add_argument("--out", default=str(REPO_ROOT / "runs" / "finetune"))
     for f in FinetuneConfig.__dataclass_fields__.values():
         if f.type in ("bool", bool):
@@ -250,7 +278,7 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     cfg = FinetuneConfig(**{k: getattr(a, k) for k in FinetuneConfig.__dataclass_fields__})
     try:
-        finetune(Path(a.models_dir), Path(a.out), a.art_dir, cfg,
+        finetune(Path(a.model), Path(a.out), a.art_dir, cfg,
                  log=lambda m: print(m, file=sys.stderr, flush=True))
     except (FileNotFoundError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)

@@ -1,6 +1,9 @@
 """Render evaluation JSON files as markdown tables (pasted into models/MODEL_CARD.md).
 
-    python -m training.report models/eval/eval-test.json models/eval/eval-lodo-hwatu.json
+    python -m training.report models/eval/eval-realistic-test.json models/eval/eval-test.json
+
+The realistic test's files (``training.slices``) and the old test's (``training.evaluate``)
+are told apart by their keys; ``--compare OLD NEW`` puts two realistic files side by side.
 """
 
 from __future__ import annotations
@@ -51,7 +54,37 @@ def table(res: dict) -> str:
     return "\n".join(lines)
 
 
-if __name__ == "__main__":
-    for p in sys.argv[1:]:
-        print(table(json.loads(Path(p).read_text())))
+def realistic_table(res: dict, old: dict | None = None) -> str:
+    from training.slices import summary_rows
+    new_rows = summary_rows(res)
+    if old is None:
+        lines = [f"**{res['tag']}** ({res['split']}, {res['per_kind_scenes']} scenes of each "
+                 "kind)", "", "| figure | value |", "|---|---|"]
+        return "\n".join(lines + [f"| {k.strip()} | {v} |" for k, v in new_rows])
+    old_rows = dict(summary_rows(old))
+    lines = [f"**{res['tag']}** ({res['split']}, {res['per_kind_scenes']} scenes of each kind)",
+             "", "| figure | before | after |", "|---|---|---|"]
+    return "\n".join(lines + [f"| {k.strip()} | {old_rows.get(k, '')} | {v} |"
+                              for k, v in new_rows])
+
+
+def render(res: dict) -> str:
+    return realistic_table(res) if "realistic_framing" in res else table(res)
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--compare"] and len(argv) == 3:
+        old, new = (json.loads(Path(p).read_text()) for p in argv[1:])
+        print(realistic_table(new, old))
+        return 0
+    if not argv or argv[0].startswith("-"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    for p in argv:
+        print(render(json.loads(Path(p).read_text())))
         print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -12,10 +12,10 @@ import numpy as np
 import torch
 
 from training.export import export_models, export_refiner, quantize_classifier, set_config
-from training.finetune import CLS_ARCH
 
 
-def _config(loc_path: Path) -> dict:
+def onnx_config(loc_path: Path) -> dict:
+    """The ``hanafuda`` JSON metadata of an exported localiser."""
     import onnx
 
     for p in onnx.load(str(loc_path)).metadata_props:
@@ -44,13 +44,13 @@ def export_finetuned(ft_path: Path, base_loc: Path, out_dir: Path, name: str, ar
     nets = ck["nets"]
     if classifier not in nets:
         raise ValueError(f"{ft_path} holds no {classifier!r} classifier")
-    base_cfg = _config(Path(base_loc))
+    base_cfg = onnx_config(Path(base_loc))
     keep = {k: v for k, v in base_cfg.items()
             if k not in ("classifier", "refiner", "classifier_arch")}
     with tempfile.TemporaryDirectory() as tmp:
         loc_ck, cls_ck, ref_ck = (Path(tmp) / f for f in ("loc.pt", "cls.pt", "ref.pt"))
         torch.save({"model": nets["loc"]}, loc_ck)
-        torch.save({"model": nets[classifier], "arch": ck.get("cls_arch", CLS_ARCH)}, cls_ck)
+        torch.save({"model": nets[classifier], "arch": ck.get("cls_arch", base_cfg.get("classifier_arch", "lite0-b8f-x3"))}, cls_ck)
         torch.save(nets["ref"], ref_ck)
         loc_path, cls_path = export_models(loc_ck, cls_ck, out_dir, name, loc_size=(640, 480),
                                            extra_cfg={**keep, "int8": int8})

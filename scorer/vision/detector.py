@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -113,14 +112,12 @@ class Detector:
     """One onnxruntime session per network, created once; ``detect`` is thread-safe."""
 
     def __init__(self, model_path: str | Path | None = None, threads: int = 2,
-                 tta: bool | None = None, axis_check: bool | None = None,
-                 tta_below: float | None = None, refiner: bool = True):
+                 tta: bool | None = None, tta_below: float | None = None,
+                 refiner: bool = True):
         """``tta``: also classify each crop turned 180 degrees and average (default: the
         model's metadata); ``tta_below``: only the crops whose likeliest class has at most
         this probability (default: the model's metadata, else 1.0: every crop), so the
-        extra work goes where the classifier is unsure. ``axis_check``: also
-        classify each box turned 90 degrees and keep the turn the classifier is surer of
-        (default: the model's metadata); it doubles the classifier's work too."""
+        extra work goes where the classifier is unsure."""
         import onnxruntime as ort
 
         path = Path(model_path) if model_path else default_model_path()
@@ -166,11 +163,8 @@ class Detector:
         self.tta_below = float(cfg.get("tta_below", 1.0)) if tta_below is None \
             else float(tta_below)
         self.refine = bool(cfg.get("refine_angles", True))
-        self.axis_check = bool(cfg.get("axis_check", False)) if axis_check is None \
-            else bool(axis_check)
         self.max_cards = int(cfg.get("max_cards", 60))
         self.crop_w, self.crop_h = int(cfg.get("crop_w", CROP_W)), int(cfg.get("crop_h", CROP_H))
-        self._lock = threading.Lock()  # only guards lazily-built state (none today)
 
     # ------------------------------------------------------------------ stages
     def localise(self, img: np.ndarray):
@@ -264,20 +258,16 @@ class Detector:
         return crops[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32)
 
     def _run_classifier(self, x: np.ndarray) -> np.ndarray:
-        return self.cls.run(None, {self.cls.get_inputs()[0].name: np.ascontiguousarray(x)})[0]
+        return self.cls.run(["probs"], {self.cls.get_inputs()[0].name:
+                                        np.ascontiguousarray(x)})[0]
 
-    def _check_axes(self, img: np.ndarray, rects: np.ndarray, quads: np.ndarray,
-                    probs: np.ndarray):
-        """The localiser puts about one card in ten across its true axis (measured on
-        validation scenes): classify each box turned 90 degrees as well and keep, per
-        box, the turn whose best card is likelier."""
-        turned = rects.copy()
-        turned[:, 4] += math.pi / 2
-        tquads, tcrops = self.cut(img, turned)
-        tprobs = self.classify(tcrops)
-        better = tprobs[:, :NUM_CARDS].max(1) > probs[:, :NUM_CARDS].max(1)
-        return np.where(better[:, None, None], tquads, quads), \
-            np.where(better[:, None], tprobs, probs)
+    def embed(self, crops: np.ndarray) -> np.ndarray | None:
+        """(N,H,W,3) uint8 BGR upright crops -> (N,D) L2-normalised card embeddings, or
+        None for a classifier exported without them (before the eighth version)."""
+        if "embedding" not in {o.name for o in self.cls.get_outputs()}:
+            return None
+        return self.cls.run(["embedding"], {self.cls.get_inputs()[0].name:
+                                            np.ascontiguousarray(self.as_input(crops))})[0]
 
     def candidates(self, img: np.ndarray) -> Candidates:
         """Every box the localiser finds at or above its threshold, with the classifier's
@@ -290,8 +280,6 @@ class Detector:
             return Candidates()
         quads, crops = self.cut(img, rects)
         probs = self.classify(crops)
-        if self.axis_check:
-            quads, probs = self._check_axes(img, rects, quads, probs)
         return Candidates(quads.astype(np.float32), scores.astype(np.float32),
                           probs.astype(np.float32))
 

@@ -1,0 +1,190 @@
+"""The recipe: every setting that makes the shipped models, as data (``recipe.toml``).
+
+``python -m training all`` runs it stage by stage; each stage is resumable. The stages:
+
+1. scenes cached for the first stages (``[scenes]``);
+2. the localiser, one or more stages, each from the last one's weights (``[[localiser]]``);
+3. the classifier on jittered true-box crops (``[classifier]``);
+4. the box refiner on the exported localiser's boxes (``[refiner]``);
+5. classifier rounds on the crops the exported localiser (and refiner) cut
+   (``[[classifier_round]]``), each from the last one's weights;
+6. all three networks together on streamed realistic scenes, with a leave-one-deck-out
+   classifier beside them (``[realistic]``, ``training.finetune``);
+7. detection settings tuned on realistic validation scenes (``[tune]``);
+8. evaluation on the held-back test scenes (``[evaluate]``).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+DEFAULT_RECIPE = Path(__file__).with_name("recipe.toml")
+
+
+class RecipeError(ValueError):
+    """A recipe file that cannot be used; the message names the bad entry."""
+
+
+@dataclass(frozen=True)
+class LocStage:
+    name: str
+    size: tuple[int, int]
+    steps: int
+    scenes: int
+    lr: float
+    batch: int = 16
+    cycles: tuple[int, ...] = ()
+    crop: tuple[int, int] | None = None
+
+
+@dataclass(frozen=True)
+class ClassifierConfig:
+    arch: str = "lite0-b8f"
+    steps: int = 4000
+    batch: int = 64
+    lr: float = 1.5e-3
+
+
+@dataclass(frozen=True)
+class ClassifierRound:
+    name: str
+    steps: int
+    scenes: int
+    lr: float
+    grow: int = 0  # ImageNet blocks added as a side branch (lite0-bN classifiers only)
+    refined: bool = False  # crops cut at the box refiner's boxes
+
+
+@dataclass(frozen=True)
+class RefinerConfig:
+    steps: int = 12000
+    scenes: int = 8000
+    lr: float = 2e-3
+    passes: int = 2
+
+
+@dataclass(frozen=True)
+class ExportConfig:
+    int8: bool = True
+    calib_scenes: int = 200
+    tta_below: float = 0.45
+
+
+@dataclass(frozen=True)
+class RealisticConfig:
+    """``training.finetune.FinetuneConfig`` without the machine-dependent settings."""
+    steps: int = 0  # a fixed number of steps (reproducible); 0: train for ``minutes``
+    minutes: float = 4.0
+    batch: int = 32
+    replay: int = 3
+    loc_lr: float = 5e-4
+    ref_lr: float = 5e-4
+    cls_lr: float = 1.5e-4
+    lodo_lr: float = 1.5e-3
+
+
+@dataclass(frozen=True)
+class TuneConfig:
+    per_kind: int = 60
+    loc_grid: tuple[float, ...] = (0.1, 0.15, 0.2, 0.25, 0.3)
+    cls_grid: tuple[float, ...] = (0.3, 0.4, 0.5, 0.6, 0.7)
+
+
+@dataclass(frozen=True)
+class EvaluateConfig:
+    realistic_per_kind: int = 120
+    lodo_per_kind: int = 60
+    old_test_scenes: int = 600
+
+
+@dataclass(frozen=True)
+class Recipe:
+    seed: int = 0
+    lodo_set: str = "hwatu-commons"
+    train_scenes: int = 4000
+    val_scenes: int = 400
+    localiser: tuple[LocStage, ...] = ()
+    classifier: ClassifierConfig = field(default_factory=ClassifierConfig)
+    refiner: RefinerConfig = field(default_factory=RefinerConfig)
+    classifier_rounds: tuple[ClassifierRound, ...] = ()
+    export: ExportConfig = field(default_factory=ExportConfig)
+    realistic: RealisticConfig = field(default_factory=RealisticConfig)
+    tune: TuneConfig = field(default_factory=TuneConfig)
+    evaluate: EvaluateConfig = field(default_factory=EvaluateConfig)
+
+
+def _record(cls, data: dict, where: str):
+    if not isinstance(data, dict):
+        raise RecipeError(f"{where}: expected a table")
+    known = {f.name: f for f in fields(cls)}
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise RecipeError(f"{where}: unknown setting(s) {', '.join(unknown)}; known: "
+                          f"{', '.join(known)}")
+    vals = {}
+    for k, v in data.items():
+        if isinstance(v, list):
+            v = tuple(v)
+        vals[k] = v
+    try:
+        rec = cls(**vals)
+    except TypeError as e:
+        raise RecipeError(f"{where}: {e}") from None
+    for f in fields(rec):
+        v = getattr(rec, f.name)
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and v < 0:
+            raise RecipeError(f"{where}.{f.name} must not be negative: {v}")
+    return rec
+
+
+def _size(v, where: str) -> tuple[int, int]:
+    if not (isinstance(v, tuple) and len(v) == 2 and all(isinstance(x, int) for x in v)
+            and min(v) >= 32 and v[0] % 4 == 0 and v[1] % 4 == 0):
+        raise RecipeError(f"{where} must be [width, height], multiples of 4 and >= 32: {v}")
+    return v
+
+
+def parse_recipe(data: dict) -> Recipe:
+    data = dict(data)
+    scenes = data.pop("scenes", {})
+    locs = []
+    for k, s in enumerate(data.pop("localiser", [])):
+        st = _record(LocStage, s, f"localiser[{k}]")
+        size = _size(st.size, f"localiser[{k}].size")
+        crop = _size(st.crop, f"localiser[{k}].crop") if st.crop else None
+        if crop and (crop[0] > size[0] or crop[1] > size[1]):
+            raise RecipeError(f"localiser[{k}].crop {crop} is larger than its size {size}")
+        locs.append(LocStage(**{**st.__dict__, "size": size, "crop": crop}))
+    if not locs:
+        raise RecipeError("the recipe needs at least one [[localiser]] stage")
+    rounds = tuple(_record(ClassifierRound, r, f"classifier_round[{k}]")
+                   for k, r in enumerate(data.pop("classifier_round", [])))
+    names = [r.name for r in rounds] + [s.name for s in locs]
+    if len(set(names)) != len(names):
+        raise RecipeError(f"stage names must differ: {names}")
+    parts = {"classifier": ClassifierConfig, "refiner": RefinerConfig, "export": ExportConfig,
+             "realistic": RealisticConfig, "tune": TuneConfig, "evaluate": EvaluateConfig}
+    kw = {k: _record(cls, data.pop(k, {}), k) for k, cls in parts.items()}
+    if rounds and any(r.grow for r in rounds) and not kw["classifier"].arch.startswith("lite0-b"):
+        raise RecipeError("classifier_round.grow needs a truncated EfficientNet-Lite0 "
+                          f"classifier (lite0-bN), not {kw['classifier'].arch}")
+    if not 0 < kw["export"].tta_below <= 1:
+        raise RecipeError(f"export.tta_below must be in (0, 1]: {kw['export'].tta_below}")
+    top = _record(Recipe, {k: v for k, v in data.items()}, "recipe")
+    return Recipe(seed=top.seed, lodo_set=top.lodo_set,
+                  train_scenes=int(scenes.get("train", top.train_scenes)),
+                  val_scenes=int(scenes.get("val", top.val_scenes)),
+                  localiser=tuple(locs), classifier_rounds=rounds, **kw)
+
+
+def load_recipe(path: str | Path | None = None) -> Recipe:
+    path = Path(path) if path else DEFAULT_RECIPE
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise RecipeError(f"recipe not found: {path}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise RecipeError(f"{path}: not valid TOML: {e}") from None
+    return parse_recipe(data)
