@@ -203,6 +203,23 @@ def check_pile_helpers(page) -> None:
     assert got["none"] == ""
 
 
+def check_label_placement(page) -> None:
+    """Ten boxes fanned 12 px apart: every label placed lies inside the frame, overlaps no
+    other, and most boxes still get one (shorter ones where the long do not fit)."""
+    spots = page.evaluate("""async () => {
+        const m = await import('/static/js/labels.js');
+        const boxes = [...Array(10).keys()].map((i) => [100 + 12 * i, 80 + 4 * i, 160 + 12 * i, 175 + 4 * i]);
+        return m.placeLabels(boxes, boxes.map(() => [150, 70, 34]), 17, { w: 400, h: 300 });
+    }""")
+    placed = [s for s in spots if s]
+    assert len(placed) >= 8 and {s["choice"] for s in placed} != {0}
+    for i, a in enumerate(placed):
+        assert 0 <= a["x"] and a["x"] + a["w"] <= 400 and 0 <= a["y"] and a["y"] + a["h"] <= 300
+        for b in placed[i + 1:]:
+            assert not (a["x"] < b["x"] + b["w"] and b["x"] < a["x"] + a["w"] and
+                        a["y"] < b["y"] + b["h"] and b["y"] < a["y"] + a["h"]), (a, b)
+
+
 def test_two_player_sakura_round_in_chromium(playwright_sync, tmp_path: Path) -> None:
     scene_a, scene_b = render(ANN, seed=11), render(BOB, seed=12)
     y4m_a = write_y4m(tmp_path / "ann.y4m", scene_a.image)
@@ -223,6 +240,7 @@ def test_two_player_sakura_round_in_chromium(playwright_sync, tmp_path: Path) ->
         assert page.input_value("#preset") == "sakura" and page.input_value("#rounds") == "4"
         check_js_stability_matches_python(page)
         check_pile_helpers(page)
+        check_label_placement(page)
         page.fill("input[name='player-1']", "Ann")
         page.fill("input[name='player-2']", "Bob")
         page.click("#start-game")
