@@ -183,9 +183,8 @@ async function startCapture(owner) {
   if (state.capturing) endCapture(true);
   state.capturing = owner;
   state.removedByHand = new Set();
+  forgetCamera(owner);
   state.drafts.set(owner, { codes: [], detected: [], source: "camera" });
-  confOf(owner).clear();
-  rivalsOf(owner).clear();
   $("capture-owner").textContent = `${owner}'s pile`;
   showSide("camera");
   $("camera-status").textContent = "starting the camera…";
@@ -205,12 +204,19 @@ async function startCapture(owner) {
   }
 }
 
+// Drop an owner's unsaved pile and what the camera said about it.
+function forgetCamera(owner) {
+  state.drafts.delete(owner);
+  confOf(owner).clear();
+  rivalsOf(owner).clear();
+}
+
 function endCapture(keep) {
   const owner = state.capturing;
   if (live) { live.end(); live.stopStream(); }
   state.capturing = null;
   showSide(null);
-  if (!keep && owner) state.drafts.delete(owner);
+  if (!keep && owner) forgetCamera(owner);
   render();
 }
 
@@ -224,9 +230,9 @@ async function photo(owner) {
       if (state.capturing) endCapture(true);
       const { result, crops, conf, url } = await detectPhoto(file);
       const codes = [...conf.keys()];
+      forgetCamera(owner);
       state.drafts.set(owner, { codes: [...codes], detected: [...codes], source: "photo", conf: Object.fromEntries(conf) });
       for (const [code, crop] of crops) cropsOf(owner).set(code, crop);
-      confOf(owner).clear();
       for (const [code, p] of conf) confOf(owner).set(code, p);
       render();
       await showPhoto(owner, url, result);
@@ -324,7 +330,7 @@ function renderPiles() {
           : el("button", { type: "button", class: "save-pile empty", disabled: state.capturing === owner,
             title: "this player captured no cards this round", onclick: () => savePile(owner) }, "No cards: save an empty pile"),
         draft && state.capturing !== owner ? el("button", { type: "button", class: "discard",
-          onclick: () => { state.drafts.delete(owner); render(); } }, saved ? "Discard changes" : "Discard") : null) : null);
+          onclick: () => { forgetCamera(owner); render(); } }, saved ? "Discard changes" : "Discard") : null) : null);
   }));
 }
 
