@@ -11,11 +11,9 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -27,79 +25,7 @@ SECURITY_HEADERS = ("Content-Security-Policy", "X-Content-Type-Options", "X-Fram
 
 
 # ---------------------------------------------------------------------------- detectors
-@dataclass
-class FakeDetections:
-    cards: list[dict[str, Any]]
-    timings: dict[str, float] = field(default_factory=dict)
-
-    def to_cards(self) -> list[dict[str, Any]]:
-        return self.cards
-
-    def __len__(self) -> int:
-        return len(self.cards)
-
-
-class FakeDetector:
-    """Stands in for ``scorer.vision.Detector`` in the tests and the load benchmarks:
-    returns ``codes`` (a list, or a function of the image) as boxes in a row. With
-    ``delay`` it takes that long first, asleep or, with ``cpu``, blurring the image over
-    and over (like a model, OpenCV works outside the GIL and takes a core); with ``gate``
-    it waits for that event (to hold a detection slot). It counts calls and the most
-    detections at once; ``entered`` is set by the first call."""
-
-    model_path = "fake-detector"
-
-    def __init__(self, codes: Sequence[str] | Callable[[Any], list[str]] = ("08-1",),
-                 delay: float = 0.0, cpu: bool = False,
-                 gate: threading.Event | None = None) -> None:
-        self.codes = codes
-        self.delay = delay
-        self.cpu = cpu
-        self.gate = gate
-        self.calls = 0
-        self.running = 0
-        self.max_running = 0
-        self.entered = threading.Event()
-        self._lock = threading.Lock()
-
-    def detect(self, image: Any, decode_ms: float = 0.0) -> Any:
-        with self._lock:
-            self.calls += 1
-            self.running += 1
-            self.max_running = max(self.max_running, self.running)
-        self.entered.set()
-        try:
-            if self.gate is not None:
-                self.gate.wait(10)
-            if self.delay and self.cpu:
-                import cv2
-                end = time.perf_counter() + self.delay
-                while time.perf_counter() < end:
-                    cv2.GaussianBlur(image, (9, 9), 0)
-            elif self.delay:
-                time.sleep(self.delay)
-            return self._detections(image, decode_ms)
-        finally:
-            with self._lock:
-                self.running -= 1
-
-    def _detections(self, image: Any, decode_ms: float) -> Any:
-        """A real ``Detections`` record (the CLI annotates it), the cards in a row."""
-        import numpy as np
-
-        from scorer.cards import card
-        from scorer.vision import Detections
-        codes = self.codes(image) if callable(self.codes) else list(self.codes)
-        boxes = np.array([[10.0 + 40 * i, 10.0, 40.0 + 40 * i, 60.0] for i in range(len(codes))],
-                         np.float32).reshape(-1, 4)
-        quads = np.stack([boxes[:, [0, 1]], boxes[:, [2, 1]], boxes[:, [2, 3]], boxes[:, [0, 3]]],
-                         1)
-        conf = np.full(len(codes), 0.9, np.float32)
-        det = Detections(boxes, conf, np.array([card(c).class_index for c in codes], np.int64),
-                         quads, conf)
-        det.timings = {"decode": round(decode_ms, 2), "infer": self.delay * 1e3,
-                       "total": round(decode_ms + self.delay * 1e3, 2)}
-        return det
+from tests.fakes import FakeDetections, FakeDetector  # noqa: E402,F401  (test doubles)
 
 
 def shipped_model() -> Path | None:

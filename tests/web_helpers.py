@@ -1,5 +1,5 @@
 """Shared helpers of the web tests: an app on a temporary database (with the fake
-detector of bench/_support) and small image files."""
+detector of tests/fakes.py) and small image files."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import numpy as np
 from webui import create_app
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench._support import CSRF, FakeDetections, FakeDetector  # noqa: E402,F401
+from bench._support import CSRF  # noqa: E402
+from tests.fakes import FakeDetections, FakeDetector  # noqa: E402,F401
 
 
 def make_app(tmp_path: Path, **config: Any):
