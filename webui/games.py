@@ -14,7 +14,7 @@ from scorer.game import GameSetup
 from scorer.game import standings as game_standings
 from scorer.rules import (RoundInput, RoundResult, RuleSet, get_game, get_ruleset,
                           list_presets, score_round)
-from scorer.store import ConfirmedRound, GameRecord, GameStore, RoundRecord
+from scorer.store import Confirmation, GameRecord, GameStore, RoundRecord
 from scorer.store.repository import Scorer
 
 #: Transport limits only: what a request may carry before the core parses it.
@@ -140,7 +140,7 @@ def correct(store: GameStore, game: GameRecord, number: int, payload: Any):
                          payload.get("new_code"))
 
 
-def confirm(store: GameStore, game_id: int, number: int, payload: Any) -> ConfirmedRound:
+def confirm(store: GameStore, game_id: int, number: int, payload: Any) -> Confirmation:
     """Confirm a round: the store loads, scores (see ``_scorer``) and saves it in one
     transaction, and gives back the round, its result and the updated game."""
     payload = payload if isinstance(payload, dict) else {}

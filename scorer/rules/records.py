@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
+
+from scorer.rules.context import Context
 
 
 @dataclass(frozen=True)
@@ -61,23 +63,25 @@ class RoundInput:
     ``players`` is the turn order (the dealer plays first; Sakura plays counter-clockwise,
     so the next in the list sits on the dealer's right). ``piles`` maps a player - or, with
     teams, a team name (members joined by "+") or any member - to the codes captured.
-    ``context``: Koi-Koi ``stopped_by``, ``koikoi_calls`` {player: int}, ``month``,
-    ``teyaku`` {player: "teshi"|"kuttsuki"|"both"}; Sakura ``leftovers`` [codes left on
-    the field], ``gaji_month`` (month of the card the lightning took from hand).
+    ``context``: the round's facts beyond the piles, as a mapping or already parsed; each
+    game's ``Context`` lists its keys (Koi-Koi ``stopped_by``, ``koikoi_calls``, ``month``,
+    ``teyaku``; Sakura ``leftovers``, ``gaji_month``; every game ``leftovers``).
     """
 
     players: list[str]
     piles: dict[str, list[str]]
     dealer: str | None = None
     teams: list[list[str]] | None = None
-    context: dict[str, Any] = field(default_factory=dict)
+    context: Mapping[str, Any] | Context = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        context = self.context.to_dict() if isinstance(self.context, Context) else \
+            dict(self.context)
         return {"players": list(self.players),
                 "piles": {k: list(v) for k, v in self.piles.items()},
                 "dealer": self.dealer,
                 "teams": [list(t) for t in self.teams] if self.teams else None,
-                "context": dict(self.context)}
+                "context": context}
 
 
 @dataclass

@@ -6,13 +6,13 @@ the core imports it.
 """
 
 from scorer.store.paths import default_db_path
-from scorer.store.rows import (ConfirmedRound, CorrectionRecord, GameRecord, GameSummary,
+from scorer.store.rows import (Confirmation, CorrectionRecord, GameRecord, GameSummary,
                                PileRecord, RoundRecord)
 from scorer.store.repository import GameNotFound, GameStore, StateError
 from scorer.store.schema import SCHEMA_VERSION
 
 __all__ = [
     "GameStore", "GameNotFound", "StateError", "GameRecord",
-    "GameSummary", "RoundRecord", "PileRecord", "CorrectionRecord", "ConfirmedRound",
+    "GameSummary", "RoundRecord", "PileRecord", "CorrectionRecord", "Confirmation",
     "default_db_path", "SCHEMA_VERSION",
 ]

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from scorer.cards import card
 from scorer.errors import InputError
-from scorer.store.rows import (ConfirmedRound, CorrectionRecord, GameRecord, GameSummary,
+from scorer.store.rows import (Confirmation, CorrectionRecord, GameRecord, GameSummary,
                                PileRecord, RoundRecord)
 from scorer.store.schema import connect, migrate
 
@@ -233,7 +233,7 @@ class GameStore:
         return PileRecord(owner, codes, json.loads(row["detected"]), row["source"], now, crops)
 
     # ---------------------------------------------------------------- rounds
-    def confirm_round(self, game_id: int, number: int, score: Scorer) -> ConfirmedRound:
+    def confirm_round(self, game_id: int, number: int, score: Scorer) -> Confirmation:
         """Score the open round and mark it confirmed, in one transaction (the piles
         cannot change meanwhile). ``score(game, round) -> (context, result)`` gets the
         game and the round as they stand and returns the round's context to keep and
@@ -257,7 +257,7 @@ class GameStore:
                          (json.dumps(context), json.dumps(saved), now, game_id, number))
         rnd = replace(existing, context=context, result=saved, confirmed_at=now)
         rounds = [rnd if r.number == number else r for r in game.rounds]
-        return ConfirmedRound(rnd, result, replace(game, rounds=rounds))
+        return Confirmation(rnd, result, replace(game, rounds=rounds))
 
     # --------------------------------------------------------------- helpers
     def _check_open(self, game: GameRecord, number: int) -> None:

@@ -122,7 +122,7 @@ class GameRecord:
 
 
 @dataclass(frozen=True)
-class ConfirmedRound:
+class Confirmation:
     """What confirming a round gives back: the round, its result, the updated game."""
 
     round: RoundRecord
