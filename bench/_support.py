@@ -25,7 +25,7 @@ SECURITY_HEADERS = ("Content-Security-Policy", "X-Content-Type-Options", "X-Fram
 
 
 # ---------------------------------------------------------------------------- detectors
-from tests.fakes import FakeDetections, FakeDetector  # noqa: E402,F401  (test doubles)
+from tests.fakes import FakeDetector  # noqa: E402  (the test double)
 
 
 def shipped_model() -> Path | None:

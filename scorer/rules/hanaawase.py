@@ -89,7 +89,9 @@ def card_values(rs: RuleSet) -> dict[str, int]:
     return {c.code: values[c.kind] for c in DECK}
 
 
-def find_yaku(codes: Iterable[str], rs: RuleSet) -> PileSummary:
+def find_yaku(codes: Iterable[str], rs: RuleSet,
+              context: Context | None = None) -> PileSummary:
+    """The card points and yaku of one pile (the round context plays no part)."""
     pile = set(codes)
     found: list[YakuHit] = []
     for yaku in YAKU:
@@ -183,15 +185,9 @@ class Hanaawase(BaseGame):
     yaku = YAKU
     context = HanaawaseContext
 
-    def card_values(self, rs: RuleSet) -> dict[str, int]:
-        return card_values(rs)
-
-    def find_yaku(self, codes: Iterable[str], rs: RuleSet,
-                  context: Context) -> PileSummary:
-        return find_yaku(codes, rs)
-
-    def score_round(self, rnd: CheckedRound, rs: RuleSet) -> RoundResult:
-        return score_round(rnd, rs)
+    card_values = staticmethod(card_values)
+    find_yaku = staticmethod(find_yaku)
+    score_round = staticmethod(score_round)
 
 
 GAME = Hanaawase()

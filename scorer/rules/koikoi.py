@@ -291,11 +291,16 @@ def _yaku(pile: Collection[str], rs: RuleSet, sake_animal: bool, sake_chaff: boo
     return hits
 
 
+def card_values(rs: RuleSet) -> dict[str, int]:
+    """Koi-Koi scores yaku, not cards: the Hana-Awase 20/10/5/1, for information."""
+    return {c.code: VALUES[c.kind] for c in DECK}
+
+
 def find_yaku(codes: Iterable[str], rs: RuleSet,
-              context: KoikoiContext | None = None) -> PileSummary:
+              context: Context | None = None) -> PileSummary:
     """The yaku of one pile; ``context.month`` is the round month (for tsuki-fuda)."""
     pile = set(codes)
-    month = context.month if context is not None else None
+    month = getattr(context, "month", None)
     mode = rs["sake_cup"]
     notes: list[str] = []
     if rs["tsukifuda"] and month is None:
@@ -441,16 +446,9 @@ class Koikoi(BaseGame):
     context = KoikoiContext
     multiplies = True
 
-    def card_values(self, rs: RuleSet) -> dict[str, int]:
-        """Koi-Koi scores yaku, not cards: the Hana-Awase 20/10/5/1, for information."""
-        return {c.code: VALUES[c.kind] for c in DECK}
-
-    def find_yaku(self, codes: Iterable[str], rs: RuleSet,
-                  context: Context) -> PileSummary:
-        return find_yaku(codes, rs, context)  # type: ignore[arg-type]
-
-    def score_round(self, rnd: CheckedRound, rs: RuleSet) -> RoundResult:
-        return score_round(rnd, rs)
+    card_values = staticmethod(card_values)
+    find_yaku = staticmethod(find_yaku)
+    score_round = staticmethod(score_round)
 
     def total_text(self, summary: PileSummary) -> str:
         return f"yaku points: {summary.total} (before multipliers)"

@@ -126,7 +126,9 @@ def card_values(rs: RuleSet) -> dict[str, int]:
     return values
 
 
-def find_yaku(codes: Iterable[str], rs: RuleSet) -> PileSummary:
+def find_yaku(codes: Iterable[str], rs: RuleSet,
+              context: Context | None = None) -> PileSummary:
+    """The card points and yaku of one pile (the round context plays no part)."""
     pile = set(codes)
     values = card_values(rs)
     points = sum(values[c] for c in pile)
@@ -289,19 +291,13 @@ class Sakura(BaseGame):
     yaku = YAKU
     context = SakuraContext
 
-    def card_values(self, rs: RuleSet) -> dict[str, int]:
-        return card_values(rs)
-
-    def find_yaku(self, codes: Iterable[str], rs: RuleSet,
-                  context: Context) -> PileSummary:
-        return find_yaku(codes, rs)
+    card_values = staticmethod(card_values)
+    find_yaku = staticmethod(find_yaku)
+    score_round = staticmethod(score_round)
 
     def check_round(self, rnd: CheckedRound, rs: RuleSet) -> None:
         piles = {s.name: s.codes for s in rnd.sides} | {"leftovers": rnd.leftovers}
         check_deal_points(piles, card_values(rs), rs)
-
-    def score_round(self, rnd: CheckedRound, rs: RuleSet) -> RoundResult:
-        return score_round(rnd, rs)
 
     def separate_team_piles(self, rs: RuleSet) -> bool:
         return rs["team_piles"] == "separate"
