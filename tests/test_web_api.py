@@ -454,3 +454,23 @@ def test_export_csv_lists_gaji_leftovers_and_signs_the_penalty_as_the_page(clien
     assert rows["Ann"]["cards"] == "01-1 11-4 03-1" and rows["Ann"]["leftovers_taken"] == "03-3"
     assert rows["Ann"]["penalty"] == "-50" and rows["Bob"]["penalty"] == "0"
     assert int(rows["Ann"]["score"]) == int(rows["Ann"]["card_points"]) - 50
+
+
+def test_the_game_serves_its_context_schema_and_keeps_the_parsed_context(client) -> None:
+    koikoi = new_game(client, preset="koikoi")
+    fields = {f["key"]: f for f in koikoi["context_fields"]}
+    assert fields["stopped_by"]["kind"] == "player"
+    assert fields["koikoi_calls"]["kind"] == "count_per_player"
+    assert fields["koikoi_calls"]["maximum"] == 20
+    assert fields["teyaku"]["choices"] == ["teshi", "kuttsuki", "both"]
+    sakura = new_game(client)
+    assert [f["key"] for f in sakura["context_fields"]] == ["leftovers", "gaji_month"]
+    gid = koikoi["id"]
+    save(client, gid, "Ann", ["01-1", "03-1", "08-1"])
+    save(client, gid, "Bob", [])
+    r = post(client, f"/api/games/{gid}/rounds/1/confirm",
+             {"context": {"stopped_by": "Ann", "koikoi_calls": {"Bob": "1"}, "month": "3"}})
+    assert r.status_code == 200, r.json
+    ctx = r.json["round"]["context"]
+    assert ctx["koikoi_calls"] == {"Ann": 0, "Bob": 1} and ctx["month"] == 3
+    assert r.json["round"]["result"]["results"]["Ann"]["multiplier"] == 2
