@@ -175,3 +175,15 @@ def test_detect_picks_its_cards_from_the_candidates_with_select_cards(detector):
     assert len(det) > 0
     assert sorted(det.class_id.tolist()) == sorted(cls.tolist())
     assert sorted(det.loc_score.tolist()) == sorted(cand.loc_score[keep].tolist())
+
+
+def test_select_cards_keeps_one_box_per_physical_card_when_asked():
+    from scorer.vision.geometry import rect_to_quad
+    quads = np.stack([rect_to_quad(100, 100, 60, 96, 0.0), rect_to_quad(104, 102, 60, 96, 0.05),
+                      rect_to_quad(300, 100, 60, 96, 0.0)])
+    probs = np.zeros((3, 49), np.float32)
+    probs[0, 5], probs[1, 9], probs[2, 20] = 0.9, 0.6, 0.8  # box 1 re-reads box 0's card
+    loc = np.ones(3, np.float32)
+    assert select_cards(loc, probs, 0.2, 0.3)[1].tolist() == [5, 9, 20]
+    keep, cls = select_cards(loc, probs, 0.2, 0.3, quads, overlap_iou=0.5)
+    assert keep.tolist() == [0, 2] and cls.tolist() == [5, 20]

@@ -275,19 +275,21 @@ class Pipeline:
         scenes = realistic_candidates(det, self.a.art_dir, "val", t.per_kind, sets=sets,
                                       loc_threshold=min(t.loc_grid))
         grid = []
-        for lt in t.loc_grid:
-            for ct in t.cls_grid:
-                r = score_selection(scenes, lambda c: select_cards(c.loc_score, c.probs,
-                                                                   lt, ct)[1])
-                grid.append({"loc_threshold": lt, "cls_threshold": ct, **r["equiv"],
-                             "images_all_correct": r["images_all_correct"]})
+        for ov in (None, 0.5):
+            for lt in t.loc_grid:
+                for ct in t.cls_grid:
+                    r = score_selection(scenes, lambda c: select_cards(
+                        c.loc_score, c.probs, lt, ct, c.quads, ov)[1])
+                    grid.append({"loc_threshold": lt, "cls_threshold": ct, "overlap_iou": ov,
+                                 **r["equiv"], "images_all_correct": r["images_all_correct"]})
         best = max(grid, key=lambda g: (g["f1"], g["images_all_correct"], -g["loc_threshold"]))
         out = self.models / "eval"
         out.mkdir(parents=True, exist_ok=True)
         (out / f"tune-val-{loc_path.stem}.json").write_text(
             json.dumps({"best": best, "grid": grid}, indent=2) + "\n")
         cfg = set_config(loc_path, {"loc_threshold": best["loc_threshold"],
-                                    "cls_threshold": best["cls_threshold"]})
+                                    "cls_threshold": best["cls_threshold"],
+                                    "overlap_iou": best["overlap_iou"]})
         self.log(f"tuned on realistic validation scenes: {json.dumps(best)}; "
                  f"config {json.dumps(cfg)}")
         return best

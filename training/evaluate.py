@@ -20,20 +20,12 @@ from tqdm import tqdm
 
 from scorer.cards import DECK
 from scorer.vision.detector import select_cards
-from scorer.vision.geometry import quad_to_rect, rect_to_quad
+from scorer.vision.geometry import quad_iou, quad_to_rect, rect_to_quad
 from training.scenes import ART_SETS, SEED_RANGES, get_library, random_scene
 
 REQUIRED_VIS = 0.5
 MATCH_IOU = 0.5
 EQUIV = [DECK[i].equivalence_key for i in range(48)]
-
-
-def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
-    a = np.asarray(a, np.float32)
-    b = np.asarray(b, np.float32)
-    inter, _ = cv2.intersectConvexConvex(a, b)
-    ua = abs(cv2.contourArea(a)) + abs(cv2.contourArea(b)) - inter
-    return float(inter / ua) if ua > 0 else 0.0
 
 
 def _prf(tp, fp, fn):

@@ -25,6 +25,14 @@ def quad_to_rect(quad: np.ndarray) -> tuple[float, float, float, float, float]:
     return float(cx), float(cy), float(w), float(h), float(theta)
 
 
+def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection over union of two convex quads (4x2)."""
+    a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
+    inter, _ = cv2.intersectConvexConvex(a, b)
+    union = abs(cv2.contourArea(a)) + abs(cv2.contourArea(b)) - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
 def rect_to_quad(cx, cy, w, h, theta) -> np.ndarray:
     c, s = math.cos(theta), math.sin(theta)
     ux, uy = c * w / 2, s * w / 2  # half width vector
