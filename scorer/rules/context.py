@@ -110,8 +110,14 @@ def _per_player(value: Any, spec: ContextField,
                 raise InputError(f"{spec.key} for {name} must be a whole number from "
                                  f"{lo} to {hi}, not {raw!r}")
             out[name] = raw
-        else:
-            out[name] = raw
+            continue
+        choice = "" if raw is None else str(raw).strip().lower()
+        if not choice:
+            continue                       # no choice for this player
+        if choice not in spec.choices:
+            raise InputError(f"{spec.key} for {name}: unknown {choice[:40]!r} (allowed: "
+                             f"{', '.join(spec.choices)})")
+        out[name] = choice
     return out
 
 

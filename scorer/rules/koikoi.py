@@ -5,7 +5,7 @@ round score (only the player who stopped scores, with the x2 multipliers). RULES
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Collection, Iterable, Sequence
+from typing import Any, Collection, Iterable, Mapping, Sequence
 
 from scorer.cards import DECK, Kind
 from scorer.errors import InputError
@@ -200,30 +200,21 @@ class KoikoiContext(Context):
                 raise InputError(f"only one player can stop a Koi-Koi round (call shobu); "
                                  f"got {' and '.join(dict.fromkeys(names))}")
             value = names[0] if names else None
-        parsed = super().parse_field(spec, value, players)
-        if spec.key == "teyaku":
-            parsed = {p: k for p, k in ((p, _teyaku_kind(p, k)) for p, k in parsed.items())
-                      if k}
-        return parsed
+        if spec.key == "teyaku" and isinstance(value, Mapping):
+            value = {p: _one_kind(p, k) for p, k in value.items()}
+        return super().parse_field(spec, value, players)
 
 
-def _teyaku_kind(player: str, kind: Any) -> str:
-    """teshi, kuttsuki or both ("" for none); a list of kinds is accepted."""
+def _one_kind(player: Any, kind: Any) -> Any:
+    """A list of teyaku kinds as one (teshi + kuttsuki = both); "none" as no claim."""
     if isinstance(kind, (list, tuple)):
         kinds = {str(k).strip().lower() for k in kind}
-        for k in kinds:
-            if k not in TEYAKU:
-                raise InputError(f"teyaku for {player}: unknown {k!r} (allowed: "
-                                 f"{', '.join(TEYAKU)})")
-        kind = "both" if kinds >= {"teshi", "kuttsuki"} or "both" in kinds else \
+        for k in sorted(kinds - set(TEYAKU)):
+            raise InputError(f"teyaku for {player}: unknown {k!r} (allowed: "
+                             f"{', '.join(TEYAKU)})")
+        return "both" if kinds >= {"teshi", "kuttsuki"} or "both" in kinds else \
             (kinds.pop() if kinds else "")
-    kind = str(kind).strip().lower() if kind is not None else ""
-    if kind in ("", "none"):
-        return ""
-    if kind not in TEYAKU:
-        raise InputError(f"teyaku for {player}: unknown {kind!r} (allowed: "
-                         f"{', '.join(TEYAKU)})")
-    return kind
+    return "" if str(kind).strip().lower() == "none" else kind
 
 
 def _groups(rs: RuleSet) -> list[tuple[str, ...]]:
