@@ -35,7 +35,7 @@ def _preset(name: str) -> Preset:
 
 def _apply(game: Game, values: dict[str, Any], updates: Mapping[str, Any],
            where: str) -> None:
-    names = tuple(y.name for y in game.yaku)
+    names = yaku_names(game.name)
     for key, raw in updates.items():
         if not isinstance(key, str):
             raise InputError(f"{where}: option names must be text, not {key!r}")

@@ -96,7 +96,3 @@ def first_of_groups(hits: list[YakuHit], table: Sequence[Yaku],
         inside = sorted((h for h in hits if h.name in group), key=lambda h: order[h.name])
         dropped.update(h.name for h in inside[1:])
     return [h for h in hits if h.name not in dropped]
-
-
-def names(table: Iterable[Yaku]) -> tuple[str, ...]:
-    return tuple(y.name for y in table)
