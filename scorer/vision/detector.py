@@ -246,13 +246,28 @@ class Detector:
 
     def classify(self, crops: np.ndarray) -> np.ndarray:
         """(N,H,W,3) uint8 BGR upright-or-upside-down crops -> (N,49) probabilities."""
+        return self.classify_embed(crops, embed=False)[0]
+
+    def classify_embed(self, crops: np.ndarray, embed: bool = True):
+        """``classify``'s probabilities and, from the same run, the crops' embeddings
+        (None when not asked for or when the classifier has none)."""
         x = self.as_input(crops)
-        p = self._run_classifier(x)
+        emb = None
+        if embed and self.has_embedding:
+            p, emb = self.cls.run(["probs", "embedding"], {self.cls.get_inputs()[0].name:
+                                                           np.ascontiguousarray(x)})
+        else:
+            p = self._run_classifier(x)
         if self.tta:
             unsure = np.nonzero(p.max(1) <= self.tta_below)[0]
             if len(unsure):
                 p[unsure] = 0.5 * (p[unsure] + self._run_classifier(x[unsure][:, :, ::-1, ::-1]))
-        return p
+        return p, emb
+
+    @property
+    def has_embedding(self) -> bool:
+        """Whether the classifier also outputs card embeddings (deck profiles need them)."""
+        return "embedding" in {o.name for o in self.cls.get_outputs()}
 
     @staticmethod
     def as_input(crops: np.ndarray) -> np.ndarray:
@@ -266,30 +281,35 @@ class Detector:
     def embed(self, crops: np.ndarray) -> np.ndarray | None:
         """(N,H,W,3) uint8 BGR upright crops -> (N,D) L2-normalised card embeddings, or
         None for a classifier exported without them (before the eighth version)."""
-        if "embedding" not in {o.name for o in self.cls.get_outputs()}:
+        if not self.has_embedding:
             return None
         return self.cls.run(["embedding"], {self.cls.get_inputs()[0].name:
                                             np.ascontiguousarray(self.as_input(crops))})[0]
 
-    def candidates(self, img: np.ndarray) -> Candidates:
+    def candidates(self, img: np.ndarray, profile=None) -> Candidates:
         """Every box the localiser finds at or above its threshold, with the classifier's
-        probabilities; ``select_cards`` picks the cards from these."""
-        return self._classify_boxes(img, *self.localise(_checked(img)))
+        probabilities (blended with ``profile``'s, a ``scorer.vision.profile.DeckProfile``,
+        when given); ``select_cards`` picks the cards from these."""
+        return self._classify_boxes(img, *self.localise(_checked(img)), profile=profile)
 
     def _classify_boxes(self, img: np.ndarray, rects: np.ndarray,
-                        scores: np.ndarray) -> Candidates:
+                        scores: np.ndarray, profile=None) -> Candidates:
         if not len(rects):
             return Candidates()
         quads, crops = self.cut(img, rects)
-        probs = self.classify(crops)
+        if profile is None:
+            probs = self.classify(crops)
+        else:
+            probs = profile.adjust(*self.classify_embed(crops))
         return Candidates(quads.astype(np.float32), scores.astype(np.float32),
                           probs.astype(np.float32))
 
-    def detect(self, img: np.ndarray, decode_ms: float = 0.0) -> Detections:
+    def detect(self, img: np.ndarray, decode_ms: float = 0.0, profile=None) -> Detections:
+        """The cards in ``img``; ``profile``: a deck profile to read them with."""
         t0 = time.perf_counter()
         rects, scores = self.localise(_checked(img))
         t1 = time.perf_counter()
-        cand = self._classify_boxes(img, rects, scores)
+        cand = self._classify_boxes(img, rects, scores, profile)
         keep, cls = select_cards(cand.loc_score, cand.probs, self.loc_threshold,
                                  self.cls_threshold, cand.quads, self.overlap_iou)
         conf = cand.probs[keep, cls]
@@ -310,10 +330,10 @@ class Detector:
                        "total": round(decode_ms + (t2 - t0) * 1e3, 2)}
         return det
 
-    def detect_bytes(self, data: bytes) -> Detections:
+    def detect_bytes(self, data: bytes, profile=None) -> Detections:
         t0 = time.perf_counter()
         img = decode_image(data)
-        return self.detect(img, decode_ms=(time.perf_counter() - t0) * 1e3)
+        return self.detect(img, decode_ms=(time.perf_counter() - t0) * 1e3, profile=profile)
 
 
 def _checked(img: np.ndarray) -> np.ndarray:

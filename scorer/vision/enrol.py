@@ -1,0 +1,167 @@
+"""Enrolment: the named crops of a player's deck, from layout photos or card scans.
+
+* Layout photos: the 48 cards laid out month by month in rows (January's four cards,
+  then February's...; e.g. four photos of 12 cards, or one month per row). The
+  localiser finds the cards; each photo's cards are sorted into rows by height, each
+  row left to right, and the photos are taken in the order given, so the n-th card
+  found is the n-th card of the deck (``scorer.cards.CODES``).
+* A folder of single-card images named by code (``MM-K.png``, e.g. scans): each image
+  is the card's face.
+
+Every failure is an InputError with one line saying what to fix; nothing is returned
+(so nothing is saved) for bad input.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from scorer.cards import CODES, card
+from scorer.errors import InputError
+from scorer.vision.detector import decode_image
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp")
+CODE_NAME = re.compile(r"^(\d{1,2})-(\d)$")
+# the layout order and the network must agree on at least this share of the cards
+# (cards shifted by one place agree on almost none)
+MIN_AGREEMENT = 0.25
+
+
+@dataclass
+class EnrolledCard:
+    code: str
+    crop: np.ndarray        # (H,W,3) uint8 BGR, upright
+    source: str             # the file it came from
+    read_as: str | None = None   # what the network reads it as, where it differs
+
+
+def _read_image(path: Path) -> np.ndarray:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        return decode_image(data)
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
+
+
+def scan_crop(img: np.ndarray, crop_w: int, crop_h: int) -> np.ndarray:
+    """A single-card image -> the classifier's upright crop (a landscape image is
+    turned to portrait)."""
+    if img.shape[1] > img.shape[0]:
+        img = cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE)
+    return cv2.resize(img, (crop_w, crop_h), interpolation=cv2.INTER_AREA)
+
+
+def enrol_folder(folder: Path, crop_w: int, crop_h: int) -> list[EnrolledCard]:
+    """The cards of a folder of ``MM-K`` images; other files are ignored."""
+    out: dict[str, EnrolledCard] = {}
+    for path in sorted(Path(folder).iterdir()):
+        if path.suffix.lower() not in IMAGE_SUFFIXES or not CODE_NAME.match(path.stem):
+            continue
+        try:
+            code = card(path.stem).code
+        except InputError:
+            raise InputError(f"{path}: {path.stem} is not a card code (MM-K, month 01..12, "
+                             "K 1..4)") from None
+        if code in out:
+            raise InputError(f"card {code} is given twice: {out[code].source} and {path}")
+        out[code] = EnrolledCard(code, scan_crop(_read_image(path), crop_w, crop_h), str(path))
+    if not out:
+        raise InputError(f"no card images in {folder}: name them by code, e.g. 08-1.png")
+    return [out[c] for c in CODES if c in out]
+
+
+def layout_order(rects: np.ndarray) -> np.ndarray:
+    """Indices of the card rectangles (cx,cy,w,h,theta) in reading order: rows by
+    height (a new row where a centre lies over half a card below the row's), each row
+    left to right."""
+    if not len(rects):
+        return np.zeros(0, np.int64)
+    size = float(np.median(np.maximum(rects[:, 2], rects[:, 3])))
+    order = np.argsort(rects[:, 1], kind="stable")
+    rows: list[list[int]] = []
+    for i in order:
+        if rows and rects[i, 1] - np.mean(rects[rows[-1], 1]) < 0.5 * size:
+            rows[-1].append(int(i))
+        else:
+            rows.append([int(i)])
+    return np.array([i for row in rows for i in sorted(row, key=lambda k: rects[k, 0])],
+                    np.int64)
+
+
+def enrol_layouts(detector, photos: list[tuple[str, np.ndarray]],
+                  first: int = 0) -> list[EnrolledCard]:
+    """The cards of layout photos (name, image) holding cards ``CODES[first:]`` in
+    order: all 48 together unless ``first`` says where they start."""
+    found = []
+    for name, img in photos:
+        rects, scores = detector.localise(img)
+        if len(rects):
+            probs = detector.classify(detector.cut(img, rects)[1])
+            # boxes the classifier calls "not a card" are table, not layout
+            keep = probs.argmax(1) < 48
+            rects, probs = rects[keep], probs[keep]
+        if not len(rects):
+            raise InputError(f"no cards found in {name}: lay the cards out face up, apart, "
+                             "on a plain table, and fill the photo with them")
+        idx = layout_order(rects)
+        crops = detector.cut(img, rects[idx])[1]
+        found += [(name, crop, int(p.argmax())) for crop, p in zip(crops, probs[idx])]
+    want = 48 - first
+    if len(found) != want:
+        counts = ", ".join(f"{n}: {sum(1 for f in found if f[0] == n)}" for n, _ in photos)
+        raise InputError(f"{'too few' if len(found) < want else 'too many'} cards: found "
+                         f"{len(found)} in the layout photos ({counts}), a layout needs "
+                         f"{want}, month by month in rows")
+    out = []
+    for code, (name, crop, read) in zip(CODES[first:], found):
+        read_code = CODES[read]
+        out.append(EnrolledCard(code, crop, name,
+                                None if _same(read_code, code) else read_code))
+    agree = sum(c.read_as is None for c in out)
+    if agree < MIN_AGREEMENT * len(out):
+        raise InputError(f"the layout order does not match the cards (only {agree} of "
+                         f"{len(out)} look like the card their place names): lay them out "
+                         "month by month, January first, in rows, and give the photos in "
+                         "order")
+    return out
+
+
+def _same(a: str, b: str) -> bool:
+    """Equal, or the two plain chaff of one month (interchangeable in every game)."""
+    if a == b:
+        return True
+    ca, cb = card(a), card(b)
+    return ca.month == cb.month and {ca.index, cb.index} == {3, 4}
+
+
+def enrol_paths(detector, paths: list[str]) -> list[EnrolledCard]:
+    """Enrol from folders of ``MM-K`` images and/or layout photos (given in deck order;
+    together 48 cards). A card given twice is an error."""
+    if not paths:
+        raise InputError("give layout photos or a folder of MM-K.png card images")
+    cards: list[EnrolledCard] = []
+    photos = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            cards += enrol_folder(p, detector.crop_w, detector.crop_h)
+        elif p.is_file():
+            photos.append((raw, _read_image(p)))
+        else:
+            raise InputError(f"no such file or folder: {raw}")
+    if photos:
+        cards += enrol_layouts(detector, photos)
+    seen: dict[str, str] = {}
+    for c in cards:
+        if c.code in seen:
+            raise InputError(f"card {c.code} is given twice: {seen[c.code]} and {c.source}")
+        seen[c.code] = c.source
+    return cards

@@ -1,0 +1,129 @@
+"""Deck profiles: the player's own deck, enrolled once, read with every frame.
+
+A profile holds prototype embeddings of each enrolled card (several per card allowed:
+each enrolled crop and the crop turned 180 degrees, since a crop may come out upside
+down). ``DeckProfile.adjust`` blends the classifier's probabilities with the crop's
+cosine similarity to the prototypes:
+
+* the probability the network gives the enrolled cards together is shared among them
+  by ``softmax(similarity / temperature)``, and the result is blended with the network's
+  probabilities by ``weight``; the not-a-card class and the cards the profile lacks keep
+  the network's probabilities (a partial profile falls back to the network);
+* a crop whose best similarity to any prototype is under ``min_similarity`` (the
+  "unknown" margin) does not look like this deck, and keeps the network's reading.
+
+The three numbers were chosen on validation scenes (``training/deck_profile.py``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from scorer.cards import CODES, card
+from scorer.errors import InputError
+
+NUM_CARDS = 48
+# chosen on the validation seeds by training/deck_profile.py (see its docstring)
+BLEND_WEIGHT = 0.5
+TEMPERATURE = 0.05
+MIN_SIMILARITY = 0.5
+
+
+def require_embedding(detector) -> None:
+    """InputError (one line) when the detector's classifier has no embedding output."""
+    if not getattr(detector, "has_embedding", False):
+        name = getattr(getattr(detector, "classifier_path", None), "name", "the classifier")
+        raise InputError(f"deck profiles need a classifier with card embeddings; {name} has "
+                         "none (install a newer model)")
+
+
+def model_key(detector) -> str:
+    """Identifies the classifier whose embeddings a profile holds (embeddings of another
+    model mean nothing): a hash of its file."""
+    path = Path(detector.classifier_path)
+    st = path.stat()
+    key = (str(path), st.st_size, st.st_mtime_ns)
+    if key not in _KEYS:
+        _KEYS[key] = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    return _KEYS[key]
+
+
+_KEYS: dict[tuple, str] = {}
+
+
+def turned(crops: np.ndarray) -> np.ndarray:
+    """(N,H,W,3) crops turned 180 degrees."""
+    return np.ascontiguousarray(crops[:, ::-1, ::-1])
+
+
+def embed_crops(detector, crops: np.ndarray) -> np.ndarray:
+    """(N,D) embeddings of upright crops, (2N,D) with each crop then its 180-degree turn."""
+    require_embedding(detector)
+    if not len(crops):
+        return np.zeros((0, 0), np.float32)
+    both = np.concatenate([crops, turned(crops)])
+    return detector.embed(both).astype(np.float32)
+
+
+@dataclass
+class DeckProfile:
+    """Per-card prototype embeddings (``codes[i]`` names ``embeddings[i]``)."""
+
+    name: str
+    codes: list[str]
+    embeddings: np.ndarray
+    weight: float = BLEND_WEIGHT
+    temperature: float = TEMPERATURE
+    min_similarity: float = MIN_SIMILARITY
+    _ids: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.codes = [card(c).code for c in self.codes]
+        self.embeddings = np.asarray(self.embeddings, np.float32).reshape(len(self.codes), -1)
+        self._ids = np.array([card(c).class_index for c in self.codes], np.int64)
+
+    @classmethod
+    def from_crops(cls, name: str, codes: list[str], crops: np.ndarray, detector,
+                   **kw) -> "DeckProfile":
+        """A profile from upright crops of named cards (each crop gives two prototypes)."""
+        emb = embed_crops(detector, crops)
+        return cls(name, list(codes) * 2, emb, **kw)
+
+    @property
+    def cards(self) -> list[str]:
+        """The enrolled cards, in deck order."""
+        return [c for c in CODES if c in set(self.codes)]
+
+    def similarity(self, emb: np.ndarray) -> np.ndarray:
+        """(N,48) best cosine similarity of each embedding to each card's prototypes
+        (-inf for cards not enrolled)."""
+        sims = np.asarray(emb, np.float32) @ self.embeddings.T
+        out = np.full((len(sims), NUM_CARDS), -np.inf, np.float32)
+        for j, cid in enumerate(self._ids):
+            np.maximum(out[:, cid], sims[:, j], out=out[:, cid])
+        return out
+
+    def adjust(self, probs: np.ndarray, emb: np.ndarray | None) -> np.ndarray:
+        """The network's (N,49) probabilities blended with this profile (see the module)."""
+        if emb is None:
+            raise InputError("deck profiles need a classifier with card embeddings; this "
+                             "one has none (install a newer model)")
+        probs = np.asarray(probs, np.float32)
+        if not len(probs) or not len(self.codes):
+            return probs
+        sim = self.similarity(emb)
+        enrolled = np.isfinite(sim[0])
+        s = sim[:, enrolled]
+        known = s.max(1) >= self.min_similarity
+        z = (s - s.max(1, keepdims=True)) / self.temperature
+        q = np.exp(z)
+        q /= q.sum(1, keepdims=True)
+        mass = probs[:, :NUM_CARDS][:, enrolled].sum(1, keepdims=True)
+        proto = probs.copy()
+        proto[:, np.nonzero(enrolled)[0]] = mass * q
+        out = (1 - self.weight) * probs + self.weight * proto
+        return np.where(known[:, None], out, probs).astype(np.float32)
