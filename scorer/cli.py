@@ -24,6 +24,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "scorer.commands.detect",
     "scorer.commands.serve",
     "scorer.commands.accuracy",
+    "scorer.commands.enroll",
+    "scorer.commands.decks",
 )
 
 EXIT_BAD_INPUT = 2

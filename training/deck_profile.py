@@ -19,7 +19,9 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import pickle
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -113,6 +115,8 @@ def main(argv=None) -> int:
     p.add_argument("--per-kind", type=int, default=8)
     p.add_argument("--sets", nargs="+", default=list(ART_SETS))
     p.add_argument("--tune", action="store_true", help="sweep the blend (val only)")
+    p.add_argument("--cache", default=None, help="pickle of the scenes' candidates (reused "
+                   "when it exists: same model, split and scenes only)")
     a = p.parse_args(argv)
     if a.tune and a.split != "val":
         p.error("--tune only on the validation seeds")
@@ -124,7 +128,14 @@ def main(argv=None) -> int:
         profiles[s], secs[s] = enrol_set(det, s, enrol_seed)
     print("enrolment seconds (4 layout photos, 48 cards):",
           {s: round(v, 2) for s, v in secs.items()}, flush=True)
-    caches = {s: scene_cache(det, s, a.split, a.per_kind) for s in a.sets}
+    if a.cache and Path(a.cache).is_file():
+        with open(a.cache, "rb") as f:
+            caches = pickle.load(f)
+    else:
+        caches = {s: scene_cache(det, s, a.split, a.per_kind) for s in a.sets}
+        if a.cache:
+            with open(a.cache, "wb") as f:
+                pickle.dump(caches, f)
     print(f"scenes: {a.per_kind} per kind x {len(KINDS)} kinds per set, split {a.split}",
           flush=True)
     if a.tune:

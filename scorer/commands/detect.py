@@ -37,6 +37,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "180 degrees and average (a few ms more per frame, more "
                              "precise); default: the model's metadata (on in the shipped "
                              "model)")
+    parser.add_argument("--deck", metavar="NAME", default=None,
+                        help="read the cards with this enrolled deck's profile "
+                             "(`hanafuda enroll`, `hanafuda decks`)")
+    parser.add_argument("--db", type=Path, default=None,
+                        help="the games database holding the deck (default: the one "
+                             "`hanafuda serve` uses)")
     parser.set_defaults(func=_run)
 
 
@@ -81,9 +87,14 @@ def _run(args: argparse.Namespace) -> int:
             raise InputError(f"{path}: {exc}") from None
         frames.append((path, img, (time.perf_counter() - t0) * 1e3))
     det = Detector(args.model, threads=args.threads, tta=args.tta)
+    profile = None
+    if args.deck:
+        from scorer.commands.enroll import open_decks
+        from scorer.vision.profile import load_profile
+        profile = load_profile(open_decks(args.db), args.deck, det)
     model_name = _display_path(det.model_path)
     for n, (path, img, decode_ms) in enumerate(frames, 1):
-        d = det.detect(img, decode_ms=decode_ms)
+        d = det.detect(img, decode_ms=decode_ms, profile=profile)
         h, w = img.shape[:2]
         if args.annotate:
             out = Path(args.annotate)
@@ -96,7 +107,8 @@ def _run(args: argparse.Namespace) -> int:
         hints = framing_hints(cards)
         if args.json:
             print(json.dumps({"image": path, "width": w, "height": h, "model": model_name,
-                              "cards": cards, "hints": hints, "ms": d.timings},
+                              "cards": cards, "hints": hints, "ms": d.timings,
+                              **({"deck": args.deck} if args.deck else {})},
                              ensure_ascii=False), flush=True)
             continue
         print(f"{path}: {w}x{h}, {len(d)} card{'s' if len(d) != 1 else ''} "

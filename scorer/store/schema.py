@@ -60,6 +60,27 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE piles ADD COLUMN crops TEXT NOT NULL DEFAULT '{}';
     """,
+    # 3: enrolled decks (scorer.store.decks): each card's crops, and their embeddings
+    # by the classifier named in `model` (recomputed from the crops for another model)
+    """
+    CREATE TABLE decks (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        name TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    CREATE TABLE deck_cards (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        deck_id INTEGER NOT NULL REFERENCES decks(id) ON DELETE CASCADE,
+        code TEXT NOT NULL,
+        crop BLOB NOT NULL,               -- PNG of the upright crop
+        source TEXT NOT NULL,             -- the file (or round) it came from
+        model TEXT,                       -- the classifier of `embedding`
+        embedding BLOB,                   -- float32 embeddings: the crop, then turned
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX deck_cards_deck ON deck_cards(deck_id);
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

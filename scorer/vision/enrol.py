@@ -27,9 +27,9 @@ from scorer.vision.detector import decode_image
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp")
 CODE_NAME = re.compile(r"^(\d{1,2})-(\d)$")
-# the layout order and the network must agree on at least this share of the cards
-# (cards shifted by one place agree on almost none)
-MIN_AGREEMENT = 0.25
+# the layout order and the network must agree on at least this share of each photo's
+# cards (cards shifted by a place, or photos out of order, agree on almost none)
+MIN_AGREEMENT = 0.5
 
 
 @dataclass
@@ -125,12 +125,14 @@ def enrol_layouts(detector, photos: list[tuple[str, np.ndarray]],
         read_code = CODES[read]
         out.append(EnrolledCard(code, crop, name,
                                 None if _same(read_code, code) else read_code))
-    agree = sum(c.read_as is None for c in out)
-    if agree < MIN_AGREEMENT * len(out):
-        raise InputError(f"the layout order does not match the cards (only {agree} of "
-                         f"{len(out)} look like the card their place names): lay them out "
-                         "month by month, January first, in rows, and give the photos in "
-                         "order")
+    for name, _ in photos:
+        mine = [c for c in out if c.source == name]
+        agree = sum(c.read_as is None for c in mine)
+        if agree < MIN_AGREEMENT * len(mine):
+            raise InputError(f"{name}: the layout order does not match the cards (only "
+                             f"{agree} of {len(mine)} look like the card their place names, "
+                             f"{mine[0].code} to {mine[-1].code}): lay them out month by "
+                             "month, January first, in rows, and give the photos in order")
     return out
 
 

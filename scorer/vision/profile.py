@@ -127,3 +127,27 @@ class DeckProfile:
         proto[:, np.nonzero(enrolled)[0]] = mass * q
         out = (1 - self.weight) * probs + self.weight * proto
         return np.where(known[:, None], out, probs).astype(np.float32)
+
+
+def profile_from_cards(name: str, cards: list, detector, **kw) -> DeckProfile:
+    """A profile from enrolled cards (objects with ``code``, ``crop``, ``model`` and
+    ``embedding``, e.g. ``scorer.store.decks.DeckCard``). Cards whose embeddings are
+    missing or by another classifier are embedded now (and keep the result)."""
+    require_embedding(detector)
+    if not cards:
+        raise InputError(f"deck {name!r} has no cards")
+    key = model_key(detector)
+    stale = [c for c in cards if c.embedding is None or c.model != key]
+    if stale:
+        emb = embed_crops(detector, np.stack([c.crop for c in stale]))
+        n = len(stale)
+        for i, c in enumerate(stale):
+            c.embedding, c.model = np.stack([emb[i], emb[n + i]]), key
+    codes = [c.code for c in cards for _ in range(len(c.embedding))]
+    return DeckProfile(name, codes, np.concatenate([c.embedding for c in cards]), **kw)
+
+
+def load_profile(store, name: str, detector, **kw) -> DeckProfile:
+    """The profile of deck ``name`` in ``store`` (a ``scorer.store.decks.DeckStore``)."""
+    require_embedding(detector)
+    return profile_from_cards(name, store.get(name).cards, detector, **kw)

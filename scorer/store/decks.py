@@ -1,0 +1,193 @@
+"""Enrolled decks in the game database (tables ``decks`` and ``deck_cards``).
+
+A deck keeps each card's crop (PNG) as the source of truth, and beside it the crop's
+embeddings by the classifier named in ``model``; a profile for another classifier is
+recomputed from the crops (``scorer.vision.profile.profile_from_record``).
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable
+
+import cv2
+import numpy as np
+
+from scorer.cards import CODES, card
+from scorer.errors import InputError
+from scorer.store.schema import connect, migrate
+
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}$")
+MAX_CROPS_PER_CARD = 16
+
+
+class DeckNotFound(InputError):
+    """No enrolled deck of this name."""
+
+
+@dataclass
+class DeckCard:
+    code: str
+    crop: np.ndarray                 # (H,W,3) uint8 BGR
+    source: str = ""
+    model: str | None = None
+    embedding: np.ndarray | None = None   # (2,D): the crop, then turned 180 degrees
+
+
+@dataclass
+class DeckRecord:
+    name: str
+    created_at: str
+    updated_at: str
+    cards: list[DeckCard] = field(default_factory=list)
+
+    @property
+    def codes(self) -> list[str]:
+        have = {c.code for c in self.cards}
+        return [c for c in CODES if c in have]
+
+    def summary(self) -> dict[str, Any]:
+        return {"name": self.name, "cards": len(self.codes), "crops": len(self.cards),
+                "missing": [c for c in CODES if c not in set(self.codes)],
+                "created_at": self.created_at, "updated_at": self.updated_at}
+
+    def to_json(self) -> dict[str, Any]:
+        """Portable export: the crops as PNG data URLs (embeddings are model-specific)."""
+        return {**self.summary(),
+                "crops": [{"code": c.code, "source": c.source,
+                           "png": "data:image/png;base64," +
+                           base64.b64encode(_png(c.crop)).decode()} for c in self.cards]}
+
+
+def check_name(name: str) -> str:
+    if not isinstance(name, str) or not NAME.match(name):
+        raise InputError("a deck name is 1-40 letters, digits, spaces, '.', '_' or '-', "
+                         "starting with a letter or digit")
+    return name
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _png(crop: np.ndarray) -> bytes:
+    ok, buf = cv2.imencode(".png", crop)
+    if not ok:
+        raise InputError("cannot encode a card crop")
+    return buf.tobytes()
+
+
+class DeckStore:
+    """The enrolled decks of one database file (the games' file)."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        conn = connect(self.path)
+        try:
+            migrate(conn)
+        finally:
+            conn.close()
+
+    def _conn(self):
+        return connect(self.path)
+
+    def names(self) -> list[str]:
+        conn = self._conn()
+        try:
+            return [r[0] for r in conn.execute("SELECT name FROM decks ORDER BY name")]
+        finally:
+            conn.close()
+
+    def list(self) -> list[dict[str, Any]]:
+        conn = self._conn()
+        try:
+            rows = conn.execute(
+                "SELECT d.name, d.created_at, d.updated_at, COUNT(c.id) AS crops, "
+                "COUNT(DISTINCT c.code) AS cards FROM decks d "
+                "LEFT JOIN deck_cards c ON c.deck_id = d.id GROUP BY d.id ORDER BY d.name")
+            return [{"name": r["name"], "cards": r["cards"], "crops": r["crops"],
+                     "created_at": r["created_at"], "updated_at": r["updated_at"]}
+                    for r in rows]
+        finally:
+            conn.close()
+
+    def get(self, name: str) -> DeckRecord:
+        conn = self._conn()
+        try:
+            d = conn.execute("SELECT * FROM decks WHERE name = ?", (name,)).fetchone()
+            if d is None:
+                known = ", ".join(self.names()) or "none yet; enrol one with hanafuda enroll"
+                raise DeckNotFound(f"no deck named {name!r} (decks: {known})")
+            rows = conn.execute("SELECT * FROM deck_cards WHERE deck_id = ? ORDER BY id",
+                                (d["id"],)).fetchall()
+        finally:
+            conn.close()
+        cards = []
+        for r in rows:
+            crop = cv2.imdecode(np.frombuffer(r["crop"], np.uint8), cv2.IMREAD_COLOR)
+            emb = None
+            if r["embedding"] is not None:
+                emb = np.frombuffer(r["embedding"], np.float32).reshape(2, -1).copy()
+            cards.append(DeckCard(r["code"], crop, r["source"], r["model"], emb))
+        return DeckRecord(d["name"], d["created_at"], d["updated_at"], cards)
+
+    def save(self, name: str, cards: Iterable[DeckCard], replace: bool = True) -> DeckRecord:
+        """Store ``cards`` as deck ``name`` (its old cards dropped unless ``replace`` is
+        False, when they are added to), in one transaction."""
+        check_name(name)
+        cards = list(cards)
+        if not cards:
+            raise InputError("no cards to save")
+        for c in cards:
+            card(c.code)
+        now = _now()
+        conn = self._conn()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                row = conn.execute("SELECT id FROM decks WHERE name = ?", (name,)).fetchone()
+                if row is None:
+                    deck_id = conn.execute(
+                        "INSERT INTO decks (name, created_at, updated_at) VALUES (?, ?, ?)",
+                        (name, now, now)).lastrowid
+                else:
+                    deck_id = row[0]
+                    conn.execute("UPDATE decks SET updated_at = ? WHERE id = ?", (now, deck_id))
+                    if replace:
+                        conn.execute("DELETE FROM deck_cards WHERE deck_id = ?", (deck_id,))
+                for c in cards:
+                    emb = None if c.embedding is None else \
+                        np.asarray(c.embedding, np.float32).tobytes()
+                    conn.execute(
+                        "INSERT INTO deck_cards (deck_id, code, crop, source, model, "
+                        "embedding, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (deck_id, card(c.code).code, _png(c.crop), c.source, c.model, emb,
+                         now))
+                # a card keeps at most its newest MAX_CROPS_PER_CARD crops
+                conn.execute(
+                    "DELETE FROM deck_cards WHERE deck_id = ? AND id NOT IN (SELECT id FROM "
+                    "(SELECT id, ROW_NUMBER() OVER (PARTITION BY code ORDER BY id DESC) AS n "
+                    "FROM deck_cards WHERE deck_id = ?) WHERE n <= ?)",
+                    (deck_id, deck_id, MAX_CROPS_PER_CARD))
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        finally:
+            conn.close()
+        return self.get(name)
+
+    def delete(self, name: str) -> None:
+        conn = self._conn()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            cur = conn.execute("DELETE FROM decks WHERE name = ?", (name,))
+            conn.execute("COMMIT")
+        finally:
+            conn.close()
+        if cur.rowcount == 0:
+            raise DeckNotFound(f"no deck named {name!r}")
