@@ -9,9 +9,10 @@ every set are read with no profile, with their own set's profile and with each o
 set's profile ("wrong profile"). The scenes' candidates (probabilities and embeddings)
 are computed once, so each blend setting costs only the selection step.
 
-``--tune`` (validation seeds only) sweeps weight, temperature and the unknown margin and
-prints the best setting whose wrong-profile F1 stays within 0.01 of no profile on every
-pair; without it, the module's constants are measured.
+``--tune`` (validation seeds only) sweeps weight, temperature, the unknown margin and
+the confidence gate, and prints the setting with the best worst-set gain among those
+whose wrong-profile F1 stays within 0.01 of no profile on every pair; without it, the
+module's constants are measured.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from scorer.cards import CODES
 from scorer.vision import Detector
 from scorer.vision.detector import select_cards
 from scorer.vision.enrol import enrol_layouts
-from scorer.vision.profile import BLEND_WEIGHT, MIN_SIMILARITY, TEMPERATURE, DeckProfile
+from scorer.vision.profile import (BLEND_WEIGHT, CONFIDENT, MIN_SIMILARITY, TEMPERATURE,
+                                   DeckProfile)
 from training.realistic import KINDS, realistic_scene, realistic_seed
 from training.scenes import ART_SETS, SEED_RANGES, get_library, render_scene
 from training.slices import MIN_PX, REQUIRED_VIS, _Tally
@@ -139,19 +141,27 @@ def main(argv=None) -> int:
     print(f"scenes: {a.per_kind} per kind x {len(KINDS)} kinds per set, split {a.split}",
           flush=True)
     if a.tune:
+        for s in a.sets:
+            own = np.concatenate([profiles[s].similarity(c[3]).max(1) for c in caches[s]
+                                  if len(c[2])])
+            print(f"{s}: best similarity of its crops to its own profile, percentiles "
+                  f"1/5/50: {np.percentile(own, [1, 5, 50]).round(3).tolist()}")
         rows = []
-        for w, t, m in itertools.product((0.25, 0.5, 0.75, 1.0), (0.02, 0.05, 0.1),
-                                         (0.0, 0.3, 0.5, 0.6, 0.7, 0.8)):
+        for w, t, m, c in itertools.product((0.25, 0.5, 0.75), (0.1, 0.2, 0.3),
+                                            (0.0, 0.65), (0.6, 0.8, 1.01)):
             sm = summary(evaluate(det, caches, profiles, weight=w, temperature=t,
-                                  min_similarity=m))
-            rows.append(((w, t, m), sm))
-            print(json.dumps({"weight": w, "temperature": t, "min_similarity": m, **sm}))
+                                  min_similarity=m, confident=c))
+            rows.append(((w, t, m, c), sm))
+            print(json.dumps({"weight": w, "temperature": t, "min_similarity": m,
+                              "confident": c, **sm}), flush=True)
         safe = [r for r in rows if r[1]["worst_wrong"] is None or r[1]["worst_wrong"] >= -0.01]
-        best = max(safe, key=lambda r: (r[1]["own_gain_mean"], r[1]["worst_own_slice"]))
-        print("best safe setting (weight, temperature, min_similarity):", best[0], best[1])
+        best = max(safe, key=lambda r: (r[1]["own_gain_min"], r[1]["own_gain_mean"],
+                                        r[1]["worst_own_slice"]))
+        print("best safe setting (weight, temperature, min_similarity, confident):",
+              best[0], best[1])
         return 0
     res = evaluate(det, caches, profiles, weight=BLEND_WEIGHT, temperature=TEMPERATURE,
-                   min_similarity=MIN_SIMILARITY)
+                   min_similarity=MIN_SIMILARITY, confident=CONFIDENT)
     for s, r in res.items():
         print(s, json.dumps(r))
     print("summary", json.dumps(summary(res)))

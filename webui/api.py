@@ -62,6 +62,12 @@ def presets() -> Response:
 def detect() -> Response:
     upload = request.files.get("image")
     data = upload.read() if upload is not None else request.get_data(cache=False)
+    deck = request.args.get("deck")
+    if deck:
+        from webui.decks import profile
+        found = detection().detect(data, crops=request.args.get("crops") == "1",
+                                   profile=profile(deck))
+        return jsonify({**found, "deck": deck})
     return jsonify(detection().detect(data, crops=request.args.get("crops") == "1"))
 
 

@@ -87,9 +87,10 @@ class DetectionService:
                     raise DetectorUnavailable(f"no card detector: {exc}") from None
             return self._detector
 
-    def detect(self, data: bytes, crops: bool = False) -> dict[str, Any]:
+    def detect(self, data: bytes, crops: bool = False, profile: Any = None) -> dict[str, Any]:
         """The DESIGN.md detect JSON for one image's bytes; with ``crops``, each card also
-        has its rectified crop as a small JPEG data URL (``crop``)."""
+        has its rectified crop as a small JPEG data URL (``crop``); ``profile``: an
+        enrolled deck's profile to read the cards with."""
         info = imageheader.check(data, self.max_pixels, self.max_side)
         if not self._slots.acquire(blocking=False):
             raise Busy("detection is busy; retry in a moment")
@@ -98,7 +99,8 @@ class DetectionService:
             t0 = time.perf_counter()
             image = decode(data)
             t1 = time.perf_counter()
-            found = detector.detect(image)
+            found = detector.detect(image) if profile is None else \
+                detector.detect(image, profile=profile)
             t2 = time.perf_counter()
         finally:
             self._slots.release()

@@ -96,6 +96,22 @@ def layout_order(rects: np.ndarray) -> np.ndarray:
                     np.int64)
 
 
+def _apart(rects: np.ndarray, scores: np.ndarray, share: float = 0.3) -> np.ndarray:
+    """Indices of the boxes to keep: laid-out cards do not overlap, so a box lying over
+    ``share`` of its area on stronger boxes (a box between two cards) is dropped."""
+    from scorer.vision.geometry import rect_to_quad
+
+    quads = np.stack([rect_to_quad(*r) for r in rects])
+    lo, hi = quads.min(1), quads.max(1)
+    area = np.prod(hi - lo, 1)
+    keep: list[int] = []
+    for i in np.argsort(-scores):
+        inter = np.clip(np.minimum(hi[i], hi[keep]) - np.maximum(lo[i], lo[keep]), 0, None)
+        if not keep or inter.prod(1).sum() <= share * area[i]:
+            keep.append(int(i))
+    return np.array(sorted(keep), np.int64)
+
+
 def enrol_layouts(detector, photos: list[tuple[str, np.ndarray]],
                   first: int = 0) -> list[EnrolledCard]:
     """The cards of layout photos (name, image) holding cards ``CODES[first:]`` in
@@ -104,6 +120,7 @@ def enrol_layouts(detector, photos: list[tuple[str, np.ndarray]],
     for name, img in photos:
         rects, scores = detector.localise(img)
         if len(rects):
+            rects = rects[_apart(rects, scores)]
             probs = detector.classify(detector.cut(img, rects)[1])
             # boxes the classifier calls "not a card" are table, not layout
             keep = probs.argmax(1) < 48

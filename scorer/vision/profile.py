@@ -2,17 +2,19 @@
 
 A profile holds prototype embeddings of each enrolled card (several per card allowed:
 each enrolled crop and the crop turned 180 degrees, since a crop may come out upside
-down). ``DeckProfile.adjust`` blends the classifier's probabilities with the crop's
-cosine similarity to the prototypes:
+down). ``DeckProfile.adjust`` combines the classifier's probabilities with the crop's
+cosine similarity to the prototypes, as a product of experts over the enrolled cards:
 
-* the probability the network gives the enrolled cards together is shared among them
-  by ``softmax(similarity / temperature)``, and the result is blended with the network's
-  probabilities by ``weight``; the not-a-card class and the cards the profile lacks keep
-  the network's probabilities (a partial profile falls back to the network);
-* a crop whose best similarity to any prototype is under ``min_similarity`` (the
-  "unknown" margin) does not look like this deck, and keeps the network's reading.
+    p'(card) ~ p(card) ** (1 - weight) * exp(weight * similarity(card) / temperature)
 
-The three numbers were chosen on validation scenes (``training/deck_profile.py``).
+renormalised to the probability the network gave the enrolled cards together. So the
+profile re-ranks what the network finds plausible but cannot raise a card the network
+rules out; the not-a-card class and the cards the profile lacks keep the network's
+probabilities (a partial profile falls back to the network). Crops the network is at
+least ``confident`` sure of keep its reading, and so does a crop whose best similarity
+is under ``min_similarity`` (the "unknown" margin: it looks like no card of the deck).
+
+The numbers were chosen on validation scenes (``python -m training.deck_profile --tune``).
 """
 
 from __future__ import annotations
@@ -29,8 +31,9 @@ from scorer.errors import InputError
 NUM_CARDS = 48
 # chosen on the validation seeds by training/deck_profile.py (see its docstring)
 BLEND_WEIGHT = 0.5
-TEMPERATURE = 0.05
-MIN_SIMILARITY = 0.5
+TEMPERATURE = 0.2
+MIN_SIMILARITY = 0.0
+CONFIDENT = 0.6
 
 
 def require_embedding(detector) -> None:
@@ -79,6 +82,7 @@ class DeckProfile:
     weight: float = BLEND_WEIGHT
     temperature: float = TEMPERATURE
     min_similarity: float = MIN_SIMILARITY
+    confident: float = CONFIDENT
     _ids: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -108,7 +112,7 @@ class DeckProfile:
         return out
 
     def adjust(self, probs: np.ndarray, emb: np.ndarray | None) -> np.ndarray:
-        """The network's (N,49) probabilities blended with this profile (see the module)."""
+        """The network's (N,49) probabilities combined with this profile (see the module)."""
         if emb is None:
             raise InputError("deck profiles need a classifier with card embeddings; this "
                              "one has none (install a newer model)")
@@ -118,16 +122,15 @@ class DeckProfile:
         sim = self.similarity(emb)
         enrolled = np.isfinite(sim[0])
         s = sim[:, enrolled]
-        known = s.max(1) >= self.min_similarity
-        z = (s - s.max(1, keepdims=True)) / self.temperature
-        q = np.exp(z)
-        q /= q.sum(1, keepdims=True)
-        mass = probs[:, :NUM_CARDS][:, enrolled].sum(1, keepdims=True)
-        proto = probs.copy()
-        proto[:, np.nonzero(enrolled)[0]] = mass * q
-        out = (1 - self.weight) * probs + self.weight * proto
-        return np.where(known[:, None], out, probs).astype(np.float32)
-
+        use = (s.max(1) >= self.min_similarity) & (probs.max(1) < self.confident)
+        net = probs[:, :NUM_CARDS][:, enrolled]
+        mass = net.sum(1, keepdims=True)
+        logit = (1 - self.weight) * np.log(net / np.maximum(mass, 1e-12) + 1e-12) + \
+            self.weight * s / self.temperature
+        q = np.exp(logit - logit.max(1, keepdims=True))
+        out = probs.copy()
+        out[:, np.nonzero(enrolled)[0]] = mass * q / q.sum(1, keepdims=True)
+        return np.where(use[:, None], out, probs).astype(np.float32)
 
 def profile_from_cards(name: str, cards: list, detector, **kw) -> DeckProfile:
     """A profile from enrolled cards (objects with ``code``, ``crop``, ``model`` and

@@ -1,0 +1,326 @@
+"""Deck profiles (issue 17): enrolment, the profile's blend, storage, the commands.
+
+Tests marked by the ``emb_detector`` fixture need a classifier with card embeddings:
+the shipped model, or the one named by $HANAFUDA_EMB_MODEL (a localiser .onnx with its
+classifier beside it); they are skipped when neither has them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from types import SimpleNamespace
+
+import cv2
+import numpy as np
+import pytest
+
+from scorer.cards import CODES, card
+from scorer.cli import main
+from scorer.errors import InputError
+from scorer.store import GameStore
+from scorer.store.decks import MAX_CROPS_PER_CARD, DeckCard, DeckNotFound, DeckStore
+from scorer.store.schema import MIGRATIONS, connect, current_version, migrate
+from scorer.vision.enrol import enrol_folder, enrol_layouts, layout_order
+from scorer.vision.profile import (DeckProfile, profile_from_cards, require_embedding)
+from training.scenes import get_library, render_scene
+
+
+# ------------------------------------------------------------------ fixtures
+
+def _embedding_detector():
+    from scorer.vision import Detector
+    env = os.environ.get("HANAFUDA_EMB_MODEL")
+    for path in [None] + ([env] if env else []):
+        try:
+            det = Detector(path, threads=1)
+        except InputError:
+            continue
+        if det.has_embedding:
+            return det
+    return None
+
+
+@pytest.fixture(scope="module")
+def emb_detector():
+    det = _embedding_detector()
+    if det is None:
+        pytest.skip("no classifier with card embeddings (set HANAFUDA_EMB_MODEL)")
+    return det
+
+
+def _layouts(art_set: str, seed: int, per_photo: int = 12):
+    return [(f"photo{i // per_photo}.png",
+             render_scene(CODES[i:i + per_photo], art_set=art_set, seed=seed + i)[0])
+            for i in range(0, 48, per_photo)]
+
+
+def _unit(v):
+    v = np.asarray(v, np.float32)
+    return v / np.linalg.norm(v, axis=-1, keepdims=True)
+
+
+def _fake_profile(codes, dim=8):
+    """One orthogonal prototype per card: card i's prototype is basis vector i % dim."""
+    emb = np.eye(dim, dtype=np.float32)[[card(c).class_index % dim for c in codes]]
+    return DeckProfile("fake", list(codes), emb)
+
+
+# ---------------------------------------------------------- the blend itself
+
+def test_profile_reranks_what_the_network_finds_plausible() -> None:
+    prof = _fake_profile(["04-1", "07-1"])
+    probs = np.zeros((1, 49), np.float32)
+    probs[0, card("07-1").class_index] = 0.55      # the network's April/July confusion
+    probs[0, card("04-1").class_index] = 0.40
+    probs[0, 48] = 0.05
+    emb = np.eye(8, dtype=np.float32)[[card("04-1").class_index % 8]]
+    out = prof.adjust(probs, emb)
+    assert out[0].argmax() == card("04-1").class_index
+    assert out[0].sum() == pytest.approx(1.0, abs=1e-5)
+    assert out[0, 48] == pytest.approx(0.05)       # not-a-card keeps the network's share
+
+
+def test_partial_profile_falls_back_to_the_network_for_missing_cards() -> None:
+    prof = _fake_profile(["01-1", "01-2"])           # two cards enrolled of 48
+    rng = np.random.default_rng(0)
+    probs = rng.dirichlet(np.ones(49), 5).astype(np.float32)
+    emb = _unit(rng.normal(size=(5, 8)))
+    out = prof.adjust(probs, emb)
+    enrolled = [card("01-1").class_index, card("01-2").class_index]
+    others = [i for i in range(49) if i not in enrolled]
+    np.testing.assert_allclose(out[:, others], probs[:, others], atol=1e-6)
+    np.testing.assert_allclose(out[:, enrolled].sum(1), probs[:, enrolled].sum(1), atol=1e-5)
+    # a crop the network is sure of keeps its reading
+    sure = np.zeros((1, 49), np.float32)
+    sure[0, enrolled[1]] = 0.97
+    sure[0, 48] = 0.03
+    np.testing.assert_allclose(prof.adjust(sure, np.eye(8, dtype=np.float32)[[
+        enrolled[0] % 8]]), sure)
+
+
+def test_without_embeddings_the_error_is_one_line() -> None:
+    old = SimpleNamespace(has_embedding=False, classifier_path=None)
+    with pytest.raises(InputError, match="embeddings") as info:
+        require_embedding(old)
+    assert "\n" not in str(info.value)
+    with pytest.raises(InputError, match="embeddings"):
+        _fake_profile(["01-1"]).adjust(np.full((1, 49), 1 / 49, np.float32), None)
+
+
+# ----------------------------------------------------------------- enrolment
+
+def test_layout_order_reads_rows_top_to_bottom_left_to_right() -> None:
+    rng = np.random.default_rng(3)
+    grid = [(x * 100 + rng.normal(0, 5), y * 150 + rng.normal(0, 12), 60, 100, 0)
+            for y in range(4) for x in range(12)]
+    perm = rng.permutation(48)
+    rects = np.array(grid, np.float32)[perm]
+    assert perm[layout_order(rects)].tolist() == list(range(48))
+
+
+def test_enrolment_from_a_rendered_layout_names_every_card(emb_detector) -> None:
+    cards = enrol_layouts(emb_detector, _layouts("hwatu-commons", 1_090_500))
+    assert [c.code for c in cards] == list(CODES)
+    # each crop's nearest prototype in a profile enrolled from other renders is its own
+    # card: the crops are the cards their names say
+    other = enrol_layouts(emb_detector, _layouts("hwatu-commons", 1_091_500, per_photo=24))
+    prof = DeckProfile.from_crops("h", [c.code for c in other],
+                                  np.stack([c.crop for c in other]), emb_detector)
+    sim = prof.similarity(emb_detector.embed(np.stack([c.crop for c in cards])))
+    assert [CODES[i] for i in sim.argmax(1)] == list(CODES)
+
+
+def test_enrolment_from_a_folder_of_scans(tmp_path) -> None:
+    lib = get_library()
+    for code in ("01-1", "08-1", "12-2"):
+        face = lib.face("louie-mantia", card(code).class_index)[0]
+        cv2.imwrite(str(tmp_path / f"{code}.png"), face)
+    cv2.imwrite(str(tmp_path / "8-2.jpg"), cv2.rotate(lib.face("louie-mantia", 29)[0],
+                                                      cv2.ROTATE_90_CLOCKWISE))
+    (tmp_path / "notes.txt").write_text("not a card")
+    cards = enrol_folder(tmp_path, 72, 112)
+    assert [c.code for c in cards] == ["01-1", "08-1", "08-2", "12-2"]
+    assert all(c.crop.shape == (112, 72, 3) for c in cards)
+
+
+def test_wrong_profile_does_not_change_a_scene(emb_detector) -> None:
+    codes = ["01-1", "03-1", "04-1", "07-1", "08-1", "11-1", "11-4", "12-2"]
+    img, _ = render_scene(codes, art_set="louie-mantia", seed=1_093_000)
+    plain = sorted(emb_detector.detect(img).codes)
+    assert plain == sorted(codes)
+    for art_set in ("freegostop-pencil", "louie-mantia"):
+        cards = enrol_layouts(emb_detector, _layouts(art_set, 1_092_000))
+        prof = DeckProfile.from_crops(art_set, [c.code for c in cards],
+                                      np.stack([c.crop for c in cards]), emb_detector)
+        assert sorted(emb_detector.detect(img, profile=prof).codes) == plain
+
+
+# -------------------------------------------------------------------- storage
+
+def _crop(v: int) -> np.ndarray:
+    return np.full((112, 72, 3), v, np.uint8)
+
+
+def test_deck_store_roundtrip_replace_add_delete_export(tmp_path) -> None:
+    decks = DeckStore(tmp_path / "g.db")
+    decks.save("home", [DeckCard("1-1", _crop(10), "a.png"), DeckCard("08-1", _crop(20))])
+    rec = decks.get("home")
+    assert rec.codes == ["01-1", "08-1"] and rec.cards[0].source == "a.png"
+    assert np.array_equal(rec.cards[1].crop, _crop(20))
+    decks.save("home", [DeckCard("08-1", _crop(30))], replace=False)
+    assert [c.code for c in decks.get("home").cards] == ["01-1", "08-1", "08-1"]
+    decks.save("home", [DeckCard("12-2", _crop(40))] * (MAX_CROPS_PER_CARD + 3), replace=False)
+    assert sum(c.code == "12-2" for c in decks.get("home").cards) == MAX_CROPS_PER_CARD
+    decks.save("home", [DeckCard("02-1", _crop(50))])           # replace
+    assert decks.get("home").codes == ["02-1"]
+    doc = decks.get("home").to_json()
+    assert doc["crops"][0]["png"].startswith("data:image/png;base64,")
+    assert [d["name"] for d in decks.list()] == ["home"]
+    decks.delete("home")
+    with pytest.raises(DeckNotFound):
+        decks.get("home")
+    with pytest.raises(InputError, match="deck name"):
+        decks.save("../x", [DeckCard("02-1", _crop(1))])
+
+
+def test_profile_reembeds_crops_of_another_model() -> None:
+    class Fake:
+        has_embedding = True
+        classifier_path = __file__
+        calls = 0
+
+        def embed(self, crops):
+            Fake.calls += 1
+            return _unit(np.stack([[c.mean(), 1.0] for c in crops]))
+
+    cards = [DeckCard("01-1", _crop(10), model="old", embedding=np.ones((2, 7))),
+             DeckCard("01-2", _crop(200))]
+    prof = profile_from_cards("d", cards, Fake())
+    assert Fake.calls == 1 and prof.embeddings.shape == (4, 2)
+    assert all(c.embedding.shape == (2, 2) and c.model != "old" for c in cards)
+    profile_from_cards("d", cards, Fake())
+    assert Fake.calls == 1          # stored embeddings of this model are reused
+
+
+def test_migration_keeps_old_games(tmp_path) -> None:
+    path = tmp_path / "old.db"
+    conn = connect(path)
+    migrate(conn, MIGRATIONS[:2])           # a database from before decks
+    conn.execute("INSERT INTO games (created_at, preset, options, players, teams, "
+                 "first_dealer, rounds_planned) VALUES ('2026-01-01', 'sakura', '{}', "
+                 "'[\"Ann\", \"Bob\"]', NULL, 'Ann', 4)")
+    conn.close()
+    store = GameStore(path)
+    games = store.list_games()
+    assert len(games) == 1 and store.get_game(games[0].id).players == ["Ann", "Bob"]
+    conn = connect(path)
+    assert current_version(conn) == len(MIGRATIONS)
+    conn.close()
+    assert DeckStore(path).list() == []
+
+
+# ------------------------------------------------------------------ commands
+
+def _write_layouts(folder, art_set, seed, per_photo=12):
+    paths = []
+    for k, (name, img) in enumerate(_layouts(art_set, seed, per_photo)):
+        p = folder / f"lay{k}.png"
+        cv2.imwrite(str(p), img)
+        paths.append(p)
+    return [str(p) for p in paths]
+
+
+def _model_args(det):
+    return ["--model", str(det.model_path)]
+
+
+def _no_decks_saved(db) -> bool:
+    if not db.exists():
+        return True
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute("SELECT COUNT(*) FROM decks").fetchone()[0] == 0
+    except sqlite3.OperationalError:
+        return True
+    finally:
+        conn.close()
+
+
+def test_bad_enrolment_inputs_give_one_line_and_save_nothing(emb_detector, tmp_path,
+                                                             capsys) -> None:
+    db = tmp_path / "g.db"
+    lays = _write_layouts(tmp_path, "hwatu-commons", 1_094_000)
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((480, 640, 3), 120, np.uint8))
+    twice = tmp_path / "twice"
+    twice.mkdir()
+    face = get_library().face("hwatu-commons", 0)[0]
+    cv2.imwrite(str(twice / "01-1.png"), face)
+    cv2.imwrite(str(twice / "1-1.jpg"), face)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    cases = {
+        "no cards found": [str(blank)],
+        "too few cards": lays[:3],
+        "too many cards": lays + [lays[0]],
+        "does not match": [lays[1], lays[0], lays[2], lays[3]],
+        "given twice": [str(twice)],
+        "no card images": [str(empty)],
+        "no such file": [str(tmp_path / "nope.png")],
+    }
+    for message, paths in cases.items():
+        assert main(["enroll", "home", *paths, "--db", str(db),
+                     *_model_args(emb_detector)]) == 2, message
+        err = capsys.readouterr().err.strip()
+        assert message in err and len(err.splitlines()) == 1, (message, err)
+        assert _no_decks_saved(db), message
+
+
+def test_enroll_detect_and_decks_commands(emb_detector, tmp_path, capsys) -> None:
+    db = tmp_path / "g.db"
+    lays = _write_layouts(tmp_path, "hwatu-commons", 1_094_500, per_photo=24)
+    assert main(["enroll", "home", *lays, "--db", str(db), "--json",
+                 *_model_args(emb_detector)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["cards"] == 48 and doc["enrolled"] == 48 and doc["missing"] == []
+    codes = ["04-1", "07-1", "11-2"]
+    img, _ = render_scene(codes, art_set="hwatu-commons", seed=1_094_900)
+    scene = tmp_path / "scene.jpg"
+    cv2.imwrite(str(scene), img)
+    assert main(["detect", str(scene), "--json", "--deck", "home", "--db", str(db),
+                 *_model_args(emb_detector)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["deck"] == "home" and sorted(c["code"] for c in out["cards"]) == codes
+    assert main(["detect", str(scene), "--deck", "other", "--db", str(db),
+                 *_model_args(emb_detector)]) == 2
+    assert "no deck named 'other'" in capsys.readouterr().err
+    assert main(["decks", "--db", str(db), "--json"]) == 0
+    assert [d["name"] for d in json.loads(capsys.readouterr().out)["decks"]] == ["home"]
+    assert main(["decks", "--db", str(db), "--export", "home", str(tmp_path / "h.json")]) == 0
+    assert len(json.loads((tmp_path / "h.json").read_text())["crops"]) == 48
+    assert main(["decks", "--db", str(db), "--delete", "home"]) == 0
+    capsys.readouterr()
+    assert main(["decks", "--db", str(db), "--delete", "home"]) == 2
+    assert main(["decks", "--db", str(tmp_path / "none.db")]) == 2
+    assert "no games database" in capsys.readouterr().err
+
+
+def test_api_detect_with_a_deck(emb_detector, tmp_path) -> None:
+    from web_helpers import CSRF, make_app
+    app = make_app(tmp_path, DETECTOR=emb_detector)
+    cards = enrol_layouts(emb_detector, _layouts("louie-mantia", 1_095_500, per_photo=48))
+    DeckStore(tmp_path / "games.db").save("home", [DeckCard(c.code, c.crop) for c in cards])
+    img, _ = render_scene(["02-1", "08-1"], art_set="louie-mantia", seed=1_095_900)
+    data = cv2.imencode(".jpg", img)[1].tobytes()
+    client = app.test_client()
+    resp = client.post("/api/detect?deck=home", data=data,
+                       headers={**CSRF, "Content-Type": "image/jpeg"})
+    assert resp.status_code == 200, resp.get_json()
+    body = resp.get_json()
+    assert body["deck"] == "home" and sorted(c["code"] for c in body["cards"]) == \
+        ["02-1", "08-1"]
+    resp = client.post("/api/detect?deck=nope", data=data,
+                       headers={**CSRF, "Content-Type": "image/jpeg"})
+    assert resp.status_code == 400 and "no deck named" in resp.get_json()["error"]
