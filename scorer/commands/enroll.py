@@ -28,12 +28,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "fine: missing cards are read by the network alone). The deck is saved "
                     "in the games database; read with it by `hanafuda detect --deck NAME`.",
         epilog="Nothing is saved when the input is wrong (no cards found, a layout that "
-               "is not 48 cards, a card given twice, photos out of order).",
+               "is not 48 cards, a card given twice, photos out of order). --from-games "
+               "adds to the deck what the camera saw in the games played (each card's "
+               "newest crops are kept, at most 16 a card).",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("name", metavar="NAME", help="the deck's name, e.g. nintendo")
-    parser.add_argument("paths", nargs="+", metavar="PATH",
+    parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="layout photos (in deck order), or a folder of MM-K.png images")
     db_argument(parser)
+    parser.add_argument("--from-games", action="store_true",
+                        help="learn from play: add the crop of every card of the confirmed "
+                             "rounds (as the players fixed and confirmed it) to the deck")
+    parser.add_argument("--game", type=int, action="append", metavar="ID", default=None,
+                        help="with --from-games: only this game (repeatable)")
     parser.add_argument("--add", action="store_true",
                         help="add these cards to the deck's crops (default: replace the deck)")
     parser.add_argument("--model", metavar="PATH", default=None,
@@ -55,20 +62,30 @@ def _run(args: argparse.Namespace) -> int:
     check_name(args.name)
     det = Detector(args.model)
     require_embedding(det)
+    if not args.paths and not args.from_games:
+        raise InputError("give layout photos or a folder of MM-K.png card images "
+                         "(or --from-games)")
+    if args.game and not args.from_games:
+        raise InputError("--game goes with --from-games")
     t0 = time.perf_counter()
-    enrolled = enrol_paths(det, args.paths)
+    enrolled = enrol_paths(det, args.paths) if args.paths else []
     cards = [DeckCard(c.code, c.crop, c.source) for c in enrolled]
+    if args.from_games:
+        from scorer.store.decks import crops_from_games
+        cards += crops_from_games(open_decks(args.db).path, args.game, det.crop_w,
+                                  det.crop_h)
     profile_from_cards(args.name, cards, det)          # embeds every crop
     secs = time.perf_counter() - t0
     db = args.db or default_db_path()
-    rec = DeckStore(db).save(args.name, cards, replace=not args.add)
+    rec = DeckStore(db).save(args.name, cards, replace=not (args.add or args.from_games))
     differ = {c.code: c.read_as for c in enrolled if c.read_as}
     if args.json:
         print(json.dumps({"db": str(db), **rec.summary(), "enrolled": len(cards),
                           "seconds": round(secs, 2), "network_reads_differently": differ}))
         return 0
-    print(f"deck {rec.name!r}: {len(cards)} card{'s' if len(cards) != 1 else ''} enrolled "
-          f"in {secs:.1f} s; the deck now has {len(rec.codes)} of 48 cards "
+    verb = "added" if args.add or args.from_games else "enrolled"
+    print(f"deck {rec.name!r}: {len(cards)} card crop{'s' if len(cards) != 1 else ''} "
+          f"{verb} in {secs:.1f} s; the deck now has {len(rec.codes)} of 48 cards "
           f"({len(rec.cards)} crops), saved in {db}")
     if differ:
         print(f"note: the network alone reads {len(differ)} of them as another card "

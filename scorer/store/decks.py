@@ -191,3 +191,33 @@ class DeckStore:
             conn.close()
         if cur.rowcount == 0:
             raise DeckNotFound(f"no deck named {name!r}")
+
+
+def crops_from_games(db: Path | str, game_ids: list[int] | None, crop_w: int,
+                     crop_h: int) -> list[DeckCard]:
+    """The crop of every card of the confirmed rounds (all games, or ``game_ids``), named
+    as the players confirmed it (a corrected card's crop follows the correction)."""
+    from scorer.store.repository import GameNotFound, GameStore
+
+    games = GameStore(db)
+    ids = game_ids or [g.id for g in games.list_games(limit=100_000)]
+    out: list[DeckCard] = []
+    for gid in ids:
+        try:
+            game = games.get_game(gid)
+        except GameNotFound:
+            raise InputError(f"no game {gid}") from None
+        for rnd in game.confirmed_rounds:
+            for owner, pile in rnd.piles.items():
+                for code, url in pile.crops.items():
+                    data = base64.b64decode(url.split(",", 1)[1])
+                    img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+                    if img is None or code not in pile.codes:
+                        continue
+                    crop = cv2.resize(img, (crop_w, crop_h), interpolation=cv2.INTER_AREA)
+                    out.append(DeckCard(code, crop, f"game {gid} round {rnd.number} {owner}"))
+    if not out:
+        raise InputError("no card crops in the confirmed rounds of "
+                         + (f"game {', '.join(map(str, ids))}" if game_ids else "any game")
+                         + " (crops are kept for cards seen by the camera)")
+    return out
