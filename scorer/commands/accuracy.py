@@ -25,6 +25,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="SQLite file (default: the one `hanafuda serve` uses, "
                              "$XDG_DATA_HOME/hanafuda-scorer/games.db)")
     parser.add_argument("--json", action="store_true", help="print JSON for machines")
+    parser.add_argument("--by-round", action="store_true",
+                        help="one row per round number over all games (round 1 of every "
+                             "game, then round 2...): does the camera get better as a game "
+                             "goes on, e.g. with a deck that learns from play")
     parser.set_defaults(func=_run)
 
 
@@ -44,6 +48,8 @@ def _run(args: argparse.Namespace) -> int:
         piles = GameStore(db).scored_piles()
     except sqlite3.DatabaseError as exc:
         raise InputError(f"{db} is not a games database ({exc})") from None
+    if args.by_round:
+        return _by_round(db, args.json)
     acc = field_accuracy(piles)
     if args.json:
         print(json.dumps({"db": str(db), **acc.to_dict()}))
@@ -60,4 +66,31 @@ def _run(args: argparse.Namespace) -> int:
     for source, c in sorted(acc.by_source.items()):
         print(f"  {source}: precision {_pct(c.precision)}, recall {_pct(c.recall)}, "
               f"F1 {_pct(c.f1)}")
+    return 0
+
+
+def _by_round(db: Path, as_json: bool) -> int:
+    """Accuracy per round number, over the confirmed rounds of every game."""
+    from scorer.field_accuracy import field_accuracy
+    from scorer.store import GameStore
+
+    store = GameStore(db)
+    rounds: dict[int, list] = {}
+    for summary in store.list_games(limit=100_000):
+        for rnd in store.get_game(summary.id).confirmed_rounds:
+            rounds.setdefault(rnd.number, []).extend(rnd.piles.values())
+    rows = {n: field_accuracy(piles) for n, piles in sorted(rounds.items())}
+    if as_json:
+        print(json.dumps({"db": str(db), "rounds": [{"round": n, **a.to_dict()}
+                                                    for n, a in rows.items()]}))
+        return 0
+    if not any(a.piles for a in rows.values()):
+        print(f"{db}: no pile from the camera or a photo in a confirmed round yet")
+        return 0
+    print(f"{'round':>5}  {'piles':>5}  {'cards':>5}  {'precision':>9}  {'recall':>6}  "
+          f"{'F1':>6}")
+    for n, a in rows.items():
+        e = a.equivalent
+        print(f"{n:>5}  {a.piles:>5}  {a.cards:>5}  {_pct(e.precision):>9}  "
+              f"{_pct(e.recall):>6}  {_pct(e.f1):>6}")
     return 0
