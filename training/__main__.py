@@ -20,6 +20,7 @@ checkpoint in ``--run-dir`` (default runs/main, git-ignored). Seeds are fixed
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import shutil
 import sys
@@ -31,6 +32,7 @@ import numpy as np
 from training import DEFAULT_ART_DIR, REPO_ROOT
 from training.recipe import DEFAULT_RECIPE, Recipe, RecipeError, load_recipe
 
+LARGE_BOX = 0.4  # boxes this share of the frame's height tall or more are close-ups
 COMMANDS = {
     "all": "every stage in order, then tune and evaluate",
     "cache": "render and cache the random scenes of the first stages",
@@ -246,8 +248,10 @@ class Pipeline:
             self.log("realistic stage on the CPU: expect it to run about 100x slower than "
                      "on a GPU for the same number of scenes")
         rc = self.r.realistic
-        cfg = FinetuneConfig(steps=rc.steps, minutes=rc.minutes, batch=rc.batch, replay=rc.replay,
-                             loc_lr=rc.loc_lr, ref_lr=rc.ref_lr, cls_lr=rc.cls_lr,
+        crop = rc.loc_crop or (0, 0)
+        cfg = FinetuneConfig(steps=rc.steps, minutes=rc.minutes, batch=rc.batch,
+                             replay=rc.replay, loc_crop_w=crop[0], loc_crop_h=crop[1], loc_lr=rc.loc_lr,
+                             ref_lr=rc.ref_lr, cls_lr=rc.cls_lr, lodo=rc.lodo,
                              lodo_lr=rc.lodo_lr, lodo_set=self.r.lodo_set, seed=self.r.seed,
                              workers=self.a.workers)
         finetune(self.base, self.run / "realistic", self.a.art_dir, cfg, log=self.log,
@@ -258,38 +262,40 @@ class Pipeline:
         from training.ship import export_finetuned
         ft = self.run / "realistic" / "finetuned.pt"
         loc = export_finetuned(ft, self.base, self.models, self.a.name, self.a.art_dir)
-        export_finetuned(ft, self.base, self.lodo.parent, f"{self.a.name}-lodo",
-                         self.a.art_dir, classifier="lodo")
-        self.log(f"exported {loc} and {self.lodo}")
+        if self.r.realistic.lodo:
+            export_finetuned(ft, self.base, self.lodo.parent, f"{self.a.name}-lodo",
+                             self.a.art_dir, classifier="lodo")
+        self.log(f"exported {loc}" + (f" and {self.lodo}" if self.r.realistic.lodo else ""))
         return loc
 
     # ------------------------------------------------------------ tune / evaluate
     def tune(self, loc_path: Path, sets=None) -> dict:
         """Thresholds with the best realistic-framing F1 on validation scenes."""
         from scorer.vision import Detector
-        from scorer.vision.detector import select_cards
         from training.export import set_config
-        from training.slices import realistic_candidates, score_selection
+        from training.slices import pick, realistic_candidates, score_selection
         t = self.r.tune
         det = Detector(loc_path, threads=self.a.threads)
         scenes = realistic_candidates(det, self.a.art_dir, "val", t.per_kind, sets=sets,
                                       loc_threshold=min(t.loc_grid))
         grid = []
-        for ov in (None, 0.5):
-            for lt in t.loc_grid:
-                for ct in t.cls_grid:
-                    r = score_selection(scenes, lambda c: select_cards(
-                        c.loc_score, c.probs, lt, ct, c.quads, ov)[1])
-                    grid.append({"loc_threshold": lt, "cls_threshold": ct, "overlap_iou": ov,
-                                 **r["equiv"], "images_all_correct": r["images_all_correct"]})
+        for ov, lt, ct, large in itertools.product((None, 0.5), t.loc_grid, t.cls_grid,
+                                                   (None, 0.1)):
+            r = score_selection(scenes, lambda c: pick(c, lt, ct, ov, large, LARGE_BOX))
+            grid.append({"loc_threshold": lt, "cls_threshold": ct, "overlap_iou": ov,
+                         "large_threshold": large, **r["equiv"],
+                         "images_all_correct": r["images_all_correct"]})
         best = max(grid, key=lambda g: (g["f1"], g["images_all_correct"], -g["loc_threshold"]))
         out = self.models / "eval"
         out.mkdir(parents=True, exist_ok=True)
         (out / f"tune-val-{loc_path.stem}.json").write_text(
             json.dumps({"best": best, "grid": grid}, indent=2) + "\n")
+        large = best["large_threshold"]
         cfg = set_config(loc_path, {"loc_threshold": best["loc_threshold"],
                                     "cls_threshold": best["cls_threshold"],
-                                    "overlap_iou": best["overlap_iou"]})
+                                    "overlap_iou": best["overlap_iou"],
+                                    "large_threshold": best["loc_threshold"] if large is None
+                                    else large, "large_box": LARGE_BOX})
         self.log(f"tuned on realistic validation scenes: {json.dumps(best)}; "
                  f"config {json.dumps(cfg)}")
         return best
@@ -304,11 +310,12 @@ class Pipeline:
         res = {"realistic": evaluate_realistic(det, self.a.art_dir, "test",
                                                e.realistic_per_kind, out_dir=out,
                                                tag="realistic-test")}
+        held = [self.r.lodo_set]
         if lodo and self.lodo.is_file():
-            held = [self.r.lodo_set]
             res["lodo"] = evaluate_realistic(Detector(self.lodo, threads=self.a.threads),
                                              self.a.art_dir, "lodo_test", e.lodo_per_kind,
                                              sets=held, out_dir=out, tag="realistic-lodo-hwatu")
+        if lodo:  # the shipped model on the very same held-out deck's scenes
             res["all_decks_on_held_out"] = evaluate_realistic(
                 det, self.a.art_dir, "lodo_test", e.lodo_per_kind, sets=held, out_dir=out,
                 tag="realistic-all-decks-on-hwatu")

@@ -152,14 +152,19 @@ def _draw_score_sheet(img, rng, cx, cy, card_h):
                         (120, 60, 30), 1, cv2.LINE_AA)
 
 
+CLUTTER = {"ring": 0.2, "box": 0.25, "phone": 0.15, "hand": 0.15, "coins": 0.15, "sheet": 0.1}
+
+
 def add_real_clutter(img: np.ndarray, rng: np.random.Generator, lib: ArtLibrary,
-                     card_h: float, n: int) -> None:
-    """``n`` everyday objects on the table (drawn under the cards)."""
+                     card_h: float, n: int, kinds: Sequence[str] | None = None) -> None:
+    """``n`` everyday objects on the table (drawn under the cards), of ``kinds`` (default:
+    every kind in ``CLUTTER``, at its weight)."""
     h, w = img.shape[:2]
+    names = list(kinds or CLUTTER)
+    weights = np.array([CLUTTER[k] for k in names])
     for _ in range(n):
         cx, cy = rng.uniform(0, w), rng.uniform(0, h)
-        kind = rng.choice(["ring", "box", "phone", "hand", "coins", "sheet"],
-                          p=[0.2, 0.25, 0.15, 0.15, 0.15, 0.1])
+        kind = names[rng.choice(len(names), p=weights / weights.sum())]
         if kind == "ring":
             _draw_ring(img, rng, cx, cy, card_h * rng.uniform(0.3, 0.8))
         elif kind == "box":

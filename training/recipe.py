@@ -79,9 +79,11 @@ class RealisticConfig:
     minutes: float = 4.0
     batch: int = 32
     replay: int = 3
+    loc_crop: tuple[int, int] | None = None  # the localiser's training windows
     loc_lr: float = 5e-4
     ref_lr: float = 5e-4
     cls_lr: float = 1.5e-4
+    lodo: bool = True  # a leave-one-deck-out classifier beside them, from ImageNet weights
     lodo_lr: float = 1.5e-3
 
 

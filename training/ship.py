@@ -46,7 +46,7 @@ def export_finetuned(ft_path: Path, base_loc: Path, out_dir: Path, name: str, ar
         raise ValueError(f"{ft_path} holds no {classifier!r} classifier")
     base_cfg = onnx_config(Path(base_loc))
     keep = {k: v for k, v in base_cfg.items()
-            if k not in ("classifier", "refiner", "classifier_arch")}
+            if k not in ("classifier", "refiner", "classifier_arch", "axis_check")}
     with tempfile.TemporaryDirectory() as tmp:
         loc_ck, cls_ck, ref_ck = (Path(tmp) / f for f in ("loc.pt", "cls.pt", "ref.pt"))
         torch.save({"model": nets["loc"]}, loc_ck)

@@ -178,8 +178,8 @@ def realistic_candidates(detector, art_dir=None, split: str = "val", per_kind: i
     its required and don't-care card ids, for choosing how the cards are picked."""
     lib = get_library(art_dir)
     start = SEED_RANGES[split][0]
-    old = detector.loc_threshold
-    detector.loc_threshold = loc_threshold
+    old = detector.loc_threshold, detector.large_threshold
+    detector.loc_threshold = detector.large_threshold = loc_threshold
     out = []
     try:
         for kind in kinds:
@@ -193,7 +193,7 @@ def realistic_candidates(detector, art_dir=None, split: str = "val", per_kind: i
                        not (c.visible >= REQUIRED_VIS and c.height * s >= MIN_PX)]
                 out.append((kind, detector.candidates(img), req, opt))
     finally:
-        detector.loc_threshold = old
+        detector.loc_threshold, detector.large_threshold = old
     return out
 
 
@@ -203,3 +203,14 @@ def score_selection(scenes: list, select) -> dict:
     for _, cand, req, opt in scenes:
         t.add([int(i) for i in select(cand)], req, opt)
     return t.report()
+
+
+def pick(cand, loc_threshold: float, cls_threshold: float, overlap_iou: float | None = None,
+         large_threshold: float | None = None, large_box: float = 0.4):
+    """The class ids ``Detector.detect`` would keep from ``cand`` with these settings."""
+    from scorer.vision.detector import select_cards
+    thr = np.full(len(cand), loc_threshold, np.float32)
+    if large_threshold is not None and len(cand):
+        thr[cand.heights() >= large_box * cand.frame_h] = large_threshold
+    return select_cards(cand.loc_score, cand.probs, thr, cls_threshold, cand.quads,
+                        overlap_iou)[1]

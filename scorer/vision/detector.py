@@ -103,9 +103,17 @@ class Candidates:
     quads: np.ndarray = field(default_factory=lambda: np.zeros((0, 4, 2), np.float32))
     loc_score: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
     probs: np.ndarray = field(default_factory=lambda: np.zeros((0, NUM_CARDS + 1), np.float32))
+    frame_h: int = 0
 
     def __len__(self) -> int:
         return len(self.loc_score)
+
+    def heights(self) -> np.ndarray:
+        """Each box's long side in pixels."""
+        if not len(self.quads):
+            return np.zeros(0, np.float32)
+        side = lambda a, b: np.linalg.norm(self.quads[:, a] - self.quads[:, b], axis=1)  # noqa: E731
+        return np.maximum(side(0, 3), side(0, 1)).astype(np.float32)
 
 
 class Detector:
@@ -161,6 +169,8 @@ class Detector:
         self.nms_iou = float(cfg.get("nms_iou", 0.5))
         # boxes that still overlap this much after refinement are one card (None: off)
         self.overlap_iou = cfg.get("overlap_iou")
+        self.large_box = float(cfg.get("large_box", 1.0))
+        self.large_threshold = float(cfg.get("large_threshold", self.loc_threshold))
         self.tta = bool(cfg.get("tta", True)) if tta is None else bool(tta)
         self.tta_below = float(cfg.get("tta_below", 1.0)) if tta_below is None \
             else float(tta_below)
@@ -184,8 +194,8 @@ class Detector:
         x = canvas[..., ::-1].transpose(2, 0, 1)[None].astype(np.float32)
         out = self.loc.run(None, {self.loc.get_inputs()[0].name: x})[0][0]
         heat = 1.0 / (1.0 + np.exp(-out[0]))
-        peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & \
-            (heat >= self.loc_threshold)
+        lowest = min(self.loc_threshold, self.large_threshold)
+        peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= lowest)
         ys, xs = np.nonzero(peaks)
         scores = heat[ys, xs]
         order = np.argsort(-scores)[: self.max_cards]
@@ -197,13 +207,14 @@ class Detector:
         ch = np.exp(np.clip(out[2, ys, xs], -3, 6)) * st / s
         th = 0.5 * np.arctan2(out[4, ys, xs], out[3, ys, xs])
         rects = np.stack([cx, cy, cw, ch, th], 1).astype(np.float32)
-        keep = valid = (cw > 2) & (ch > 2)
+        valid = (cw > 2) & (ch > 2)
+        valid &= scores >= self.box_thresholds(np.maximum(cw, ch), h)
         rects, scores = rects[valid], scores[valid]
         if len(rects) > 1:
             rr = [((float(r[0]), float(r[1])), (float(r[2]), float(r[3])),
                    float(math.degrees(r[4]))) for r in rects]
             keep = cv2.dnn.NMSBoxesRotated(rr, scores.astype(np.float32).tolist(),
-                                           self.loc_threshold, self.nms_iou)
+                                           lowest, self.nms_iou)
             keep = np.array(keep, int).reshape(-1)
             rects, scores = rects[keep], scores[keep]
         if len(rects) > 1:
@@ -215,6 +226,14 @@ class Detector:
             for _ in range(self.refine_passes):
                 rects = self.refine_boxes(img, rects)
         return rects, scores
+
+    def box_thresholds(self, heights: np.ndarray, frame_h: int) -> np.ndarray:
+        """The localiser score each box needs: a card filling much of the frame (a
+        close-up) peaks lower than a card of a pile, so boxes at least ``large_box`` of
+        the frame's height tall need only ``large_threshold``."""
+        heights = np.asarray(heights, np.float32)
+        return np.where(heights >= self.large_box * frame_h, self.large_threshold,
+                        self.loc_threshold).astype(np.float32)
 
     def refine_boxes(self, img: np.ndarray, rects: np.ndarray) -> np.ndarray:
         """One pass of the box refiner: each box corrected by the network's delta."""
@@ -295,14 +314,14 @@ class Detector:
     def _classify_boxes(self, img: np.ndarray, rects: np.ndarray,
                         scores: np.ndarray, profile=None) -> Candidates:
         if not len(rects):
-            return Candidates()
+            return Candidates(frame_h=img.shape[0])
         quads, crops = self.cut(img, rects)
         if profile is None:
             probs = self.classify(crops)
         else:
             probs = profile.adjust(*self.classify_embed(crops))
         return Candidates(quads.astype(np.float32), scores.astype(np.float32),
-                          probs.astype(np.float32))
+                          probs.astype(np.float32), img.shape[0])
 
     def detect(self, img: np.ndarray, decode_ms: float = 0.0, profile=None) -> Detections:
         """The cards in ``img``; ``profile``: a deck profile to read them with."""
@@ -310,7 +329,8 @@ class Detector:
         rects, scores = self.localise(_checked(img))
         t1 = time.perf_counter()
         cand = self._classify_boxes(img, rects, scores, profile)
-        keep, cls = select_cards(cand.loc_score, cand.probs, self.loc_threshold,
+        keep, cls = select_cards(cand.loc_score, cand.probs,
+                                 self.box_thresholds(cand.heights(), img.shape[0]),
                                  self.cls_threshold, cand.quads, self.overlap_iou)
         conf = cand.probs[keep, cls]
         quads, scores = cand.quads[keep], cand.loc_score[keep]
@@ -366,7 +386,7 @@ def _drop_contained(rects: np.ndarray, scores: np.ndarray, area_ratio: float = 0
     return np.array(sorted(keep, key=lambda k: -scores[k]), int)
 
 
-def select_cards(loc_score: np.ndarray, probs: np.ndarray, loc_threshold: float,
+def select_cards(loc_score: np.ndarray, probs: np.ndarray, loc_threshold: float | np.ndarray,
                  cls_threshold: float, quads: np.ndarray | None = None,
                  overlap_iou: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The boxes that are cards: (indices into the candidates, their class ids).
