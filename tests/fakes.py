@@ -44,7 +44,7 @@ class FakeDetector:
         self.entered = threading.Event()
         self._lock = threading.Lock()
 
-    def detect(self, image: Any, decode_ms: float = 0.0) -> Any:
+    def detect(self, image: Any, decode_ms: float = 0.0, profile: Any = None) -> Any:
         with self._lock:
             self.calls += 1
             self.running += 1

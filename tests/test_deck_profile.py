@@ -125,7 +125,7 @@ def test_enrolment_from_a_rendered_layout_names_every_card(emb_detector) -> None
     assert [c.code for c in cards] == list(CODES)
     # each crop's nearest prototype in a profile enrolled from other renders is its own
     # card: the crops are the cards their names say
-    other = enrol_layouts(emb_detector, _layouts("hwatu-commons", 1_091_500, per_photo=24))
+    other = enrol_layouts(emb_detector, _layouts("hwatu-commons", 1_091_500))
     prof = DeckProfile.from_crops("h", [c.code for c in other],
                                   np.stack([c.crop for c in other]), emb_detector)
     sim = prof.similarity(emb_detector.embed(np.stack([c.crop for c in cards])))
@@ -280,7 +280,7 @@ def test_bad_enrolment_inputs_give_one_line_and_save_nothing(emb_detector, tmp_p
 
 def test_enroll_detect_and_decks_commands(emb_detector, tmp_path, capsys) -> None:
     db = tmp_path / "g.db"
-    lays = _write_layouts(tmp_path, "hwatu-commons", 1_094_500, per_photo=24)
+    lays = _write_layouts(tmp_path, "hwatu-commons", 1_094_500)
     assert main(["enroll", "home", *lays, "--db", str(db), "--json",
                  *_model_args(emb_detector)]) == 0
     doc = json.loads(capsys.readouterr().out)
