@@ -269,3 +269,10 @@ def test_margin_is_over_the_best_other_player():
                                        "C": []}, "A")
     res = score_round(inp, SAKURA)
     assert res.award["margin"] == 40 and res.award["kind"] == "plain"
+
+
+def test_chu_and_basa_are_explained_only_when_the_game_counts_victories():
+    piles = {"A": ["01-1", "03-1", "08-1", "11-1", "12-1"], "B": ["01-3"]}
+    for name, shown in (("sakura", False), ("sakura-victories", True)):
+        res = score_round(RoundInput(["A", "B"], piles, "A"), get_ruleset(name))
+        assert any(line.startswith("margin ") for line in res.explanation) is shown

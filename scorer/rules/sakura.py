@@ -241,7 +241,7 @@ def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
                      f"nearest to the dealer's right")
     else:
         lines.append(f"{winner} wins the round")
-    if award and award["kind"] != "plain":
+    if award and award["kind"] != "plain" and rs["game_scoring"] == "victories":
         lines.append(f"margin {award['margin']}: {award['kind']}"
                      + (" (shira-basa: no yaku this round)" if award["shira"] else ""))
     lines.append(f"{next_dealer} deals next")
