@@ -197,7 +197,10 @@ def finetune(loc_path: Path, out_dir: Path, art_dir: str, cfg: FinetuneConfig,
                         num_workers=cfg.workers, collate_fn=collate,
                         prefetch_factor=4 if cfg.workers else None,
                         persistent_workers=bool(cfg.workers), pin_memory=device.type == "cuda",
-                        worker_init_fn=_worker_init)
+                        worker_init_fn=_worker_init,
+                        # forked from a process whose other threads hold locks (onnxruntime,
+                        # OpenCV, a test's server), a worker can hang for ever
+                        multiprocessing_context="spawn" if cfg.workers else None)
     gen = torch.Generator(device=device)
     gen.manual_seed(cfg.seed + step)
     lodo_idx = ART_SETS.index(cfg.lodo_set)
