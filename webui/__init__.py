@@ -9,7 +9,8 @@
 ``ACCESS_TOKEN``       when set, every request needs it (cookie, ``X-Access-Token`` header
                        or ``?token=`` once); ``hanafuda serve --host 0.0.0.0`` sets one
 ``MAX_CONTENT_LENGTH`` upload cap in bytes (default 8 MiB; over it: 413)
-``MAX_IMAGE_PIXELS``   image dimension cap (default 40 megapixels, 12000 px a side)
+``MAX_IMAGE_PIXELS``   image dimension cap (default and most: the decoder's 40 megapixels;
+                       ``MAX_IMAGE_SIDE`` 12000 px a side); a higher one is refused
 ``DETECT_CONCURRENCY`` detections at once; beyond it ``/api/detect`` answers 503 at once
 """
 

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
 from scorer.errors import InputError
-from scorer.vision import decode_image, imageheader
-from scorer.vision.hints import framing_hints
+from scorer.vision.report import ImageLimits, check_header, decode_frame, detect_report
 from webui.crops import add_crops
 
 
@@ -25,21 +23,6 @@ class DetectorUnavailable(Exception):
     """No model could be loaded (503, with the reason)."""
 
 
-def decode(data: bytes) -> Any:
-    """Decode with the vision package (EXIF orientation applied); any failure to decode
-    untrusted bytes is the sender's error (400), never a 500."""
-    try:
-        image = decode_image(data)
-    except InputError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - untrusted bytes may break a decoder anyhow
-        raise InputError(f"corrupt image: it cannot be decoded ({type(exc).__name__})") \
-            from None
-    if image is None or getattr(image, "size", 0) == 0:
-        raise InputError("corrupt image: it cannot be decoded")
-    return image
-
-
 class DetectionService:
     """Holds the app's one detector, created lazily on the first request."""
 
@@ -50,8 +33,7 @@ class DetectionService:
         self._model_path = model_path
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(max(1, concurrency))
-        self.max_pixels = max_pixels
-        self.max_side = max_side
+        self.limits = ImageLimits(max_pixels, max_side)
 
     @property
     def loaded(self) -> bool:
@@ -88,30 +70,17 @@ class DetectionService:
             return self._detector
 
     def detect(self, data: bytes, crops: bool = False, profile: Any = None) -> dict[str, Any]:
-        """The DESIGN.md detect JSON for one image's bytes; with ``crops``, each card also
-        has its rectified crop as a small JPEG data URL (``crop``); ``profile``: an
-        enrolled deck's profile to read the cards with."""
-        info = imageheader.check(data, self.max_pixels, self.max_side)
+        """The DESIGN.md detect JSON for one image's bytes (``scorer.vision.report``);
+        with ``crops``, each card also has its rectified crop as a small JPEG data URL
+        (``crop``); ``profile``: an enrolled deck's profile to read the cards with. The
+        header is checked before a detection slot is taken."""
+        info = check_header(data, self.limits)
         if not self._slots.acquire(blocking=False):
             raise Busy("detection is busy; retry in a moment")
         try:
-            detector = self.detector()
-            t0 = time.perf_counter()
-            image = decode(data)
-            t1 = time.perf_counter()
-            found = detector.detect(image) if profile is None else \
-                detector.detect(image, profile=profile)
-            t2 = time.perf_counter()
+            report = detect_report(self.detector(), decode_frame(data, info), profile)
         finally:
             self._slots.release()
-        timings = dict(getattr(found, "timings", None) or {})   # the detector's stages
-        timings["decode"] = round((t1 - t0) * 1000, 1)
-        timings.setdefault("infer", round((t2 - t1) * 1000, 1))
-        timings["total"] = round((t2 - t0) * 1000, 1)
-        height, width = image.shape[:2]
-        cards = list(found.to_cards())
         if crops:
-            add_crops(image, cards)
-        return {"width": int(width), "height": int(height), "format": info.format,
-                "model": self.model_name, "cards": cards, "hints": framing_hints(cards),
-                "ms": timings}
+            add_crops(report.frame.image, report.cards)
+        return report.to_dict(self.model_name)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import time
 from pathlib import Path
 
 from scorer.errors import InputError
@@ -69,8 +68,8 @@ def _display_path(p: Path) -> str:
 def _run(args: argparse.Namespace) -> int:
     import cv2
 
-    from scorer.vision import Detector, annotate, decode_image
-    from scorer.vision.hints import framing_hints
+    from scorer.vision import Detector, annotate
+    from scorer.vision.report import detect_report, read_frame
 
     # silent: OpenCV's decoder warnings would precede our one-line error
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
@@ -80,44 +79,39 @@ def _run(args: argparse.Namespace) -> int:
     frames = []
     for path in args.images:
         data = _read(path)
-        t0 = time.perf_counter()
         try:
-            img = decode_image(data)
+            frames.append((path, read_frame(data)))
         except InputError as exc:
             raise InputError(f"{path}: {exc}") from None
-        frames.append((path, img, (time.perf_counter() - t0) * 1e3))
-    det = Detector(args.model, threads=args.threads, tta=args.tta)
+    detector = Detector(args.model, threads=args.threads, tta=args.tta)
     profile = None
     if args.deck:
         from scorer.commands.enroll import open_decks
         from scorer.vision.profile import load_profile
-        profile = load_profile(open_decks(args.db), args.deck, det)
-    model_name = _display_path(det.model_path)
-    for n, (path, img, decode_ms) in enumerate(frames, 1):
-        d = det.detect(img, decode_ms=decode_ms, profile=profile)
-        h, w = img.shape[:2]
+        profile = load_profile(open_decks(args.db), args.deck, detector)
+    deck = {"deck": args.deck} if args.deck else {}
+    model_name = _display_path(detector.model_path)
+    for number, (path, frame) in enumerate(frames, 1):
+        report = detect_report(detector, frame, profile)
         if args.annotate:
             out = Path(args.annotate)
             if len(frames) > 1:
-                out = out.with_name(f"{out.stem}-{n}{out.suffix or '.png'}")
-            import cv2
-            if not cv2.imwrite(str(out), annotate(img, d)):
+                out = out.with_name(f"{out.stem}-{number}{out.suffix or '.png'}")
+            if not cv2.imwrite(str(out), annotate(frame.image, report.detections)):
                 raise InputError(f"cannot write {out}")
-        cards = d.to_cards()
-        hints = framing_hints(cards)
         if args.json:
-            print(json.dumps({"image": path, "width": w, "height": h, "model": model_name,
-                              "cards": cards, "hints": hints, "ms": d.timings,
-                              **({"deck": args.deck} if args.deck else {})},
+            print(json.dumps({**report.to_dict(model_name, image=path), **deck},
                              ensure_ascii=False), flush=True)
             continue
-        print(f"{path}: {w}x{h}, {len(d)} card{'s' if len(d) != 1 else ''} "
-              f"({d.timings['total']:.0f} ms)")
-        if len(d):
+        found = len(report.cards)
+        print(f"{path}: {frame.width}x{frame.height}, {found} card{'s' if found != 1 else ''} "
+              f"({report.ms.get('total', 0):.0f} ms)")
+        if found:
             print(f"  {'code':<5}  {'card':<32}  {'conf':>5}  box")
-            for c in cards:
-                box = ",".join(f"{v:.0f}" for v in c["box"])
-                print(f"  {c['code']:<5}  {c['name']:<32}  {c['confidence']:>5.2f}  {box}")
-        for hint in hints:
+            for card in report.cards:
+                box = ",".join(f"{v:.0f}" for v in card["box"])
+                print(f"  {card['code']:<5}  {card['name']:<32}  {card['confidence']:>5.2f}  "
+                      f"{box}")
+        for hint in report.hints:
             print(f"  hint: {hint}")
     return 0
