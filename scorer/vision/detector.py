@@ -174,7 +174,7 @@ class Detector:
         self.tta = bool(cfg.get("tta", True)) if tta is None else bool(tta)
         self.tta_below = float(cfg.get("tta_below", 1.0)) if tta_below is None \
             else float(tta_below)
-        self.refine = bool(cfg.get("refine_angles", True))
+        self.snap_angles = bool(cfg.get("refine_angles", True))
         self.max_cards = int(cfg.get("max_cards", 60))
         self.crop_w, self.crop_h = int(cfg.get("crop_w", CROP_W)), int(cfg.get("crop_h", CROP_H))
 
@@ -220,8 +220,8 @@ class Detector:
         if len(rects) > 1:
             keep = _drop_contained(rects, scores)
             rects, scores = rects[keep], scores[keep]
-        if len(rects) and self.refine:
-            rects = self._refine(img, rects)
+        if len(rects) and self.snap_angles:
+            rects = self._snap_angles(img, rects)
         if len(rects) and self.ref is not None:
             for _ in range(self.refine_passes):
                 rects = self.refine_boxes(img, rects)
@@ -244,7 +244,7 @@ class Detector:
         ok = (out[:, 2] > 2) & (out[:, 3] > 2)
         return np.where(ok[:, None], out, rects)
 
-    def _refine(self, img: np.ndarray, rects: np.ndarray) -> np.ndarray:
+    def _snap_angles(self, img: np.ndarray, rects: np.ndarray) -> np.ndarray:
         """Snap each card's angle to the edges along its outline (the network's angle is
         the least precise of its outputs), on an image of at most ~0.5 megapixels."""
         h, w = img.shape[:2]

@@ -158,8 +158,8 @@ def random_runs(seed: int) -> list[list[list[dict]]]:
 
 def check_js_stability_matches_python(page) -> None:
     """The page's stability module gives the same piles (and confidences, and the frame
-    of the last change) as webui.stability, frame by frame."""
-    from webui.stability import StabilityTracker
+    of the last change) as tests.stability, frame by frame."""
+    from tests.stability import StabilityTracker
     runs = random_runs(5)
     in_js = page.evaluate("""async (runs) => {
         const m = await import('/static/js/stability.js');
