@@ -99,16 +99,25 @@ class Pipeline:
         self.base = self.run / "base-model" / f"{a.name}-localiser.onnx"
         self.shipped = self.models / f"{a.name}-localiser.onnx"
         self.lodo = self.run / "lodo-model" / f"{a.name}-lodo-localiser.onnx"
+        self._base_data = None  # the first stage's cache, loaded once for every stage
 
     # ------------------------------------------------------------ data
     def data(self, size=None, n=None):
+        """(train, val) cached scenes at ``size`` (the first stage's by default: that one
+        is loaded once and kept, since the classifier, its rounds and each export use it)."""
         from training.data import LOC_H, LOC_W, generate_cache, load_cache
         size = tuple(size or (LOC_W, LOC_H))
-        train = generate_cache(self.cache, self.a.art_dir, n or self.r.train_scenes, "train",
-                               self.a.workers, size)
+        n = n or self.r.train_scenes
+        base = size == (LOC_W, LOC_H) and n == self.r.train_scenes
+        if base and self._base_data is not None:
+            return self._base_data
+        train = generate_cache(self.cache, self.a.art_dir, n, "train", self.a.workers, size)
         val = generate_cache(self.cache, self.a.art_dir, self.r.val_scenes, "val",
                              self.a.workers, size)
-        return load_cache(train), load_cache(val)
+        loaded = load_cache(train), load_cache(val)
+        if base:
+            self._base_data = loaded
+        return loaded
 
     # ------------------------------------------------------------ localiser
     def train_loc(self) -> Path:

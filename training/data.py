@@ -21,8 +21,8 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from scorer.vision.geometry import CROP_H, CROP_W, quad_to_rect, rect_to_quad, rectify
-from training.evaluate import quad_iou
+from scorer.vision.geometry import (CROP_H, CROP_W, quad_iou, quad_to_rect, rect_to_quad,
+                                    rectify)
 from training.scenes import ART_SETS, SEED_RANGES, get_library, random_scene
 
 LOC_W, LOC_H = 320, 240

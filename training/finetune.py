@@ -25,9 +25,10 @@ import torch
 import torch.nn.functional as F
 from torch.utils.data import DataLoader
 
-from training.models import DELTA_SCALE, LocNet, RefNet
+from training.models import DELTA_SCALE, LocNet, RefNet, build_classifier
 from training.onnx_weights import freeze_bn, load_from_onnx
 from training.scenes import ART_SETS
+from training.ship import onnx_config
 from training.stream import SceneStream, StreamConfig, collate
 from training.train import loc_loss
 
@@ -83,8 +84,6 @@ class Nets:
     classifier and the refiner beside it), their weights recovered from those files."""
 
     def __init__(self, loc_path: Path, cfg: FinetuneConfig, device):
-        from training.models import build_classifier
-        from training.ship import onnx_config
         meta = onnx_config(loc_path)
         folder = Path(loc_path).parent
         self.arch = meta.get("classifier_arch", CLS_ARCH)

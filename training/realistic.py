@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from training.scenes import (CARD_ASPECT, FACE_H, FACE_W, ArtLibrary, SceneCard, SceneInfo,
-                             compose_scene, make_background)
+                             compose_scene, make_background, pile_angle)
 
 KINDS: tuple[str, ...] = ("pile", "physical", "closeup", "clutter", "upside_down")
 KIND_WEIGHTS = (0.35, 0.25, 0.15, 0.12, 0.13)
@@ -39,6 +39,12 @@ def realistic_seed(split_start: int, kind: str, k: int) -> int:
 
 
 # ------------------------------------------------------------------------ clutter
+
+def _fill_rect(img, cx, cy, w, h, angle_deg, colour) -> None:
+    """A filled rectangle of size w x h centred at (cx, cy), turned by ``angle_deg``."""
+    box = cv2.boxPoints(((cx, cy), (w, h), angle_deg)).astype(np.int32)
+    cv2.fillConvexPoly(img, box, colour, cv2.LINE_AA)
+
 
 def _draw_ring(img, rng, cx, cy, r):
     """A knitted or braided ring: a thick textured torus."""
@@ -61,9 +67,7 @@ def _draw_deck_box(img, rng, lib: ArtLibrary, cx, cy, card_h):
     bw = card_h * rng.uniform(0.8, 1.6)
     bh = bw * rng.uniform(0.6, 1.5)
     ang = rng.uniform(0, 180)
-    box = cv2.boxPoints(((cx, cy), (bw, bh), ang)).astype(np.float32)
-    col = tuple(int(c) for c in rng.integers(0, 200, 3))
-    cv2.fillConvexPoly(img, box.astype(np.int32), col, cv2.LINE_AA)
+    _fill_rect(img, cx, cy, bw, bh, ang, tuple(int(c) for c in rng.integers(0, 200, 3)))
     s = lib.sets[rng.integers(len(lib.sets))]
     face, _ = lib.face(s, int(rng.integers(48)))
     fh = min(bh, bw * CARD_ASPECT) * rng.uniform(0.5, 0.8)
@@ -89,12 +93,10 @@ def _draw_phone(img, rng, cx, cy, card_h):
     ph = card_h * rng.uniform(1.3, 2.0)
     pw = ph * rng.uniform(0.45, 0.52)
     ang = rng.uniform(0, 180)
-    box = cv2.boxPoints(((cx, cy), (pw, ph), ang)).astype(np.int32)
-    cv2.fillConvexPoly(img, box, tuple(int(c) for c in rng.integers(0, 50, 3)), cv2.LINE_AA)
-    screen = cv2.boxPoints(((cx, cy), (pw * 0.9, ph * 0.9), ang)).astype(np.int32)
-    col = tuple(int(c) for c in (rng.integers(0, 40, 3) if rng.random() < 0.5
-                                 else rng.integers(60, 255, 3)))
-    cv2.fillConvexPoly(img, screen, col, cv2.LINE_AA)
+    _fill_rect(img, cx, cy, pw, ph, ang, tuple(int(c) for c in rng.integers(0, 50, 3)))
+    _fill_rect(img, cx, cy, pw * 0.9, ph * 0.9, ang,  # the screen
+               tuple(int(c) for c in (rng.integers(0, 40, 3) if rng.random() < 0.5
+                                      else rng.integers(60, 255, 3))))
 
 
 def _draw_hand(img, rng, cx, cy, card_h):
@@ -123,8 +125,7 @@ def _draw_coins_dice(img, rng, cx, cy, card_h):
                        tuple(int(c * 0.8) for c in base), 1, cv2.LINE_AA)
         else:  # die
             s = card_h * rng.uniform(0.1, 0.18)
-            box = cv2.boxPoints(((x, y), (s, s), rng.uniform(0, 90))).astype(np.int32)
-            cv2.fillConvexPoly(img, box, (235, 235, 235), cv2.LINE_AA)
+            _fill_rect(img, x, y, s, s, rng.uniform(0, 90), (235, 235, 235))
             for _ in range(int(rng.integers(1, 7))):
                 px, py = x + rng.uniform(-0.3, 0.3) * s, y + rng.uniform(-0.3, 0.3) * s
                 cv2.circle(img, (int(px), int(py)), max(int(s * 0.08), 1), (20, 20, 20), -1)
@@ -134,8 +135,7 @@ def _draw_score_sheet(img, rng, cx, cy, card_h):
     sh = card_h * rng.uniform(1.5, 3.0)
     sw = sh * rng.uniform(0.6, 0.8)
     ang = rng.uniform(0, 180)
-    box = cv2.boxPoints(((cx, cy), (sw, sh), ang)).astype(np.int32)
-    cv2.fillConvexPoly(img, box, tuple(int(c) for c in rng.integers(215, 250, 3)), cv2.LINE_AA)
+    _fill_rect(img, cx, cy, sw, sh, ang, tuple(int(c) for c in rng.integers(215, 250, 3)))
     a = math.radians(ang)
     ux, uy = math.cos(a), math.sin(a)
     vx, vy = -uy, ux
@@ -182,14 +182,7 @@ def add_real_clutter(img: np.ndarray, rng: np.random.Generator, lib: ArtLibrary,
 # ------------------------------------------------------------------------ layouts
 
 def _pile_angle(rng, upside_down: bool) -> float:
-    if upside_down:
-        return 180 + rng.normal(0, 8)
-    r = rng.random()
-    if r < 0.5:
-        return rng.normal(0, 6)
-    if r < 0.7:
-        return 180 + rng.normal(0, 6)
-    return rng.uniform(0, 360)
+    return 180 + rng.normal(0, 8) if upside_down else pile_angle(rng, 0.5, 0.2)
 
 
 def _place(cx, cy, ang_deg, offsets, hh, jitter_deg, rng):

@@ -19,9 +19,8 @@ import torch.nn.functional as F
 from tqdm import tqdm
 
 from scorer.vision.geometry import (REF_H, REF_W, apply_delta, box_delta, context_crop,
-                                    quad_to_rect, rect_to_quad)
+                                    quad_iou, quad_to_rect, rect_to_quad)
 from training.data import CHUNK, MIN_CROP_VIS, run_chunks, weights_digest
-from training.evaluate import quad_iou
 from training.models import DELTA_SCALE, RefNet
 from training.scenes import ART_SETS, SEED_RANGES, get_library, random_scene
 from training.train import Checkpointer, _lr_at, crops_to_tensor, jitter_colour, seed_all

@@ -352,11 +352,13 @@ def _card_quad(cx, cy, hgt, angle_deg) -> np.ndarray:
     return pts @ rot.T + np.array([cx, cy], np.float32)
 
 
-def _pile_angle(rng) -> float:
+def pile_angle(rng, upright: float = 0.38, upside_down: float = 0.34) -> float:
+    """A pile's angle in degrees: near 0 (share ``upright``), near 180 (share
+    ``upside_down``: the far side's cards), else anywhere."""
     r = rng.random()
-    if r < 0.38:
+    if r < upright:
         return rng.normal(0, 6)
-    if r < 0.72:
+    if r < upright + upside_down:
         return 180 + rng.normal(0, 6)
     return rng.uniform(0, 360)
 
@@ -368,7 +370,7 @@ def _layout(rng, n: int, w: int, h: int, card_h: float) -> list[tuple[float, flo
     cuts = np.sort(rng.choice(np.arange(1, n), n_piles - 1, replace=False)) if n_piles > 1 else []
     sizes = np.diff(np.concatenate([[0], cuts, [n]])).astype(int)
     for m in sizes:
-        ang = _pile_angle(rng)
+        ang = pile_angle(rng)
         kind = rng.choice(["fan", "scatter", "grid"], p=[0.6, 0.2, 0.2])
         cx, cy = rng.uniform(0.1, 0.9) * w, rng.uniform(0.1, 0.9) * h
         hh = card_h * rng.uniform(0.9, 1.1)

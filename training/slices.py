@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from scorer.vision.geometry import quad_to_rect
-from training.evaluate import EQUIV, _multiset_hits, _prf, quad_iou
+from scorer.vision.geometry import quad_iou, quad_to_rect, rect_to_quad
+from training.evaluate import EQUIV, _multiset_hits, _prf
 from training.realistic import KINDS, realistic_scene, realistic_seed
 from training.scenes import ART_SETS, SEED_RANGES, get_library
 
@@ -148,7 +148,6 @@ def _why_lost(det, card) -> str:
     """Where a card the classifier reads right from its true outline went missing: no
     detection on it, a poorly aligned box (IoU < 0.5) that read something else, or an
     aligned box read as another card."""
-    from scorer.vision.geometry import rect_to_quad
     gq = rect_to_quad(*quad_to_rect(card.quad))
     best = max((quad_iou(gq, q) for q in det.quads), default=0.0)
     if best < 0.3:

@@ -23,8 +23,7 @@ import torch
 from torch.utils.data import IterableDataset, get_worker_info
 
 from scorer.vision.geometry import (CROP_H, CROP_W, REF_H, REF_W, box_delta, context_crop,
-                                    quad_to_rect, rect_to_quad, rectify)
-from training.evaluate import quad_iou
+                                    quad_iou, quad_to_rect, rect_to_quad, rectify)
 from training.realistic import realistic_scene
 from training.scenes import ART_SETS, SEED_RANGES, get_library, random_scene
 from training.train import loc_targets

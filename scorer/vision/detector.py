@@ -112,8 +112,9 @@ class Candidates:
         """Each box's long side in pixels."""
         if not len(self.quads):
             return np.zeros(0, np.float32)
-        side = lambda a, b: np.linalg.norm(self.quads[:, a] - self.quads[:, b], axis=1)  # noqa: E731
-        return np.maximum(side(0, 3), side(0, 1)).astype(np.float32)
+        q = self.quads
+        return np.maximum(np.linalg.norm(q[:, 3] - q[:, 0], axis=1),
+                          np.linalg.norm(q[:, 1] - q[:, 0], axis=1)).astype(np.float32)
 
 
 class Detector:
