@@ -1,0 +1,204 @@
+"""A leave-one-deck-out classifier, trained alone on streamed crops.
+
+The shipped localiser and box refiner never saw the held-out deck (``lodo_set``), so a
+classifier trained from ImageNet weights on the other decks' crops, put beside them,
+makes a detector that has never seen that deck: the baseline a deck profile
+(``scorer.vision.profile``) is measured against.
+
+Only the classifier trains, so each scene gives many crops (``cls_per_scene``) and no
+localiser pass is spent. Time- or steps-budgeted, resumable from its checkpoint (saved
+every minute), with a progress bar; ``--export`` writes the three ONNX files.
+
+    python -m training.lodo --minutes 60 --out runs/lodo
+    python -m training.lodo --out runs/lodo --export   # after (or instead of) training
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+from torch.utils.data import DataLoader
+from tqdm import tqdm
+
+from training.finetune import CLS_ARCH, _jitter, _to_input, _turn_half, _worker_init
+from training.models import build_classifier
+from training.stream import SceneStream, StreamConfig, collate
+
+
+@dataclass(frozen=True)
+class LodoConfig:
+    minutes: float = 60.0       # the time budget, when ``steps`` is 0
+    steps: int = 0
+    batch: int = 96             # crops per step
+    lr: float = 1.5e-3
+    cls_per_scene: int = 24
+    workers: int = 1
+    threads: int = 2
+    lodo_set: str = "hwatu-commons"
+    arch: str = CLS_ARCH
+    seed: int = 0
+
+
+def _crop_batches(loader, batch: int):
+    """Fixed-size batches of (crops, labels, scenes read so far) from the scene stream."""
+    xs, ys, n, scenes = [], [], 0, 0
+    for b in loader:
+        xs.append(b["cls_x"])
+        ys.append(b["cls_y"])
+        n += len(b["cls_y"])
+        scenes += len(b["img"])
+        while n >= batch:
+            x, y = torch.cat(xs), torch.cat(ys)
+            yield x[:batch], y[:batch], scenes
+            xs, ys, n = [x[batch:]], [y[batch:]], n - batch
+
+
+def train_lodo(art_dir: str, out_dir: Path, cfg: LodoConfig, log=print) -> Path:
+    """Train (or resume) the classifier; ``out_dir/classifier.pt`` (``train_classifier``'s
+    checkpoint format: ``model`` and ``arch``)."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    torch.set_num_threads(cfg.threads)
+    torch.manual_seed(cfg.seed)
+    model = build_classifier(cfg.arch)
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=cfg.lr,
+                            weight_decay=1e-4)
+    ck_path = out_dir / "lodo_ckpt.pt"
+    step, elapsed, scenes, hist = 0, 0.0, 0, []
+    if ck_path.is_file():
+        ck = torch.load(ck_path, map_location="cpu", weights_only=False)
+        model.load_state_dict(ck["model"])
+        opt.load_state_dict(ck["opt"])
+        step, elapsed, scenes, hist = ck["step"], ck["elapsed"], ck["scenes"], ck["hist"]
+        log(f"resumed at step {step}, {elapsed / 60:.1f} min")
+    budget = cfg.minutes * 60
+    t0 = time.time() - elapsed
+
+    def progress() -> float:
+        if cfg.steps:
+            return min(step / cfg.steps, 1.0)
+        return min((time.time() - t0) / budget, 1.0)
+
+    def save() -> None:
+        tmp = ck_path.with_suffix(".tmp")
+        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step,
+                    "elapsed": time.time() - t0, "scenes": scenes, "hist": hist,
+                    "config": asdict(cfg)}, tmp)
+        tmp.replace(ck_path)
+        tmp = out_dir / "classifier.tmp"
+        torch.save({"model": model.state_dict(), "arch": cfg.arch, "hist": hist}, tmp)
+        tmp.replace(out_dir / "classifier.pt")
+
+    if progress() >= 1.0:
+        log("finished already")
+        return out_dir / "classifier.pt"
+    scfg = StreamConfig(art_dir=str(art_dir), exclude_sets=(cfg.lodo_set,),
+                        cls_per_scene=cfg.cls_per_scene, ref_per_scene=0)
+    # a resumed run goes on with unseen scenes
+    loader = DataLoader(SceneStream(scfg, start=scenes), batch_size=4,
+                        num_workers=cfg.workers, collate_fn=collate,
+                        prefetch_factor=4 if cfg.workers else None,
+                        persistent_workers=bool(cfg.workers), worker_init_fn=_worker_init,
+                        multiprocessing_context="spawn" if cfg.workers else None)
+    gen = torch.Generator().manual_seed(cfg.seed + step)
+    model.train()
+    last = time.time()
+    loss_sum, right, n_sum = 0.0, 0, 0
+    bar = tqdm(total=cfg.steps or int(budget), initial=step if cfg.steps else int(elapsed),
+               unit="step" if cfg.steps else "s", desc="lodo classifier", file=sys.stderr)
+    start = scenes
+    for x, y, read in _crop_batches(loader, cfg.batch):
+        frac = progress()
+        for g in opt.param_groups:
+            g["lr"] = cfg.lr * min(1.0, (step + 1) / 100) * \
+                (0.03 + 0.97 * 0.5 * (1 + math.cos(math.pi * frac)))
+        xc = _turn_half(_jitter(_to_input(x, "cpu"), gen), gen)
+        logits = model(xc)
+        loss = F.cross_entropy(logits, y, label_smoothing=0.05)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 10.0)
+        opt.step()
+        step += 1
+        scenes = start + read
+        loss_sum += float(loss.detach())
+        right += int((logits.argmax(1) == y).sum())
+        n_sum += len(y)
+        bar.update(1 if cfg.steps else int(time.time() - t0 - bar.n))
+        done = progress() >= 1.0
+        if done or time.time() - last >= 60:
+            rec = {"step": step, "minutes": round((time.time() - t0) / 60, 2),
+                   "loss": round(loss_sum / max(n_sum / cfg.batch, 1), 4),
+                   "train_acc": round(right / max(n_sum, 1), 4)}
+            hist.append(rec)
+            log(json.dumps(rec))
+            loss_sum, right, n_sum = 0.0, 0, 0
+            save()
+            last = time.time()
+        if done:
+            break
+    bar.close()
+    save()
+    return out_dir / "classifier.pt"
+
+
+def export_lodo(cls_ckpt: Path, base_loc: Path, out_dir: Path, art_dir: str,
+                name: str = "hanafuda-lodo") -> Path:
+    """The shipped localiser and refiner (weights recovered from ``base_loc``'s files)
+    with the leave-one-deck-out classifier, as ONNX files in ``out_dir``."""
+    from training.finetune import FinetuneConfig, Nets
+    from training.ship import export_finetuned
+
+    nets = Nets(Path(base_loc), FinetuneConfig(lodo=False), "cpu")
+    ck = torch.load(cls_ckpt, map_location="cpu", weights_only=False)
+    state = {"loc": nets.loc.state_dict(), "ref": nets.ref.state_dict(),
+             "lodo": ck["model"]}
+    with tempfile.TemporaryDirectory() as tmp:
+        ft = Path(tmp) / "finetuned.pt"
+        torch.save({"nets": state, "cls_arch": ck["arch"]}, ft)
+        return export_finetuned(ft, Path(base_loc), Path(out_dir), name, art_dir,
+                                classifier="lodo")
+
+
+def main(argv=None) -> int:
+    from training import DEFAULT_ART_DIR, REPO_ROOT
+
+    p = argparse.ArgumentParser(prog="python -m training.lodo",
+                                description=__doc__.splitlines()[0])
+    p.add_argument("--art-dir", default=str(DEFAULT_ART_DIR))
+    p.add_argument("--out", default=str(REPO_ROOT / "runs" / "lodo"))
+    p.add_argument("--model", default=str(REPO_ROOT / "models" / "hanafuda-localiser.onnx"),
+                   help="the localiser whose localiser and refiner the export keeps")
+    p.add_argument("--export", action="store_true",
+                   help="only export out/classifier.pt beside the model's localiser")
+    for f in LodoConfig.__dataclass_fields__.values():
+        p.add_argument(f"--{f.name.replace('_', '-')}", type=type(f.default),
+                       default=f.default)
+    a = p.parse_args(argv)
+    cfg = LodoConfig(**{k: getattr(a, k) for k in LodoConfig.__dataclass_fields__})
+    log = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731
+    try:
+        out = Path(a.out)
+        if not a.export:
+            train_lodo(a.art_dir, out, cfg, log=log)
+        if not (out / "classifier.pt").is_file():
+            raise FileNotFoundError(f"no trained classifier at {out / 'classifier.pt'}")
+        loc = export_lodo(out / "classifier.pt", Path(a.model), out / "model", a.art_dir)
+        log(f"exported {loc}")
+    except (FileNotFoundError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
