@@ -8,6 +8,7 @@ recipe file (``training/recipe.toml``; ``training/recipe.py`` describes its tabl
     python -m training train-ref  # the box refiner on the exported localiser's boxes
     python -m training rounds     # the classifier rounds on the exported boxes' crops
     python -m training realistic  # all networks together on realistic scenes (GPU if any)
+    python -m training lodo       # a leave-one-deck-out classifier beside them
     python -m training tune       # detection thresholds on realistic validation scenes
     python -m training evaluate   # realistic test slices, leave-one-deck-out, old test
     python -m training ceiling    # reads on true outlines vs the detector's boxes (val)
@@ -41,6 +42,7 @@ COMMANDS = {
     "train-ref": "train the box refiner on the exported localiser's boxes, then export",
     "rounds": "the classifier rounds on crops the exported localiser cuts, then export",
     "realistic": "all three networks together on streamed realistic scenes, then export",
+    "lodo": "a leave-one-deck-out classifier beside the shipped localiser, then export",
     "tune": "choose the detection thresholds on realistic validation scenes",
     "evaluate": "the realistic test's slices, leave-one-deck-out and the old test",
     "ceiling": "validation reads on true outlines beside the detector's (what boxes cost)",
@@ -260,9 +262,8 @@ class Pipeline:
         crop = rc.loc_crop or (0, 0)
         cfg = FinetuneConfig(steps=rc.steps, minutes=rc.minutes, batch=rc.batch,
                              replay=rc.replay, loc_crop_w=crop[0], loc_crop_h=crop[1], loc_lr=rc.loc_lr,
-                             ref_lr=rc.ref_lr, cls_lr=rc.cls_lr, lodo=rc.lodo,
-                             lodo_lr=rc.lodo_lr, lodo_set=self.r.lodo_set, seed=self.r.seed,
-                             workers=self.a.workers)
+                             ref_lr=rc.ref_lr, cls_lr=rc.cls_lr, lodo_set=self.r.lodo_set,
+                             seed=self.r.seed, workers=self.a.workers)
         finetune(self.base, self.run / "realistic", self.a.art_dir, cfg, log=self.log,
                  device=device)
         return self.export_realistic()
@@ -271,10 +272,21 @@ class Pipeline:
         from training.ship import export_finetuned
         ft = self.run / "realistic" / "finetuned.pt"
         loc = export_finetuned(ft, self.base, self.models, self.a.name, self.a.art_dir)
-        if self.r.realistic.lodo:
-            export_finetuned(ft, self.base, self.lodo.parent, f"{self.a.name}-lodo",
-                             self.a.art_dir, classifier="lodo")
-        self.log(f"exported {loc}" + (f" and {self.lodo}" if self.r.realistic.lodo else ""))
+        self.log(f"exported {loc}")
+        return loc
+
+    def train_lodo(self) -> Path:
+        """The leave-one-deck-out classifier beside the shipped localiser and refiner
+        (which never saw the held-out deck)."""
+        from training.lodo import export_lodo, train_lodo
+        if not self.shipped.is_file():
+            raise RecipeError(f"no shipped model at {self.shipped}: run the earlier stages")
+        ck = train_lodo(self.a.art_dir, self.run / "lodo", self.r.lodo, self.r.lodo_set,
+                        seed=self.r.seed, workers=self.a.workers,
+                        threads=self.a.threads, log=self.log)
+        loc = export_lodo(ck, self.shipped, self.lodo.parent, self.a.art_dir,
+                          name=f"{self.a.name}-lodo")
+        self.log(f"exported {loc}")
         return loc
 
     # ------------------------------------------------------------ tune / evaluate
@@ -360,6 +372,8 @@ class Pipeline:
             self.export_base(self.rounds())
         elif cmd == "realistic":
             self.realistic(a.device)
+        elif cmd == "lodo":
+            self.tune(self.train_lodo(), sets=self._not_held_out())
         elif cmd == "tune":
             self.tune(self.shipped)
         elif cmd == "evaluate":
@@ -373,21 +387,18 @@ class Pipeline:
             self.train_ref()
             self.export_base()
             self.export_base(self.rounds())
-            loc = self.realistic(a.device)
-            self.tune(loc)
-            if self.lodo.is_file():
-                self.tune(self.lodo, sets=[s for s in _art_sets() if s != self.r.lodo_set])
+            self.tune(self.realistic(a.device))
+            self.tune(self.train_lodo(), sets=self._not_held_out())
             self.evaluate(not a.no_lodo)
+
+    def _not_held_out(self) -> list[str]:
+        from training.scenes import ART_SETS
+        return [s for s in ART_SETS if s != self.r.lodo_set]
 
     def _last_classifier(self) -> str:
         done = [r.name for r in self.r.classifier_rounds
                 if (self.run / r.name / "classifier.pt").is_file()]
         return done[-1] if done else "cls"
-
-
-def _art_sets() -> tuple[str, ...]:
-    from training.scenes import ART_SETS
-    return ART_SETS
 
 
 def main(argv=None) -> int:

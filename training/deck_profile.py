@@ -2,6 +2,8 @@
 
     python -m training.deck_profile --model M.onnx --split val --per-kind 8 --tune
     python -m training.deck_profile --model M.onnx --split test --per-kind 8
+    python -m training.deck_profile --model LODO.onnx --sets hwatu-commons \
+        --split lodo_test --per-kind 60 --full models/eval
 
 Each art set is enrolled from one clean render per card (four layout photos of 12
 cards, through ``scorer.vision.enrol``, as a player would), then realistic scenes of
@@ -12,7 +14,9 @@ are computed once, so each blend setting costs only the selection step.
 ``--tune`` (validation seeds only) sweeps weight, temperature, the unknown margin and
 the confidence gate, and prints the setting with the best worst-set gain among those
 whose wrong-profile F1 stays within 0.01 of no profile on every pair; without it, the
-module's constants are measured.
+module's constants are measured. ``--full DIR`` runs the whole realistic test
+(``training.slices.evaluate_realistic``: every slice, and which months are read as which)
+on each set with no profile and with its own, and writes both JSON files to DIR.
 """
 
 from __future__ import annotations
@@ -110,6 +114,24 @@ def summary(res: dict) -> dict:
             "worst_wrong": round(float(np.min(wrong)), 4) if wrong else None}
 
 
+def full_test(det: Detector, profiles: dict, split: str, per_kind: int, out: Path) -> int:
+    """``evaluate_realistic`` on each set's scenes without a profile and with its own."""
+    from training.slices import evaluate_realistic, summary_rows
+
+    for s, prof in profiles.items():
+        runs = {f"deck-{split}-{s}-{label}": p for label, p in (("none", None),
+                                                                ("profile", prof))}
+        for tag, p in runs.items():
+            res = evaluate_realistic(det, None, split, per_kind, sets=[s], out_dir=out,
+                                     tag=tag, profile=p)
+            print(tag, flush=True)
+            for name, fig in summary_rows(res):
+                print(f"  {name}: {fig}")
+            top = list(res["month_misreads"].items())[:5]
+            print(f"  month misreads (true->read): {top}", flush=True)
+    return 0
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model", default=None)
@@ -119,6 +141,8 @@ def main(argv=None) -> int:
     p.add_argument("--tune", action="store_true", help="sweep the blend (val only)")
     p.add_argument("--cache", default=None, help="pickle of the scenes' candidates (reused "
                    "when it exists: same model, split and scenes only)")
+    p.add_argument("--full", default=None, metavar="DIR",
+                   help="the whole realistic test, without and with each set's own profile")
     a = p.parse_args(argv)
     if a.tune and a.split != "val":
         p.error("--tune only on the validation seeds")
@@ -130,6 +154,8 @@ def main(argv=None) -> int:
         profiles[s], secs[s] = enrol_set(det, s, enrol_seed)
     print("enrolment seconds (4 layout photos, 48 cards):",
           {s: round(v, 2) for s, v in secs.items()}, flush=True)
+    if a.full:
+        return full_test(det, profiles, a.split, a.per_kind, Path(a.full))
     if a.cache and Path(a.cache).is_file():
         with open(a.cache, "rb") as f:
             caches = pickle.load(f)

@@ -3,9 +3,8 @@
 The localiser, the box refiner and the classifier start from the shipped ONNX files
 (``training.onnx_weights``: weights recovered exactly, batch norms frozen) and train
 side by side on the same scenes (``training.stream``), rendered in worker processes.
-Optionally a leave-one-deck-out classifier trains beside them from ImageNet weights on
-the same crops without the held-out deck (the localiser and refiner never see that
-deck either, so they serve both).
+The localiser and refiner never see the held-out deck (``lodo_set``), so they serve the
+leave-one-deck-out classifier (``training.lodo``) too.
 
 Training runs for a time budget (the learning rates follow a cosine over it), on a GPU
 when there is one. It checkpoints every minute and resumes from its checkpoint.
@@ -45,10 +44,8 @@ class FinetuneConfig:
     loc_lr: float = 5e-4
     ref_lr: float = 5e-4
     cls_lr: float = 1.5e-4
-    lodo_lr: float = 1.5e-3
     loc_crop_w: int = 0  # the localiser trains on random windows of this size (0: whole
     loc_crop_h: int = 0  # frames): the frame's scale at a smaller input's cost
-    lodo: bool = True
     lodo_set: str = "hwatu-commons"
     seed: int = 0
 
@@ -93,22 +90,18 @@ class Nets:
         load_from_onnx(self.ref, folder / meta["refiner"], torch.rand(2, 3, 96, 64) * 255)
         self.cls = build_classifier(self.arch)
         load_from_onnx(self.cls, folder / meta["classifier"], torch.rand(2, 3, 112, 72) * 255)
-        self.lodo = build_classifier(self.arch) if cfg.lodo else None
         self.all = {"loc": self.loc, "ref": self.ref, "cls": self.cls}
-        if self.lodo is not None:
-            self.all["lodo"] = self.lodo
         for m in self.all.values():
             m.to(device)
-        lrs = {"loc": cfg.loc_lr, "ref": cfg.ref_lr, "cls": cfg.cls_lr, "lodo": cfg.lodo_lr}
+        lrs = {"loc": cfg.loc_lr, "ref": cfg.ref_lr, "cls": cfg.cls_lr}
         self.opt = torch.optim.AdamW(
             [{"params": [p for p in m.parameters() if p.requires_grad], "base_lr": lrs[k],
               "name": k} for k, m in self.all.items()], lr=1e-4, weight_decay=1e-4)
 
     def train(self):
-        for k, m in self.all.items():
+        for m in self.all.values():
             m.train()
-            if k != "lodo":  # recovered from ONNX: their batch norms stay as exported
-                freeze_bn(m)
+            freeze_bn(m)  # recovered from ONNX: their batch norms stay as exported
 
     def state(self) -> dict:
         return {k: m.state_dict() for k, m in self.all.items()}
@@ -150,11 +143,6 @@ def _losses(nets: Nets, b: dict, device, gen, lodo_idx: int, crop=(0, 0)) -> dic
         xc = _turn_half(_jitter(_to_input(b["cls_x"], device), gen), gen)
         y = b["cls_y"].to(device)
         out["cls"] = F.cross_entropy(nets.cls(xc), y, label_smoothing=0.05)
-        if nets.lodo is not None:
-            keep = (b["cls_set"].to(device) != lodo_idx)
-            if keep.any():
-                out["lodo"] = F.cross_entropy(nets.lodo(xc[keep]), y[keep],
-                                              label_smoothing=0.05)
     return out
 
 

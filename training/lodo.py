@@ -9,8 +9,9 @@ Only the classifier trains, so each scene gives many crops (``cls_per_scene``) a
 localiser pass is spent. Time- or steps-budgeted, resumable from its checkpoint (saved
 every minute), with a progress bar; ``--export`` writes the three ONNX files.
 
+    python -m training lodo                            # the recipe's [lodo] table
     python -m training.lodo --minutes 60 --out runs/lodo
-    python -m training.lodo --out runs/lodo --export   # after (or instead of) training
+    python -m training.lodo --out runs/lodo --export   # only the export
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import math
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
 import torch
@@ -29,23 +30,10 @@ import torch.nn.functional as F
 from torch.utils.data import DataLoader
 from tqdm import tqdm
 
-from training.finetune import CLS_ARCH, _jitter, _to_input, _turn_half, _worker_init
+from training.finetune import _jitter, _to_input, _turn_half, _worker_init
 from training.models import build_classifier
+from training.recipe import LodoConfig
 from training.stream import SceneStream, StreamConfig, collate
-
-
-@dataclass(frozen=True)
-class LodoConfig:
-    minutes: float = 60.0       # the time budget, when ``steps`` is 0
-    steps: int = 0
-    batch: int = 96             # crops per step
-    lr: float = 1.5e-3
-    cls_per_scene: int = 24
-    workers: int = 1
-    threads: int = 2
-    lodo_set: str = "hwatu-commons"
-    arch: str = CLS_ARCH
-    seed: int = 0
 
 
 def _crop_batches(loader, batch: int):
@@ -62,13 +50,14 @@ def _crop_batches(loader, batch: int):
             xs, ys, n = [x[batch:]], [y[batch:]], n - batch
 
 
-def train_lodo(art_dir: str, out_dir: Path, cfg: LodoConfig, log=print) -> Path:
-    """Train (or resume) the classifier; ``out_dir/classifier.pt`` (``train_classifier``'s
-    checkpoint format: ``model`` and ``arch``)."""
+def train_lodo(art_dir: str, out_dir: Path, cfg: LodoConfig, lodo_set: str,
+               seed: int = 0, workers: int = 1, threads: int = 2, log=print) -> Path:
+    """Train (or resume) the classifier without ``lodo_set``; ``out_dir/classifier.pt``
+    (``train_classifier``'s checkpoint format: ``model`` and ``arch``)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    torch.set_num_threads(cfg.threads)
-    torch.manual_seed(cfg.seed)
+    torch.set_num_threads(threads)
+    torch.manual_seed(seed)
     model = build_classifier(cfg.arch)
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=cfg.lr,
                             weight_decay=1e-4)
@@ -92,7 +81,7 @@ def train_lodo(art_dir: str, out_dir: Path, cfg: LodoConfig, log=print) -> Path:
         tmp = ck_path.with_suffix(".tmp")
         torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step,
                     "elapsed": time.time() - t0, "scenes": scenes, "hist": hist,
-                    "config": asdict(cfg)}, tmp)
+                    "config": asdict(cfg), "lodo_set": lodo_set}, tmp)
         tmp.replace(ck_path)
         tmp = out_dir / "classifier.tmp"
         torch.save({"model": model.state_dict(), "arch": cfg.arch, "hist": hist}, tmp)
@@ -101,15 +90,15 @@ def train_lodo(art_dir: str, out_dir: Path, cfg: LodoConfig, log=print) -> Path:
     if progress() >= 1.0:
         log("finished already")
         return out_dir / "classifier.pt"
-    scfg = StreamConfig(art_dir=str(art_dir), exclude_sets=(cfg.lodo_set,),
+    scfg = StreamConfig(art_dir=str(art_dir), exclude_sets=(lodo_set,),
                         cls_per_scene=cfg.cls_per_scene, ref_per_scene=0)
     # a resumed run goes on with unseen scenes
     loader = DataLoader(SceneStream(scfg, start=scenes), batch_size=4,
-                        num_workers=cfg.workers, collate_fn=collate,
-                        prefetch_factor=4 if cfg.workers else None,
-                        persistent_workers=bool(cfg.workers), worker_init_fn=_worker_init,
-                        multiprocessing_context="spawn" if cfg.workers else None)
-    gen = torch.Generator().manual_seed(cfg.seed + step)
+                        num_workers=workers, collate_fn=collate,
+                        prefetch_factor=4 if workers else None,
+                        persistent_workers=bool(workers), worker_init_fn=_worker_init,
+                        multiprocessing_context="spawn" if workers else None)
+    gen = torch.Generator().manual_seed(seed + step)
     model.train()
     last = time.time()
     loss_sum, right, n_sum = 0.0, 0, 0
@@ -158,7 +147,7 @@ def export_lodo(cls_ckpt: Path, base_loc: Path, out_dir: Path, art_dir: str,
     from training.finetune import FinetuneConfig, Nets
     from training.ship import export_finetuned
 
-    nets = Nets(Path(base_loc), FinetuneConfig(lodo=False), "cpu")
+    nets = Nets(Path(base_loc), FinetuneConfig(), "cpu")
     ck = torch.load(cls_ckpt, map_location="cpu", weights_only=False)
     state = {"loc": nets.loc.state_dict(), "ref": nets.ref.state_dict(),
              "lodo": ck["model"]}
@@ -180,6 +169,9 @@ def main(argv=None) -> int:
                    help="the localiser whose localiser and refiner the export keeps")
     p.add_argument("--export", action="store_true",
                    help="only export out/classifier.pt beside the model's localiser")
+    p.add_argument("--lodo-set", default="hwatu-commons", help="the deck left out")
+    p.add_argument("--workers", type=int, default=1, help="scene rendering processes")
+    p.add_argument("--threads", type=int, default=2, help="torch threads")
     for f in LodoConfig.__dataclass_fields__.values():
         p.add_argument(f"--{f.name.replace('_', '-')}", type=type(f.default),
                        default=f.default)
@@ -189,7 +181,8 @@ def main(argv=None) -> int:
     try:
         out = Path(a.out)
         if not a.export:
-            train_lodo(a.art_dir, out, cfg, log=log)
+            train_lodo(a.art_dir, out, cfg, a.lodo_set, workers=a.workers,
+                       threads=a.threads, log=log)
         if not (out / "classifier.pt").is_file():
             raise FileNotFoundError(f"no trained classifier at {out / 'classifier.pt'}")
         loc = export_lodo(out / "classifier.pt", Path(a.model), out / "model", a.art_dir)

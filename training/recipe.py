@@ -8,10 +8,12 @@
 4. the box refiner on the exported localiser's boxes (``[refiner]``);
 5. classifier rounds on the crops the exported localiser (and refiner) cut
    (``[[classifier_round]]``), each from the last one's weights;
-6. all three networks together on streamed realistic scenes, with a leave-one-deck-out
-   classifier beside them (``[realistic]``, ``training.finetune``);
-7. detection settings tuned on realistic validation scenes (``[tune]``);
-8. evaluation on the held-back test scenes (``[evaluate]``).
+6. all three networks together on streamed realistic scenes (``[realistic]``,
+   ``training.finetune``);
+7. a leave-one-deck-out classifier from ImageNet weights, put beside the shipped
+   localiser and refiner (``[lodo]``, ``training.lodo``);
+8. detection settings tuned on realistic validation scenes (``[tune]``);
+9. evaluation on the held-back test scenes (``[evaluate]``).
 """
 
 from __future__ import annotations
@@ -83,8 +85,18 @@ class RealisticConfig:
     loc_lr: float = 5e-4
     ref_lr: float = 5e-4
     cls_lr: float = 1.5e-4
-    lodo: bool = True  # a leave-one-deck-out classifier beside them, from ImageNet weights
-    lodo_lr: float = 1.5e-3
+
+
+@dataclass(frozen=True)
+class LodoConfig:
+    """The leave-one-deck-out classifier (``training.lodo``): trained alone on streamed
+    crops of every deck but the held-out one."""
+    steps: int = 0  # a fixed number of steps; 0: train for ``minutes``
+    minutes: float = 60.0
+    batch: int = 96  # crops per step
+    lr: float = 1.5e-3
+    cls_per_scene: int = 24
+    arch: str = "lite0-b8f-x3"
 
 
 @dataclass(frozen=True)
@@ -113,6 +125,7 @@ class Recipe:
     classifier_rounds: tuple[ClassifierRound, ...] = ()
     export: ExportConfig = field(default_factory=ExportConfig)
     realistic: RealisticConfig = field(default_factory=RealisticConfig)
+    lodo: LodoConfig = field(default_factory=LodoConfig)
     tune: TuneConfig = field(default_factory=TuneConfig)
     evaluate: EvaluateConfig = field(default_factory=EvaluateConfig)
 
@@ -167,7 +180,7 @@ def parse_recipe(data: dict) -> Recipe:
     if len(set(names)) != len(names):
         raise RecipeError(f"stage names must differ: {names}")
     parts = {"classifier": ClassifierConfig, "refiner": RefinerConfig, "export": ExportConfig,
-             "realistic": RealisticConfig, "tune": TuneConfig, "evaluate": EvaluateConfig}
+             "realistic": RealisticConfig, "lodo": LodoConfig, "tune": TuneConfig, "evaluate": EvaluateConfig}
     kw = {k: _record(cls, data.pop(k, {}), k) for k, cls in parts.items()}
     if rounds and any(r.grow for r in rounds) and not kw["classifier"].arch.startswith("lite0-b"):
         raise RecipeError("classifier_round.grow needs a truncated EfficientNet-Lite0 "

@@ -79,8 +79,9 @@ def _true_outline_reads(detector, img, cards) -> list[int]:
 
 def evaluate_realistic(detector, art_dir=None, split: str = "test", per_kind: int = 120,
                        sets=None, kinds=KINDS, out_dir: Path | None = None,
-                       tag: str = "realistic-test") -> dict:
-    """Realistic framing and its slices for ``per_kind`` scenes of each kind."""
+                       tag: str = "realistic-test", profile=None) -> dict:
+    """Realistic framing and its slices for ``per_kind`` scenes of each kind (read with
+    ``profile``, a deck profile, when given)."""
     lib = get_library(art_dir)
     start = SEED_RANGES[split][0]
     overall = _Tally()
@@ -89,11 +90,12 @@ def evaluate_realistic(detector, art_dir=None, split: str = "test", per_kind: in
                                       "under_40px", "upside_down", "top_card_of_stack",
                                       "true_outline", "physical_deck")}
     loss = Counter()
+    months = Counter()
     ms = []
     for kind in kinds:
         for k in tqdm(range(per_kind), desc=f"{tag} {kind}", unit="scene", mininterval=5):
             img, cards, info = realistic_scene(lib, realistic_seed(start, kind, k), kind, sets)
-            det = detector.detect(img)
+            det = detector.detect(img, profile=profile)
             ms.append(det.timings["infer"])
             s = min(detector.in_w / img.shape[1], detector.in_h / img.shape[0])
             readable = [c.height * s >= MIN_PX for c in cards]
@@ -125,6 +127,7 @@ def evaluate_realistic(detector, art_dir=None, split: str = "test", per_kind: in
                     recalls["physical_deck"].add(hit)
                 if c is top and len(cards) > 1:
                     recalls["top_card_of_stack"].add(hit)
+            months.update(_month_misreads(det, req))
             for c, r in zip(req, reads):
                 ok_read = r < 48 and EQUIV[r] == EQUIV[c.class_id]
                 recalls["true_outline"].add(ok_read)
@@ -136,12 +139,28 @@ def evaluate_realistic(detector, art_dir=None, split: str = "test", per_kind: in
            "kinds": {k: v.report() for k, v in per_kind_t.items()},
            "recall": {k: v.report() for k, v in recalls.items()},
            "lost_though_read_right_on_true_outline": dict(loss),
+           "month_misreads": dict(months.most_common()),
            "infer_ms_median": round(float(np.median(ms)), 2) if ms else None}
     if out_dir is not None:
         out_dir = Path(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
         (out_dir / f"eval-{tag}.json").write_text(json.dumps(res, indent=2) + "\n")
     return res
+
+
+def _month_misreads(det, cards) -> list[str]:
+    """"true month -> read month" for each required card whose best-aligned box (IoU at
+    least 0.5) was read as another month's card, e.g. "04->07" (April read as July)."""
+    out = []
+    for c in cards:
+        gq = rect_to_quad(*quad_to_rect(c.quad))
+        ious = [quad_iou(gq, q) for q in det.quads]
+        if not ious or max(ious) < 0.5:
+            continue
+        read = int(det.class_id[int(np.argmax(ious))])
+        if read // 4 != c.class_id // 4:
+            out.append(f"{c.class_id // 4 + 1:02d}->{read // 4 + 1:02d}")
+    return out
 
 
 def _why_lost(det, card) -> str:
