@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import base64
 import json
-import struct
-import zlib
 from io import BytesIO
 
 import cv2
@@ -22,7 +20,7 @@ from deck_helpers import layouts, no_decks_saved
 from scorer.cards import CODES, card
 from scorer.store.decks import DeckStore
 from training.scenes import get_library
-from web_helpers import CSRF, jpeg, make_app, png
+from web_helpers import CSRF, jpeg, make_app, png, png_header
 
 
 def _jpeg(img: np.ndarray) -> bytes:
@@ -142,12 +140,6 @@ def png_face(lib, code: str) -> bytes:
     return cv2.imencode(".png", face)[1].tobytes()
 
 
-def _png_header(w: int, h: int) -> bytes:
-    ihdr = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr + \
-        struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
-
-
 def test_bad_uploads_give_one_line_and_save_nothing(client, photos, tmp_path) -> None:
     lays = layout_files(photos)
     blank = (_jpeg(np.full((480, 640, 3), 120, np.uint8)), "photo-1.jpg")
@@ -161,8 +153,8 @@ def test_bad_uploads_give_one_line_and_save_nothing(client, photos, tmp_path) ->
         ([(face, "13-1.png")], 400, "13-1 is not a card code"),
         ([(b"hello, not an image", "photo-1.jpg")], 400, "photo-1.jpg: not an image"),
         ([(jpeg()[:200], "photo-1.jpg")], 400, "photo-1.jpg: corrupt"),
-        ([(_png_header(20_000, 10), "big.png")], 413, "big.png"),
-        ([(_png_header(6000, 6000), f"p{i}.png") for i in range(3)], 413, "together"),
+        ([(png_header(20_000, 10), "big.png")], 413, "big.png"),
+        ([(png_header(6000, 6000), f"p{i}.png") for i in range(3)], 413, "together"),
         ([], 400, "send layout photos"),
     ]
     for files, status, message in cases:
