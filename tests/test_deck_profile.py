@@ -8,8 +8,6 @@ classifier beside it); they are skipped when neither has them.
 from __future__ import annotations
 
 import json
-import os
-import sqlite3
 from types import SimpleNamespace
 
 import cv2
@@ -26,34 +24,9 @@ from scorer.vision.enrol import enrol_folder, enrol_layouts, layout_order
 from scorer.vision.profile import (DeckProfile, profile_from_cards, require_embedding)
 from training.scenes import get_library, render_scene
 
-
-# ------------------------------------------------------------------ fixtures
-
-def _embedding_detector():
-    from scorer.vision import Detector
-    env = os.environ.get("HANAFUDA_EMB_MODEL")
-    for path in [None] + ([env] if env else []):
-        try:
-            det = Detector(path, threads=1)
-        except InputError:
-            continue
-        if det.has_embedding:
-            return det
-    return None
-
-
-@pytest.fixture(scope="module")
-def emb_detector():
-    det = _embedding_detector()
-    if det is None:
-        pytest.skip("no classifier with card embeddings (set HANAFUDA_EMB_MODEL)")
-    return det
-
-
-def _layouts(art_set: str, seed: int, per_photo: int = 12):
-    return [(f"photo{i // per_photo}.png",
-             render_scene(CODES[i:i + per_photo], art_set=art_set, seed=seed + i)[0])
-            for i in range(0, 48, per_photo)]
+from deck_helpers import emb_detector  # noqa: F401 (a fixture)
+from deck_helpers import layouts as _layouts
+from deck_helpers import no_decks_saved as _no_decks_saved
 
 
 def _unit(v):
@@ -234,18 +207,6 @@ def _write_layouts(folder, art_set, seed, per_photo=12):
 
 def _model_args(det):
     return ["--model", str(det.model_path)]
-
-
-def _no_decks_saved(db) -> bool:
-    if not db.exists():
-        return True
-    conn = sqlite3.connect(db)
-    try:
-        return conn.execute("SELECT COUNT(*) FROM decks").fetchone()[0] == 0
-    except sqlite3.OperationalError:
-        return True
-    finally:
-        conn.close()
 
 
 def test_bad_enrolment_inputs_give_one_line_and_save_nothing(emb_detector, tmp_path,

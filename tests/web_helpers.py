@@ -3,7 +3,9 @@ detector of tests/fakes.py) and small image files."""
 
 from __future__ import annotations
 
+import struct
 import sys
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -34,3 +36,10 @@ def png(width: int = 32, height: int = 32) -> bytes:
     ok, buf = cv2.imencode(".png", np.zeros((height, width, 3), np.uint8))
     assert ok
     return buf.tobytes()
+
+
+def png_header(w: int, h: int) -> bytes:
+    """Just a PNG's header claiming w x h pixels (a decompression bomb's, when large)."""
+    ihdr = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
+    chunk = struct.pack(">I", 13) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
+    return b"\x89PNG\r\n\x1a\n" + chunk

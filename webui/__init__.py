@@ -22,6 +22,7 @@ from typing import Any, Mapping
 from flask import Flask
 
 from scorer.store import GameStore, default_db_path
+from scorer.store.decks import DeckStore
 from webui.detection import DetectionService
 
 DEFAULTS: dict[str, Any] = {
@@ -46,6 +47,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     db_path = Path(app.config["DB_PATH"] or default_db_path())
     app.extensions["hanafuda"] = {
         "store": GameStore(db_path),
+        "decks": DeckStore(db_path),
         "detection": DetectionService(
             detector=app.config["DETECTOR"], model_path=app.config["MODEL_PATH"],
             concurrency=int(app.config["DETECT_CONCURRENCY"]),

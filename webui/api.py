@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
@@ -10,7 +11,7 @@ from flask import Blueprint, Response, jsonify, request
 from scorer.cards import DECK, MONTHS
 from scorer.errors import InputError
 from scorer.field_accuracy import field_accuracy
-from webui import export, games
+from webui import decks, export, games
 from webui.context import detection, store
 
 bp = Blueprint("api", __name__)
@@ -64,9 +65,8 @@ def detect() -> Response:
     data = upload.read() if upload is not None else request.get_data(cache=False)
     deck = request.args.get("deck")
     if deck:
-        from webui.decks import profile
         found = detection().detect(data, crops=request.args.get("crops") == "1",
-                                   profile=profile(deck))
+                                   profile=decks.profile(deck))
         return jsonify({**found, "deck": deck})
     return jsonify(detection().detect(data, crops=request.args.get("crops") == "1"))
 
@@ -130,3 +130,49 @@ def export_game(game_id: int, fmt: str) -> Response:
     resp.headers["Content-Disposition"] = \
         f'attachment; filename="{export.filename(game_id, fmt)}"'
     return resp
+
+
+# ------------------------------------------------------------------ enrolled decks
+@bp.get("/decks")
+def list_decks() -> Response:
+    return jsonify({"decks": decks.listing()})
+
+
+@bp.post("/decks/preview")
+def preview_deck() -> Response:
+    """Layout photos and/or single-card images (multipart ``images``, in deck order) ->
+    the crops found, each named, to confirm; nothing is saved."""
+    files = [(f.filename, f.read()) for f in request.files.getlist("images")]
+    return jsonify(decks.preview(files))
+
+
+@bp.post("/decks")
+def create_deck() -> tuple[Response, int]:
+    body = _json_body()
+    name = body.get("name") if isinstance(body, dict) else None
+    return jsonify(decks.save(name, body, create=True).summary()), 201
+
+
+@bp.put("/decks/<name>")
+def replace_deck(name: str) -> Response:
+    return jsonify(decks.save(name, _json_body()).summary())
+
+
+@bp.get("/decks/<name>")
+def get_deck(name: str) -> Response:
+    return jsonify(decks.record(name).to_json())
+
+
+@bp.get("/decks/<name>/export.json")
+def export_deck(name: str) -> Response:
+    body = json.dumps(decks.record(name).to_json(), ensure_ascii=False)
+    resp = Response(body, mimetype="application/json")
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", name)       # names are checked; belt and braces
+    resp.headers["Content-Disposition"] = f'attachment; filename="hanafuda-deck-{safe}.json"'
+    return resp
+
+
+@bp.delete("/decks/<name>")
+def delete_deck(name: str) -> Response:
+    decks.delete(name)
+    return jsonify({"deleted": name})

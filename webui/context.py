@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import current_app
 
 from scorer.store import GameStore
+from scorer.store.decks import DeckStore
 from webui.detection import DetectionService
 
 
@@ -14,3 +15,7 @@ def store() -> GameStore:
 
 def detection() -> DetectionService:
     return current_app.extensions["hanafuda"]["detection"]
+
+
+def decks() -> DeckStore:
+    return current_app.extensions["hanafuda"]["decks"]

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import threading
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from scorer.errors import InputError
 from scorer.vision.report import ImageLimits, check_header, decode_frame, detect_report
@@ -69,18 +70,25 @@ class DetectionService:
                     raise DetectorUnavailable(f"no card detector: {exc}") from None
             return self._detector
 
+    @contextmanager
+    def slot(self) -> Iterator[None]:
+        """Hold one of the detection slots (the detector's work at once is bounded); Busy
+        (503) at once when all are taken."""
+        if not self._slots.acquire(blocking=False):
+            raise Busy("detection is busy; retry in a moment")
+        try:
+            yield
+        finally:
+            self._slots.release()
+
     def detect(self, data: bytes, crops: bool = False, profile: Any = None) -> dict[str, Any]:
         """The DESIGN.md detect JSON for one image's bytes (``scorer.vision.report``);
         with ``crops``, each card also has its rectified crop as a small JPEG data URL
         (``crop``); ``profile``: an enrolled deck's profile to read the cards with. The
         header is checked before a detection slot is taken."""
         info = check_header(data, self.limits)
-        if not self._slots.acquire(blocking=False):
-            raise Busy("detection is busy; retry in a moment")
-        try:
+        with self.slot():
             report = detect_report(self.detector(), decode_frame(data, info), profile)
-        finally:
-            self._slots.release()
         if crops:
             add_crops(report.frame.image, report.cards)
         return report.to_dict(self.model_name)

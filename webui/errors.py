@@ -2,7 +2,7 @@
 
 Bad input is a 4xx with a one-line message, never a 500: InputError -> 400,
 ImageTooLarge and oversize uploads -> 413, an unknown game -> 404, a request that does
-not fit the game's state -> 409, a saturated or missing detector -> 503.
+not fit the game's state -> 409, ``Refused`` -> its status, a saturated or missing detector -> 503.
 """
 
 from __future__ import annotations
@@ -18,6 +18,15 @@ from webui.detection import Busy, DetectorUnavailable
 from scorer.vision.imageheader import ImageTooLarge
 
 log = logging.getLogger(__name__)
+
+
+class Refused(Exception):
+    """A request refused with ``status`` and a one-line message (e.g. 404 for an unknown
+    deck, 409 for a name already taken)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 def error_response(status: int, message: str, **extra: object) -> Response:
@@ -46,6 +55,10 @@ def init_app(app: Flask) -> None:
     for exc_type, status in MESSAGE_STATUS.items():
         app.register_error_handler(
             exc_type, lambda exc, status=status: error_response(status, str(exc)))
+
+    @app.errorhandler(Refused)
+    def refused(exc: Refused) -> Response:
+        return error_response(exc.status, str(exc))
 
     @app.errorhandler(Busy)
     def busy(exc: Busy) -> Response:

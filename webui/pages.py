@@ -1,9 +1,14 @@
-"""The HTML pages: the games list with the new-game form, and one game's page."""
+"""The HTML pages: the games list with the new-game form, one game's page, and the
+enrolled decks with the *Enrol your deck* flow."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Blueprint, render_template
 
+from scorer.cards import card
+from scorer.vision.enrol import layout_plan
 from webui.context import store
 
 bp = Blueprint("pages", __name__)
@@ -18,3 +23,28 @@ def index() -> str:
 def game(game_id: int) -> str:
     store().get_game(game_id)          # 404 page for an unknown game
     return render_template("game.html", game_id=game_id)
+
+
+CALENDAR = ("January", "February", "March", "April", "May", "June", "July", "August",
+            "September", "October", "November", "December")
+
+
+def layout_photos() -> list[dict[str, Any]]:
+    """The enrolment layout as the page draws it (``layout_plan``: 4 photos of 12 cards,
+    one month a row): each photo's title and its rows of cards."""
+    out = []
+    for n, rows in enumerate(layout_plan(12), start=1):
+        months = [card(row[0]).month_info for row in rows]
+        title = (f"Photo {n}: " + ", ".join(f"{CALENDAR[m.number - 1]} ×{len(row)}"
+                                             for m, row in zip(months, rows))
+                 + f" — {len(rows)} rows of {len(rows[0])}")
+        out.append({"number": n, "title": title, "rows": [
+            {"month": m, "calendar": CALENDAR[m.number - 1],
+             "cards": [{"code": c, "name": card(c).english} for c in row]}
+            for m, row in zip(months, rows)]})
+    return out
+
+
+@bp.get("/decks")
+def decks() -> str:
+    return render_template("decks.html", photos=layout_photos())

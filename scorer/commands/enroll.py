@@ -56,7 +56,7 @@ def _run(args: argparse.Namespace) -> int:
     from scorer.store.decks import DeckCard, DeckStore, check_name
     from scorer.vision import Detector
     from scorer.vision.enrol import enrol_paths
-    from scorer.vision.profile import profile_from_cards, require_embedding
+    from scorer.vision.profile import require_embedding
 
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
     check_name(args.name)
@@ -74,10 +74,9 @@ def _run(args: argparse.Namespace) -> int:
         from scorer.store.decks import crops_from_games
         cards += crops_from_games(open_decks(args.db).path, args.game, det.crop_w,
                                   det.crop_h)
-    profile_from_cards(args.name, cards, det)          # embeds every crop
-    secs = time.perf_counter() - t0
     db = args.db or default_db_path()
-    rec = DeckStore(db).save(args.name, cards, replace=not (args.add or args.from_games))
+    rec = DeckStore(db).enrol(args.name, cards, det, replace=not (args.add or args.from_games))
+    secs = time.perf_counter() - t0
     differ = {c.code: c.read_as for c in enrolled if c.read_as}
     if args.json:
         print(json.dumps({"db": str(db), **rec.summary(), "enrolled": len(cards),

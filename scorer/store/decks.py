@@ -58,9 +58,8 @@ class DeckRecord:
     def to_json(self) -> dict[str, Any]:
         """Portable export: the crops as PNG data URLs (embeddings are model-specific)."""
         return {**self.summary(),
-                "crops": [{"code": c.code, "source": c.source,
-                           "png": "data:image/png;base64," +
-                           base64.b64encode(_png(c.crop)).decode()} for c in self.cards]}
+                "crops": [{"code": c.code, "source": c.source, "png": png_url(c.crop)}
+                          for c in self.cards]}
 
 
 def check_name(name: str) -> str:
@@ -79,6 +78,11 @@ def _png(crop: np.ndarray) -> bytes:
     if not ok:
         raise InputError("cannot encode a card crop")
     return buf.tobytes()
+
+
+def png_url(crop: np.ndarray) -> str:
+    """A crop as a ``data:image/png;base64,`` URL (the export's and the page's form)."""
+    return "data:image/png;base64," + base64.b64encode(_png(crop)).decode("ascii")
 
 
 class DeckStore:
@@ -180,6 +184,17 @@ class DeckStore:
         finally:
             conn.close()
         return self.get(name)
+
+    def enrol(self, name: str, cards: list[DeckCard], detector,
+              replace: bool = True) -> DeckRecord:
+        """Embed the cards' crops with the detector's classifier (the profile's prototypes,
+        kept beside the crops) and save them (``save``): the one way ``hanafuda enroll``
+        and the page store a deck."""
+        from scorer.vision.profile import profile_from_cards
+
+        check_name(name)
+        profile_from_cards(name, cards, detector)          # embeds every crop
+        return self.save(name, cards, replace=replace)
 
     def delete(self, name: str) -> None:
         conn = self._conn()

@@ -59,23 +59,56 @@ def scan_crop(img: np.ndarray, crop_w: int, crop_h: int) -> np.ndarray:
     return cv2.resize(img, (crop_w, crop_h), interpolation=cv2.INTER_AREA)
 
 
+def scan_code(name: str) -> str | None:
+    """The card a single-card image's file name gives (``08-1.png`` -> ``08-1``), or None
+    for a name that is not a code (e.g. a layout photo's). InputError for a name shaped
+    like a code that names no card (``13-1.png``)."""
+    path = Path(name)
+    if path.suffix.lower() not in IMAGE_SUFFIXES or not CODE_NAME.match(path.stem):
+        return None
+    try:
+        return card(path.stem).code
+    except InputError:
+        raise InputError(f"{name}: {path.stem} is not a card code (MM-K, month 01..12, "
+                         "K 1..4)") from None
+
+
+def enrol_scans(scans: list[tuple[str, np.ndarray]], crop_w: int,
+                crop_h: int) -> list[EnrolledCard]:
+    """The cards of single-card images (name, image), each named by its code (``MM-K``),
+    in deck order."""
+    cards = []
+    for name, img in scans:
+        code = scan_code(name)
+        if code is None:
+            raise InputError(f"{name}: name a card image by its code, e.g. 08-1.png")
+        cards.append(EnrolledCard(code, scan_crop(img, crop_w, crop_h), name))
+    check_once(cards)
+    return sorted(cards, key=lambda c: CODES.index(c.code))
+
+
+def _folder_scans(folder: Path) -> list[tuple[str, np.ndarray]]:
+    """The ``MM-K`` images of a folder (name, image); other files are ignored."""
+    paths = [p for p in sorted(Path(folder).iterdir()) if scan_code(str(p))]
+    if not paths:
+        raise InputError(f"no card images in {folder}: name them by code, e.g. 08-1.png")
+    return [(str(p), _read_image(p)) for p in paths]
+
+
 def enrol_folder(folder: Path, crop_w: int, crop_h: int) -> list[EnrolledCard]:
     """The cards of a folder of ``MM-K`` images; other files are ignored."""
-    out: dict[str, EnrolledCard] = {}
-    for path in sorted(Path(folder).iterdir()):
-        if path.suffix.lower() not in IMAGE_SUFFIXES or not CODE_NAME.match(path.stem):
-            continue
-        try:
-            code = card(path.stem).code
-        except InputError:
-            raise InputError(f"{path}: {path.stem} is not a card code (MM-K, month 01..12, "
-                             "K 1..4)") from None
-        if code in out:
-            raise InputError(f"card {code} is given twice: {out[code].source} and {path}")
-        out[code] = EnrolledCard(code, scan_crop(_read_image(path), crop_w, crop_h), str(path))
-    if not out:
-        raise InputError(f"no card images in {folder}: name them by code, e.g. 08-1.png")
-    return [out[c] for c in CODES if c in out]
+    return enrol_scans(_folder_scans(folder), crop_w, crop_h)
+
+
+def layout_plan(per_photo: int = 12) -> list[list[list[str]]]:
+    """The layout ``enrol_layouts`` reads: photos of ``per_photo`` cards (a multiple of 4),
+    each photo's rows one month's four cards left to right, months in deck order, rows
+    top to bottom. ``[photo][row][card code]``."""
+    if per_photo % 4 or not 0 < per_photo <= 48 or 48 % per_photo:
+        raise ValueError(f"a layout photo holds whole months: 4, 8, 12, 16, 24 or 48 cards, "
+                         f"not {per_photo}")
+    return [[list(CODES[r:r + 4]) for r in range(p, p + per_photo, 4)]
+            for p in range(0, 48, per_photo)]
 
 
 def layout_order(rects: np.ndarray) -> np.ndarray:
@@ -161,26 +194,43 @@ def _same(a: str, b: str) -> bool:
     return ca.month == cb.month and {ca.index, cb.index} == {3, 4}
 
 
-def enrol_paths(detector, paths: list[str]) -> list[EnrolledCard]:
-    """Enrol from folders of ``MM-K`` images and/or layout photos (given in deck order;
-    together 48 cards). A card given twice is an error."""
-    if not paths:
-        raise InputError("give layout photos or a folder of MM-K.png card images")
-    cards: list[EnrolledCard] = []
-    photos = []
-    for raw in paths:
-        p = Path(raw)
-        if p.is_dir():
-            cards += enrol_folder(p, detector.crop_w, detector.crop_h)
-        elif p.is_file():
-            photos.append((raw, _read_image(p)))
-        else:
-            raise InputError(f"no such file or folder: {raw}")
-    if photos:
-        cards += enrol_layouts(detector, photos)
+def check_once(cards: list) -> None:
+    """InputError naming the first card (``code``, ``source``) given twice."""
     seen: dict[str, str] = {}
     for c in cards:
         if c.code in seen:
             raise InputError(f"card {c.code} is given twice: {seen[c.code]} and {c.source}")
         seen[c.code] = c.source
+
+
+def enrol_images(detector, scans: list[tuple[str, np.ndarray]],
+                 photos: list[tuple[str, np.ndarray]]) -> list[EnrolledCard]:
+    """Enrol from single-card images named by code and/or layout photos (in deck order;
+    together 48 cards), each (name, image): the one path of ``hanafuda enroll`` and the
+    page. A card given twice is an error."""
+    if not scans and not photos:
+        raise InputError("give layout photos or single-card images named by code "
+                         "(MM-K.png)")
+    cards = enrol_scans(scans, detector.crop_w, detector.crop_h) if scans else []
+    if photos:
+        cards += enrol_layouts(detector, photos)
+    check_once(cards)
     return cards
+
+
+def enrol_paths(detector, paths: list[str]) -> list[EnrolledCard]:
+    """Enrol from folders of ``MM-K`` images and/or layout photos (given in deck order;
+    together 48 cards). A card given twice is an error."""
+    if not paths:
+        raise InputError("give layout photos or a folder of MM-K.png card images")
+    scans: list[tuple[str, np.ndarray]] = []
+    photos = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            scans += _folder_scans(p)
+        elif p.is_file():
+            photos.append((raw, _read_image(p)))
+        else:
+            raise InputError(f"no such file or folder: {raw}")
+    return enrol_images(detector, scans, photos)

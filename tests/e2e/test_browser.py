@@ -445,3 +445,51 @@ def test_whole_game_with_a_photo_then_export_and_delete(playwright_sync, tmp_pat
         page.wait_for_selector("#no-games:not([hidden])")
         page.wait_for_selector("#camera-accuracy[hidden]", state="attached")
         browser.close()
+
+
+def test_enrol_a_deck_on_the_decks_page(playwright_sync, tmp_path: Path) -> None:
+    """Your decks: the layout is drawn; photo 1 from the camera, 2-4 from files; the crops
+    come back named in deck order; one left out; saved, the deck is listed."""
+    import cv2
+    from deck_helpers import embedding_detector, layouts
+    from scorer.cards import CODES
+    detector = embedding_detector()
+    if detector is None:
+        pytest.skip("no classifier with card embeddings: enrolment needs one")
+    photos = []
+    for i, (_, img) in enumerate(layouts("hwatu-commons", 1_097_000)):
+        photos.append(tmp_path / f"layout-{i + 1}.jpg")
+        cv2.imwrite(str(photos[-1]), img)
+    config = {"DB_PATH": tmp_path / "games.db", "DETECTOR": detector}
+    with ServerThread(create_app(config)) as server:
+        browser = launch(playwright_sync, write_y4m(tmp_path / "l.y4m", cv2.imread(str(photos[0]))))
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        errors: list[str] = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.goto(server.url + "/")
+        page.click("#nav-decks")
+        wait_ready(page)
+        assert page.is_visible("#no-decks")
+        assert page.eval_on_selector_all(".layout .slot", "els => els.map(e => e.dataset.code)") == list(CODES)
+        page.click(".layout-photo[data-photo='1'] button.take")
+        page.wait_for_function("() => document.getElementById('video').videoWidth > 0", timeout=15_000)
+        page.click("#snap")
+        page.wait_for_selector(".layout-photo.has-photo[data-photo='1']")
+        for n in (2, 3, 4):
+            with page.expect_file_chooser() as chooser:
+                page.click(f".layout-photo[data-photo='{n}'] button.choose")
+            chooser.value.set_files(str(photos[n - 1]))
+            page.wait_for_selector(f".layout-photo.has-photo[data-photo='{n}']")
+        page.click("#find-cards")
+        page.wait_for_selector("#review:not([hidden])", timeout=30_000)
+        assert page.text_content("#enrol-error") == ""
+        assert page.eval_on_selector_all("#review-grid select", "els => els.map(e => e.value)") == list(CODES)
+        page.select_option("#review-grid figure[data-index='0'] select", "")     # leave one out
+        assert "Missing (read by the network alone): 01-1" in page.text_content("#missing")
+        page.fill("#deck-name", "home")
+        page.click("#save-deck")
+        page.wait_for_selector("#decks-body tr[data-deck='home']")
+        assert page.text_content("#decks-body tr[data-deck='home'] td.cards") == "47/48"
+        assert page.is_hidden("#review") and page.is_hidden("#no-decks")
+        browser.close()
+    assert not [e for e in errors if "favicon" not in e], errors

@@ -25,6 +25,12 @@ export async function api(method, url, body) {
   return parse(await fetch(url, opts));
 }
 
+// A multipart upload (FormData), e.g. images to /api/decks/preview.
+export async function upload(url, form) {
+  return parse(await fetch(url, { method: "POST", credentials: "same-origin",
+    headers: { ...CSRF_HEADER, Accept: "application/json" }, body: form }));
+}
+
 export async function detect(blob, { crops = false } = {}) {
   const resp = await fetch(crops ? "/api/detect?crops=1" : "/api/detect", {
     method: "POST", credentials: "same-origin",
@@ -59,4 +65,27 @@ export function el(tag, attrs = {}, ...children) {
     node.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
   return node;
+}
+
+// "2026-11-30 19:26" in the viewer's own time zone (the server stores UTC).
+export function localTime(iso) {
+  const d = new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(iso) ? iso : `${iso}Z`);
+  if (Number.isNaN(d.getTime())) return iso;
+  const p = (n) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+// A Delete button that asks first: it becomes "<question>" and "Keep it"; yes sends
+// DELETE to `url`, then (either way) `reload` redraws the list.
+export function askFirst(button, question, url, done, reload) {
+  button.addEventListener("click", () => {
+    const yes = el("button", { type: "button", class: "danger confirm-delete" }, question);
+    const no = el("button", { type: "button" }, "Keep it");
+    button.replaceWith(yes, no);
+    no.addEventListener("click", reload);
+    yes.addEventListener("click", async () => {
+      try { await api("DELETE", url); toast(done); } catch (err) { toast(err.message, true); }
+      reload();
+    });
+  });
 }

@@ -110,10 +110,10 @@ export class LiveCapture {
     if (this.running) this.timer = setTimeout(() => this.tick(), Math.max(0, INTERVAL_MS - (performance.now() - started)));
   }
 
-  grab() {
+  grab(maxSide = MAX_SIDE) {
     const vw = this.video.videoWidth, vh = this.video.videoHeight;
     if (!vw || !vh) return null;
-    const scale = Math.min(1, MAX_SIDE / Math.max(vw, vh));
+    const scale = Math.min(1, maxSide / Math.max(vw, vh));
     const canvas = document.createElement("canvas");
     canvas.width = Math.round(vw * scale); canvas.height = Math.round(vh * scale);
     canvas.getContext("2d").drawImage(this.video, 0, 0, canvas.width, canvas.height);

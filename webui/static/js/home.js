@@ -1,6 +1,6 @@
 // The home page: the new-game form (rules preset, players, teams, first dealer, rounds)
 // and the list of games (open, export, delete after asking).
-import { api, el, toast } from "./api.js";
+import { api, askFirst, el, localTime, toast } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
 let presets = [];
@@ -93,29 +93,12 @@ async function loadGames() {
       el("a", { href: `/games/${g.id}`, class: "open" }, "Open"), " ",
       el("a", { href: `/api/games/${g.id}/export.csv` }, "CSV"), " ",
       el("a", { href: `/api/games/${g.id}/export.json` }, "JSON"), " ", del);
-    del.addEventListener("click", () => {
-      const yes = el("button", { type: "button", class: "danger confirm-delete" }, `Delete game ${g.id} for good`);
-      const no = el("button", { type: "button" }, "Keep it");
-      del.replaceWith(yes, no);
-      no.addEventListener("click", loadGames);
-      yes.addEventListener("click", async () => {
-        try { await api("DELETE", `/api/games/${g.id}`); toast(`game ${g.id} deleted`); } catch (err) { toast(err.message, true); }
-        loadGames();
-      });
-    });
+    askFirst(del, `Delete game ${g.id} for good`, `/api/games/${g.id}`, `game ${g.id} deleted`, loadGames);
     return el("tr", { dataset: { game: g.id } },
       el("td", { text: g.id }), el("td", { class: "started", title: g.created_at, text: localTime(g.created_at) }),
       el("td", { text: g.preset }), el("td", { text: g.players.join(", ") }),
       el("td", { text: `${g.rounds_confirmed}/${g.rounds_planned}${g.finished ? " (finished)" : ""}` }), actions);
   }));
-}
-
-// "2026-11-30 19:26" in the viewer's own time zone (the server stores UTC).
-function localTime(iso) {
-  const d = new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(iso) ? iso : `${iso}Z`);
-  if (Number.isNaN(d.getTime())) return iso;
-  const p = (n) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
 }
 
 async function main() {

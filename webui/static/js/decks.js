@@ -1,0 +1,216 @@
+// The decks page: the enrolled decks (export, delete after asking) and *Enrol your deck*:
+// four layout photos (camera or files) and/or single-card images named MM-K.png go to
+// /api/decks/preview; each crop comes back named by its place in the layout, the player
+// confirms or fixes it, and the confirmed crops are saved (POST /api/decks, or PUT to
+// replace a deck of that name).
+import { api, askFirst, el, localTime, toast, upload } from "./api.js";
+import { LiveCapture } from "./camera.js";
+import { loadDeck } from "./deck.js";
+
+const $ = (id) => document.getElementById(id);
+const PHOTO_SIDE = 2400;              // layout photos are sent at most this large
+const SCAN_SIDE = 600;                // ... single-card images this large
+const state = { deck: null, photos: [], scans: [], items: [], camera: null, shooting: 0, chooseFor: 0 };
+
+async function loadDecks() {
+  const { decks } = await api("GET", "/api/decks");
+  $("no-decks").hidden = decks.length > 0;
+  $("decks-body").replaceChildren(...decks.map((d) => {
+    const path = `/api/decks/${encodeURIComponent(d.name)}`;
+    const del = el("button", { type: "button", class: "delete" }, "Delete");
+    askFirst(del, `Delete deck ${d.name} for good`, path, `deck ${d.name} deleted`, loadDecks);
+    return el("tr", { dataset: { deck: d.name } },
+      el("td", { class: "name", text: d.name }), el("td", { class: "cards", text: `${d.cards}/48` }),
+      el("td", { text: d.crops }), el("td", { title: d.updated_at, text: localTime(d.updated_at) }),
+      el("td", { class: "actions" }, el("a", { href: `${path}/export.json`, class: "export" }, "Export JSON"), " ", del));
+  }));
+}
+
+// An image made small enough to send: drawn into a canvas at most `side` px a side when
+// larger (or heavier than `bytes`); a file the browser cannot decode goes as it is, for
+// the server to say what is wrong with it.
+async function shrink(file, side, bytes) {
+  let bitmap;
+  try { bitmap = await createImageBitmap(file); } catch (e) { return file; }
+  const scale = Math.min(1, side / Math.max(bitmap.width, bitmap.height));
+  if (scale === 1 && file.size <= bytes) { bitmap.close(); return file; }
+  const canvas = el("canvas", { width: Math.round(bitmap.width * scale), height: Math.round(bitmap.height * scale) });
+  canvas.getContext("2d").drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+  bitmap.close();
+  return new Promise((res) => canvas.toBlob(res, "image/jpeg", 0.92));
+}
+
+function setPhoto(n, blob) {
+  const old = state.photos[n - 1];
+  if (old) URL.revokeObjectURL(old.url);
+  state.photos[n - 1] = blob ? { blob, url: URL.createObjectURL(blob) } : null;
+  const slot = document.querySelector(`.layout-photo[data-photo='${n}']`);
+  const thumb = slot.querySelector(".thumb");
+  thumb.hidden = !blob;
+  if (blob) thumb.src = state.photos[n - 1].url; else thumb.removeAttribute("src");
+  slot.querySelector(".clear").hidden = !blob;
+  slot.classList.toggle("has-photo", !!blob);
+  slot.querySelector(".photo-status").textContent = blob ? `photo ${n} ready` : "no photo yet";
+}
+
+async function openCamera(n) {
+  state.shooting = n;
+  $("snap").textContent = `Take photo ${n}`;
+  $("enrol-camera").hidden = false;
+  $("enrol-error").textContent = "";
+  if (state.camera.stream) return;
+  try {
+    $("camera-status").textContent = "starting the camera…";
+    await state.camera.start();
+    $("camera-status").textContent = "";
+  } catch (err) {
+    $("enrol-camera").hidden = true;
+    $("enrol-error").textContent = `camera: ${err.message}`;
+  }
+}
+
+function closeCamera() {
+  state.camera.stopStream();
+  $("enrol-camera").hidden = true;
+}
+
+async function snap() {
+  const canvas = state.camera.grab(PHOTO_SIDE);
+  if (!canvas) { $("camera-status").textContent = "waiting for the camera…"; return; }
+  const n = state.shooting;
+  setPhoto(n, await new Promise((res) => canvas.toBlob(res, "image/jpeg", 0.92)));
+  const next = [1, 2, 3, 4].find((k) => !state.photos[k - 1]);
+  if (next) openCamera(next); else closeCamera();
+}
+
+async function findCards() {
+  $("enrol-error").textContent = "";
+  const form = new FormData();
+  state.photos.forEach((p, i) => { if (p) form.append("images", p.blob, `photo-${i + 1}.jpg`); });
+  for (const f of state.scans) form.append("images", await shrink(f, SCAN_SIDE, 150_000), f.name);
+  if (!form.has("images")) {
+    $("enrol-error").textContent = "take or choose the four layout photos first (or card images named by code)";
+    return;
+  }
+  $("find-cards").disabled = true;
+  $("find-status").textContent = "finding the cards…";
+  try {
+    showReview(await upload("/api/decks/preview", form));
+    $("find-status").textContent = "";
+  } catch (err) {
+    $("find-status").textContent = "";
+    $("enrol-error").textContent = err.message;
+    $("review").hidden = true;
+  } finally {
+    $("find-cards").disabled = false;
+  }
+}
+
+function codeSelect(item) {
+  const sel = el("select", { class: "code", "aria-label": `card from ${item.source}` },
+    el("option", { value: "", text: "(leave out)" }),
+    state.deck.cards.map((c) => el("option", { value: c.code, text: `${c.code} ${c.name}` })));
+  sel.value = item.code;
+  return sel;
+}
+
+function showReview(res) {
+  state.items = res.cards.map((c) => ({ ...c, proposed: c.code }));
+  $("review-grid").replaceChildren(...state.items.map((item, i) => {
+    const sel = codeSelect(item);
+    const fig = el("figure", { class: "enrol-crop", dataset: { index: i, code: item.code } },
+      el("img", { src: item.crop, alt: `${item.code} ${item.name}` }), sel,
+      el("figcaption", { class: "small muted" }, item.source,
+        item.read_as ? el("span", { class: "read-as", text: ` · the network reads ${item.read_as}` }) : null));
+    sel.addEventListener("change", () => {
+      item.code = sel.value;
+      fig.dataset.code = item.code;
+      fig.classList.toggle("fixed", item.code !== item.proposed);
+      refresh();
+    });
+    return fig;
+  }));
+  const where = [res.photos ? `${res.photos} photo${res.photos === 1 ? "" : "s"}` : "",
+    res.scans ? `${res.scans} card image${res.scans === 1 ? "" : "s"}` : ""].filter(Boolean).join(" and ");
+  $("review-summary").textContent = `${res.cards.length} cards found in ${where} (${res.seconds} s). ` +
+    "Each is named by its place in the layout: fix any name that is wrong, or leave a card out.";
+  $("review").hidden = false;
+  $("save-error").textContent = "";
+  $("replace-deck").hidden = true;
+  refresh();
+}
+
+function refresh() {
+  const count = new Map();
+  for (const item of state.items) if (item.code) count.set(item.code, (count.get(item.code) || 0) + 1);
+  const twice = [...count].filter(([, n]) => n > 1).map(([code]) => code);
+  for (const fig of document.querySelectorAll("#review-grid figure")) {
+    fig.classList.toggle("duplicate", twice.includes(fig.dataset.code));
+  }
+  const missing = state.deck.cards.map((c) => c.code).filter((code) => !count.has(code));
+  $("missing").textContent = (missing.length ? `Missing (read by the network alone): ${missing.join(" ")}. ` : "All 48 cards. ") +
+    (twice.length ? `Given twice: ${twice.join(" ")} — fix one of each.` : "");
+  $("missing").classList.toggle("error-message", twice.length > 0);
+  $("save-deck").disabled = twice.length > 0 || count.size === 0;
+}
+
+async function saveDeck(replace) {
+  const name = $("deck-name").value.trim();
+  const cards = state.items.filter((i) => i.code).map(({ code, crop, source }) => ({ code, crop, source }));
+  $("save-error").textContent = "";
+  $("save-deck").disabled = true;
+  try {
+    const rec = replace ? await api("PUT", `/api/decks/${encodeURIComponent(name)}`, { cards })
+      : await api("POST", "/api/decks", { name, cards });
+    toast(`deck ${rec.name} saved: ${rec.cards} of 48 cards`);
+    $("review").hidden = true;
+    state.items = [];
+    for (const n of [1, 2, 3, 4]) setPhoto(n, null);
+    state.scans = [];
+    $("scan-files").value = "";
+    $("scan-status").textContent = "";
+    await loadDecks();
+  } catch (err) {
+    $("save-error").textContent = err.status === 409 ? `${err.message}.` : err.message;
+    $("replace-deck").hidden = err.status !== 409;
+    $("replace-deck").textContent = `Replace deck ${name}`;
+  } finally {
+    refresh();
+  }
+}
+
+function wire() {
+  for (const slot of document.querySelectorAll(".layout-photo")) {
+    const n = Number(slot.dataset.photo);
+    slot.querySelector(".take").addEventListener("click", () => openCamera(n));
+    slot.querySelector(".choose").addEventListener("click", () => { state.chooseFor = n; $("photo-file").click(); });
+    slot.querySelector(".clear").addEventListener("click", () => setPhoto(n, null));
+  }
+  for (const row of document.querySelectorAll(".layout-row")) row.style.setProperty("--month", row.dataset.colour);
+  $("photo-file").addEventListener("change", async (e) => {
+    const file = e.target.files[0];
+    e.target.value = "";
+    if (file) setPhoto(state.chooseFor, await shrink(file, PHOTO_SIDE, 2_000_000));
+  });
+  $("scan-files").addEventListener("change", (e) => {
+    state.scans = [...e.target.files];
+    $("scan-status").textContent = state.scans.length ? `${state.scans.length} image${state.scans.length === 1 ? "" : "s"} chosen` : "";
+  });
+  $("snap").addEventListener("click", snap);
+  $("camera-close").addEventListener("click", closeCamera);
+  $("find-cards").addEventListener("click", findCards);
+  $("save-deck").addEventListener("click", () => saveDeck(false));
+  $("replace-deck").addEventListener("click", () => { $("replace-deck").hidden = true; saveDeck(true); });
+  state.camera = new LiveCapture({ video: $("video"), overlay: $("overlay"), select: $("camera-select"),
+    status: $("camera-status"), progress: $("capture-progress"), labelOf: (c) => c,
+    onPile: () => {}, onFinish: () => {}, autoFinish: () => false });
+}
+
+async function main() {
+  wire();
+  state.deck = await loadDeck();
+  await loadDecks();
+  document.body.dataset.ready = "1";
+}
+
+main().catch((err) => { toast(err.message, true); document.body.dataset.ready = "error"; });
