@@ -10,7 +10,7 @@ from flask import Blueprint, Response, jsonify, request
 from scorer.cards import DECK, MONTHS
 from scorer.errors import InputError
 from scorer.field_accuracy import field_accuracy
-from webui import export, games
+from webui import export, games, learning
 from webui.context import detection, store
 
 bp = Blueprint("api", __name__)
@@ -71,6 +71,13 @@ def detect() -> Response:
     return jsonify(detection().detect(data, crops=request.args.get("crops") == "1"))
 
 
+@bp.get("/decks")
+def list_decks() -> Response:
+    """The enrolled decks (``DeckStore.list``), for a game's deck choice."""
+    from scorer.store.decks import DeckStore
+    return jsonify({"decks": DeckStore(store().path).list()})
+
+
 @bp.get("/accuracy")
 def accuracy() -> Response:
     """The camera's accuracy in the confirmed rounds so far (``hanafuda accuracy``)."""
@@ -91,6 +98,11 @@ def create_game() -> tuple[Response, int]:
 @bp.get("/games/<int:game_id>")
 def get_game(game_id: int) -> Response:
     return jsonify(_view(game_id))
+
+
+@bp.patch("/games/<int:game_id>")
+def update_game(game_id: int) -> Response:
+    return jsonify(games.view(games.update_game(store(), game_id, _json_body())))
 
 
 @bp.delete("/games/<int:game_id>")
@@ -116,7 +128,10 @@ def correct(game_id: int, number: int) -> tuple[Response, int]:
 @bp.post("/games/<int:game_id>/rounds/<int:number>/confirm")
 def confirm(game_id: int, number: int) -> Response:
     done = games.confirm(store(), game_id, number, _parse_json())
-    return jsonify({"round": done.round.to_dict(), "game": games.view(done.game)})
+    learned = learning.learn(store(), detection(), done)    # after the round is saved
+    game = store().get_game(game_id) if done.game.learns else done.game
+    rnd = next(r for r in game.rounds if r.number == number)
+    return jsonify({"round": rnd.to_dict(), "game": games.view(game), **learned})
 
 
 @bp.get("/games/<int:game_id>/export.<fmt>")
