@@ -82,3 +82,26 @@ class FakeDetector:
         det.timings = {"decode": round(decode_ms, 2), "infer": self.delay * 1e3,
                        "total": round(decode_ms + self.delay * 1e3, 2)}
         return det
+
+
+class EmbeddingFakeDetector(FakeDetector):
+    """A ``FakeDetector`` whose classifier has card embeddings (what deck profiles need):
+    ``embed`` maps a crop to a unit vector of its mean colour, and ``profiles`` records
+    the deck profile of every ``detect`` call (None without one)."""
+
+    classifier_path = __file__
+    crop_w, crop_h = 72, 112
+    has_embedding = True
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.profiles: list[Any] = []
+
+    def embed(self, crops: Any) -> Any:
+        import numpy as np
+        v = np.stack([np.append(c.reshape(-1, 3).mean(0) / 255.0, 1.0) for c in crops])
+        return (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
+
+    def detect(self, image: Any, decode_ms: float = 0.0, profile: Any = None) -> Any:
+        self.profiles.append(profile)
+        return super().detect(image, decode_ms)

@@ -11,7 +11,7 @@ from flask import Blueprint, Response, jsonify, request
 from scorer.cards import DECK, MONTHS
 from scorer.errors import InputError
 from scorer.field_accuracy import field_accuracy
-from webui import decks, export, games
+from webui import decks, export, games, learning
 from webui.context import detection, store
 
 bp = Blueprint("api", __name__)
@@ -93,6 +93,11 @@ def get_game(game_id: int) -> Response:
     return jsonify(_view(game_id))
 
 
+@bp.patch("/games/<int:game_id>")
+def update_game(game_id: int) -> Response:
+    return jsonify(games.view(games.update_game(store(), game_id, _json_body())))
+
+
 @bp.delete("/games/<int:game_id>")
 def delete_game(game_id: int) -> Response:
     store().delete_game(game_id)
@@ -116,7 +121,10 @@ def correct(game_id: int, number: int) -> tuple[Response, int]:
 @bp.post("/games/<int:game_id>/rounds/<int:number>/confirm")
 def confirm(game_id: int, number: int) -> Response:
     done = games.confirm(store(), game_id, number, _parse_json())
-    return jsonify({"round": done.round.to_dict(), "game": games.view(done.game)})
+    learned = learning.learn(store(), detection(), done)    # after the round is saved
+    game = store().get_game(game_id) if done.game.learns else done.game
+    rnd = next(r for r in game.rounds if r.number == number)
+    return jsonify({"round": rnd.to_dict(), "game": games.view(game), **learned})
 
 
 @bp.get("/games/<int:game_id>/export.<fmt>")

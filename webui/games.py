@@ -15,6 +15,7 @@ from scorer.game import standings as game_standings
 from scorer.rules import (RoundInput, RoundResult, RuleSet, get_game, get_ruleset,
                           list_presets, score_round)
 from scorer.store import Confirmation, GameRecord, GameStore, RoundRecord
+from scorer.store.decks import DeckStore
 from scorer.store.repository import Scorer
 
 #: Transport limits only: what a request may carry before the core parses it.
@@ -61,7 +62,36 @@ def create_game(store: GameStore, payload: Any) -> GameRecord:
                             payload.get("rounds"), payload.get("teams"))
     return store.create_game(preset=rs.name, options=options, players=setup.players,
                              teams=setup.teams, first_dealer=str(setup.first_dealer),
-                             rounds_planned=int(setup.rounds or rs.default_rounds))
+                             rounds_planned=int(setup.rounds or rs.default_rounds),
+                             deck=_deck(store, payload.get("deck")),
+                             learn=_learn(payload.get("learn", True)))
+
+
+def _deck(store: GameStore, raw: Any) -> str | None:
+    """An enrolled deck's name, or None for no deck profile (400 for an unknown deck)."""
+    if raw is None or raw == "":
+        return None
+    if not isinstance(raw, str) or len(raw) > MAX_TEXT:
+        raise InputError("deck must be the name of an enrolled deck, or null")
+    return DeckStore(store.path).check(raw)
+
+
+def _learn(raw: Any) -> bool:
+    if not isinstance(raw, bool):
+        raise InputError("learn must be true or false")
+    return raw
+
+
+def update_game(store: GameStore, game_id: int, payload: Any) -> GameRecord:
+    """Change a game's deck (a name, or null) and/or its learn switch."""
+    if not isinstance(payload, dict) or not payload:
+        raise InputError("send a JSON object: {deck, learn}")
+    changes = dict(payload)
+    if "deck" in changes:
+        changes["deck"] = _deck(store, changes["deck"])
+    if "learn" in changes:
+        changes["learn"] = _learn(changes["learn"])
+    return store.update_game(game_id, changes)
 
 
 def current_round(game: GameRecord) -> int | None:
@@ -110,6 +140,9 @@ def view(game: GameRecord, crops: bool = True) -> dict[str, Any]:
     out["open_round"] = open_round
     out["dealer"] = dealer_for(game, open_round) if open_round else None
     out["standings"] = standings(game)
+    if game.deck and not game.deck_enrolled:
+        out["deck_note"] = (f"deck {game.deck!r} is no longer enrolled: cards are read "
+                            "without a deck profile")
     return out
 
 

@@ -28,7 +28,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--by-round", action="store_true",
                         help="one row per round number over all games (round 1 of every "
                              "game, then round 2...): does the camera get better as a game "
-                             "goes on, e.g. with a deck that learns from play")
+                             "goes on, e.g. with a deck that learns from play; "
+                             "'learned': the card crops those rounds taught a deck")
     parser.set_defaults(func=_run)
 
 
@@ -76,21 +77,24 @@ def _by_round(db: Path, as_json: bool) -> int:
 
     store = GameStore(db)
     rounds: dict[int, list] = {}
+    learned: dict[int, int] = {}       # card crops those rounds taught the games' decks
     for summary in store.list_games(limit=100_000):
         for rnd in store.get_game(summary.id).confirmed_rounds:
             rounds.setdefault(rnd.number, []).extend(rnd.piles.values())
+            learned[rnd.number] = learned.get(rnd.number, 0) + (rnd.learned or 0)
     rows = {n: field_accuracy(piles) for n, piles in sorted(rounds.items())}
     if as_json:
-        print(json.dumps({"db": str(db), "rounds": [{"round": n, **a.to_dict()}
+        print(json.dumps({"db": str(db), "rounds": [{"round": n, **a.to_dict(),
+                                                     "learned": learned[n]}
                                                     for n, a in rows.items()]}))
         return 0
     if not any(a.piles for a in rows.values()):
         print(f"{db}: no pile from the camera or a photo in a confirmed round yet")
         return 0
     print(f"{'round':>5}  {'piles':>5}  {'cards':>5}  {'precision':>9}  {'recall':>6}  "
-          f"{'F1':>6}")
+          f"{'F1':>6}  {'learned':>7}")
     for n, a in rows.items():
         e = a.equivalent
         print(f"{n:>5}  {a.piles:>5}  {a.cards:>5}  {_pct(e.precision):>9}  "
-              f"{_pct(e.recall):>6}  {_pct(e.f1):>6}")
+              f"{_pct(e.recall):>6}  {_pct(e.f1):>6}  {learned[n]:>7}")
     return 0

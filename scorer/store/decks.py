@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 import cv2
 import numpy as np
@@ -20,6 +20,9 @@ import numpy as np
 from scorer.cards import CODES, card
 from scorer.errors import InputError
 from scorer.store.schema import connect, migrate
+
+if TYPE_CHECKING:
+    from scorer.store.rows import RoundRecord
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}$")
 MAX_CROPS_PER_CARD = 16
@@ -106,6 +109,16 @@ class DeckStore:
         finally:
             conn.close()
 
+    def check(self, name: str) -> str:
+        """``name`` if it is an enrolled deck, else DeckNotFound naming the decks."""
+        if name not in self.names():
+            raise self._not_found(name)
+        return name
+
+    def _not_found(self, name: str) -> DeckNotFound:
+        known = ", ".join(self.names()) or "none yet; enrol one with hanafuda enroll"
+        return DeckNotFound(f"no deck named {name!r} (decks: {known})")
+
     def list(self) -> list[dict[str, Any]]:
         conn = self._conn()
         try:
@@ -124,8 +137,7 @@ class DeckStore:
         try:
             d = conn.execute("SELECT * FROM decks WHERE name = ?", (name,)).fetchone()
             if d is None:
-                known = ", ".join(self.names()) or "none yet; enrol one with hanafuda enroll"
-                raise DeckNotFound(f"no deck named {name!r} (decks: {known})")
+                raise self._not_found(name)
             rows = conn.execute("SELECT * FROM deck_cards WHERE deck_id = ? ORDER BY id",
                                 (d["id"],)).fetchall()
         finally:
@@ -139,9 +151,11 @@ class DeckStore:
             cards.append(DeckCard(r["code"], crop, r["source"], r["model"], emb))
         return DeckRecord(d["name"], d["created_at"], d["updated_at"], cards)
 
-    def save(self, name: str, cards: Iterable[DeckCard], replace: bool = True) -> DeckRecord:
+    def save(self, name: str, cards: Iterable[DeckCard], replace: bool = True,
+             create: bool = True) -> DeckRecord:
         """Store ``cards`` as deck ``name`` (its old cards dropped unless ``replace`` is
-        False, when they are added to), in one transaction."""
+        False, when they are added to), in one transaction. With ``create`` False a deck
+        that does not exist (deleted meanwhile) is DeckNotFound, not made anew."""
         check_name(name)
         cards = list(cards)
         if not cards:
@@ -154,6 +168,8 @@ class DeckStore:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 row = conn.execute("SELECT id FROM decks WHERE name = ?", (name,)).fetchone()
+                if row is None and not create:
+                    raise DeckNotFound(f"no deck named {name!r}")
                 if row is None:
                     deck_id = conn.execute(
                         "INSERT INTO decks (name, created_at, updated_at) VALUES (?, ?, ?)",
@@ -223,16 +239,32 @@ def crops_from_games(db: Path | str, game_ids: list[int] | None, crop_w: int,
         except GameNotFound:
             raise InputError(f"no game {gid}") from None
         for rnd in game.confirmed_rounds:
-            for owner, pile in rnd.piles.items():
-                for code, url in pile.crops.items():
-                    data = base64.b64decode(url.split(",", 1)[1])
-                    img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-                    if img is None or code not in pile.codes:
-                        continue
-                    crop = cv2.resize(img, (crop_w, crop_h), interpolation=cv2.INTER_AREA)
-                    out.append(DeckCard(code, crop, f"game {gid} round {rnd.number} {owner}"))
+            out += round_crops(gid, rnd, crop_w, crop_h)
     if not out:
         raise InputError("no card crops in the confirmed rounds of "
                          + (f"game {', '.join(map(str, ids))}" if game_ids else "any game")
                          + " (crops are kept for cards seen by the camera)")
+    return out
+
+
+def round_crops(game_id: int, rnd: RoundRecord, crop_w: int, crop_h: int) -> list[DeckCard]:
+    """The crop of every card of one round's piles that has one, named as the pile holds
+    it now (a corrected card under its new code; a removed card is gone, a card added by
+    hand has no crop), resized to ``crop_w`` x ``crop_h``."""
+    out: list[DeckCard] = []
+    for owner, pile in rnd.piles.items():
+        for code, url in pile.crops.items():
+            if code not in pile.codes:
+                continue
+            try:
+                data = base64.b64decode(url.split(",", 1)[1])
+            except (IndexError, ValueError):
+                continue
+            if not data:
+                continue
+            img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+            if img is None:
+                continue
+            crop = cv2.resize(img, (crop_w, crop_h), interpolation=cv2.INTER_AREA)
+            out.append(DeckCard(code, crop, f"game {game_id} round {rnd.number} {owner}"))
     return out

@@ -120,15 +120,37 @@ class GameStore:
     # ----------------------------------------------------------------- games
     def create_game(self, *, preset: str, options: dict[str, str], players: list[str],
                     teams: list[list[str]] | None, first_dealer: str,
-                    rounds_planned: int) -> GameRecord:
+                    rounds_planned: int, deck: str | None = None,
+                    learn: bool = True) -> GameRecord:
         with self._write() as conn:
             cur = conn.execute(
                 "INSERT INTO games (created_at, preset, options, players, teams, first_dealer,"
-                " rounds_planned) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                " rounds_planned, deck, learn) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (_now(), preset, json.dumps(options), json.dumps(players),
-                 json.dumps(teams) if teams else None, first_dealer, int(rounds_planned)))
+                 json.dumps(teams) if teams else None, first_dealer, int(rounds_planned),
+                 deck or None, int(bool(learn))))
             game_id = int(cur.lastrowid)
         return self.get_game(game_id)
+
+    def update_game(self, game_id: int, changes: dict[str, Any]) -> GameRecord:
+        """Change a game's ``deck`` (a name, or None) and/or ``learn`` switch."""
+        unknown = set(changes) - {"deck", "learn"}
+        if unknown:
+            raise InputError(f"a game's {', '.join(sorted(unknown))} cannot be changed "
+                             "(only deck and learn)")
+        values = {k: (changes[k] or None) if k == "deck" else int(bool(changes[k]))
+                  for k in changes}
+        with self._write() as conn:
+            self._load_game(conn, game_id)
+            for key, value in values.items():
+                conn.execute(f"UPDATE games SET {key} = ? WHERE id = ?", (value, game_id))
+        return self.get_game(game_id)
+
+    def set_learned(self, game_id: int, number: int, learned: int) -> None:
+        """Record how many card crops a confirmed round taught the game's deck."""
+        with self._write() as conn:
+            conn.execute("UPDATE rounds SET learned = ? WHERE game_id = ? AND number = ?",
+                         (int(learned), game_id, number))
 
     def list_games(self, limit: int = 500) -> list[GameSummary]:
         with self._connection() as conn:
@@ -324,7 +346,7 @@ class GameStore:
             rounds.append(RoundRecord(row["number"], row["dealer"], piles,
                                       json.loads(row["context"]),
                                       json.loads(row["result"]) if row["result"] else None,
-                                      row["confirmed_at"]))
+                                      row["confirmed_at"], row["learned"]))
         corrections = [
             CorrectionRecord(fix["id"], numbers[fix["round_id"]], fix["owner"], fix["action"],
                              fix["old_code"], fix["new_code"], fix["created_at"])
@@ -332,9 +354,13 @@ class GameStore:
                 "SELECT c.* FROM corrections c JOIN rounds r ON r.id = c.round_id"
                 " WHERE r.game_id = ? ORDER BY c.id", (game_id,)).fetchall()]
         teams = json.loads(game["teams"]) if game["teams"] else None
+        enrolled = game["deck"] is not None and conn.execute(
+            "SELECT 1 FROM decks WHERE name = ?", (game["deck"],)).fetchone() is not None
         return GameRecord(id=game["id"], created_at=game["created_at"], preset=game["preset"],
                           options=json.loads(game["options"]),
                           players=json.loads(game["players"]), teams=teams,
                           first_dealer=game["first_dealer"],
                           rounds_planned=game["rounds_planned"], rounds=rounds,
-                          corrections=corrections)
+                          corrections=corrections, deck=game["deck"],
+                          learn=game["learn"] is None or bool(game["learn"]),
+                          deck_enrolled=enrolled)

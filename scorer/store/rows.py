@@ -47,6 +47,7 @@ class RoundRecord:
     context: dict[str, Any] = field(default_factory=dict)
     result: dict[str, Any] | None = None      # RoundResult.to_dict() once confirmed
     confirmed_at: str | None = None
+    learned: int | None = None     # card crops this round taught the game's deck
 
     @property
     def confirmed(self) -> bool:
@@ -57,7 +58,7 @@ class RoundRecord:
             "number": self.number, "dealer": self.dealer, "confirmed": self.confirmed,
             "confirmed_at": self.confirmed_at, "context": self.context,
             "piles": {owner: pile.to_dict(crops) for owner, pile in self.piles.items()},
-            "result": self.result,
+            "result": self.result, "learned": self.learned,
         }
 
 
@@ -87,6 +88,14 @@ class GameRecord:
     rounds_planned: int
     rounds: list[RoundRecord]
     corrections: list[CorrectionRecord]
+    deck: str | None = None    # the enrolled deck the cards are read with (by name)
+    learn: bool = True         # confirmed rounds add their card crops to that deck
+    deck_enrolled: bool = False   # whether that deck is still enrolled (it may be deleted)
+
+    @property
+    def learns(self) -> bool:
+        """Whether a confirmed round teaches a deck (learning needs one)."""
+        return bool(self.deck) and self.learn
 
     @property
     def owners(self) -> list[str]:
@@ -108,7 +117,8 @@ class GameRecord:
             "id": self.id, "created_at": self.created_at, "preset": self.preset,
             "options": self.options, "players": self.players, "teams": self.teams,
             "owners": self.owners, "first_dealer": self.first_dealer,
-            "rounds_planned": self.rounds_planned,
+            "rounds_planned": self.rounds_planned, "deck": self.deck, "learn": self.learn,
+            "deck_enrolled": self.deck_enrolled,
         }
 
     def to_dict(self, crops: bool = True) -> dict[str, Any]:

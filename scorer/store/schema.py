@@ -81,6 +81,14 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX deck_cards_deck ON deck_cards(deck_id);
     """,
+    # 4: the deck a game reads its cards with (an enrolled deck's name, kept if the deck
+    # goes), whether its confirmed rounds teach that deck (NULL: on), and how many crops
+    # each confirmed round taught it
+    """
+    ALTER TABLE games ADD COLUMN deck TEXT;
+    ALTER TABLE games ADD COLUMN learn INTEGER;
+    ALTER TABLE rounds ADD COLUMN learned INTEGER;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

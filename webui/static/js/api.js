@@ -31,13 +31,27 @@ export async function upload(url, form) {
     headers: { ...CSRF_HEADER, Accept: "application/json" }, body: form }));
 }
 
-export async function detect(blob, { crops = false } = {}) {
-  const resp = await fetch(crops ? "/api/detect?crops=1" : "/api/detect", {
-    method: "POST", credentials: "same-origin",
-    headers: { ...CSRF_HEADER, "Content-Type": blob.type || "application/octet-stream" },
-    body: blob,
-  });
-  return parse(resp);
+// With a deck: read with its profile; when the server cannot (a 400: the deck deleted
+// since, a model without card embeddings), once more without it, then onDeckFallback(message).
+export async function detect(blob, { crops = false, deck = null, onDeckFallback = null } = {}) {
+  const post = async (withDeck) => {
+    const query = new URLSearchParams();
+    if (crops) query.set("crops", "1");
+    if (withDeck) query.set("deck", withDeck);
+    const q = query.toString();
+    return parse(await fetch(q ? `/api/detect?${q}` : "/api/detect", {
+      method: "POST", credentials: "same-origin",
+      headers: { ...CSRF_HEADER, "Content-Type": blob.type || "application/octet-stream" },
+      body: blob,
+    }));
+  };
+  if (!deck) return post(null);
+  try { return await post(deck); } catch (err) {
+    if (err.status !== 400) throw err;
+    const plain = await post(null);           // throws if the image itself is bad
+    if (onDeckFallback) onDeckFallback(err.message);
+    return plain;
+  }
 }
 
 export function toast(message, isError = false) {

@@ -57,8 +57,10 @@ export function progressText(cards, quietMs, finishing, auto) {
 
 export class LiveCapture {
   // onPile(tracker) after every frame; onFinish() when the pile has settled by itself.
-  constructor({ video, overlay, select, status, progress, labelOf, onPile, onFinish, autoFinish }) {
+  // readWith() -> {deck, onDeckFallback}: the deck profile to read with (api.js detect).
+  constructor({ video, overlay, select, status, progress, labelOf, onPile, onFinish, autoFinish, readWith }) {
     Object.assign(this, { video, overlay, select, status, progress, labelOf, onPile, onFinish, autoFinish });
+    this.readWith = readWith || (() => ({}));
     this.stream = null;
     this.running = false;
     this.timer = null;
@@ -124,7 +126,7 @@ export class LiveCapture {
     const canvas = this.grab();
     if (!canvas) { this.status.textContent = "waiting for the camera…"; return; }
     const blob = await new Promise((res) => canvas.toBlob(res, "image/jpeg", 0.85));
-    const result = await detect(blob, { crops: true });
+    const result = await detect(blob, { crops: true, ...this.readWith() });
     if (!this.running) return;
     const t = this.tracker;
     const pile = t.push(result.cards);
@@ -156,8 +158,8 @@ export class LiveCapture {
 // A photo through the same pipeline: every card found goes into the pile (a still image
 // needs no stability window), with the detector's crops; the photo comes back as an object
 // URL for the page to show with its boxes.
-export async function detectPhoto(file) {
-  const result = await detect(file, { crops: true });
+export async function detectPhoto(file, readWith = {}) {
+  const result = await detect(file, { crops: true, ...readWith });
   const crops = new Map(), conf = new Map();      // per code: its surest box
   for (const c of result.cards) {
     if (conf.has(c.code) && conf.get(c.code) >= c.confidence) continue;

@@ -23,7 +23,15 @@ const state = {
   capturing: null,        // owner being captured from the camera
   removedByHand: new Set(), // codes removed by hand during this capture: they stay out
   lastResult: null,
+  deckFallback: null,     // why the game's deck profile is not used this session (the server's message)
 };
+
+// The deck profile frames are read with: the game's deck while it is enrolled and usable.
+function readWith() {
+  const g = state.game;
+  const deck = g.deck && g.deck_enrolled && !state.deckFallback ? g.deck : null;
+  return { deck, onDeckFallback: (message) => { state.deckFallback = message; renderDeck(); } };
+}
 
 function perOwner(table, owner) {
   if (!table.has(owner)) table.set(owner, new Map());
@@ -143,7 +151,7 @@ function liveCapture() {
   if (!live) {
     live = new LiveCapture({
       video: $("video"), overlay: $("overlay"), select: $("camera-select"), status: $("camera-status"),
-      progress: $("capture-progress"), labelOf, autoFinish: () => $("auto-finish").checked,
+      progress: $("capture-progress"), labelOf, autoFinish: () => $("auto-finish").checked, readWith,
       onPile: (tracker) => {
         const owner = state.capturing;
         const draft = state.drafts.get(owner);
@@ -228,7 +236,7 @@ async function photo(owner) {
     if (!file) return;
     try {
       if (state.capturing) endCapture(true);
-      const { result, crops, conf, url } = await detectPhoto(file);
+      const { result, crops, conf, url } = await detectPhoto(file, readWith());
       const codes = [...conf.keys()];
       forgetCamera(owner);
       state.drafts.set(owner, { codes: [...codes], detected: [...codes], source: "photo", conf: Object.fromEntries(conf) });
@@ -418,12 +426,33 @@ function renderStandings() {
   if (s.finished) banner.textContent = s.winner ? `Game over — ${s.winner} wins` : "Game over — a tie";
 }
 
+// The game's deck profile and its learn switch (changed at once on the server).
+function renderDeck() {
+  const g = state.game;
+  $("deck-info").textContent = g.deck ? `Deck profile: ${g.deck}` : "No deck profile";
+  $("learn-label").hidden = !g.deck;
+  $("learn-deck").checked = !!g.learn;
+  const note = g.deck_note || (state.deckFallback && `reading without the deck profile: ${state.deckFallback}`);
+  $("deck-note").hidden = !note;
+  $("deck-note").textContent = note || "";
+}
+
+async function setLearn() {
+  const learn = $("learn-deck").checked;
+  try {
+    state.game = await api("PATCH", base, { learn });
+    toast(learn ? `confirmed rounds will teach deck ${state.game.deck}` : "learning off");
+  } catch (err) { toast(err.message, true); }
+  renderDeck();
+}
+
 function renderHistory() {
   const g = state.game;
   const done = g.rounds.filter((r) => r.confirmed);
   $("history").replaceChildren(...(done.length ? done.slice().reverse().map((r) =>
     el("details", { class: "round", dataset: { round: r.number } },
-      el("summary", { text: `Round ${r.number} — dealer ${r.dealer} — winner ${r.result.winner || "nobody"}` }),
+      el("summary", { text: `Round ${r.number} — dealer ${r.dealer} — winner ${r.result.winner || "nobody"}` +
+        (r.learned ? ` — ${r.learned} card crop${r.learned === 1 ? "" : "s"} learned` : "") }),
       resultTable(r.result, g.owners))) : [el("p", { class: "muted", text: "No round confirmed yet." })]));
 }
 
@@ -433,6 +462,7 @@ function render() {
   $("game-title").textContent = `Game ${g.id}: ${g.players.join(", ")}`;
   $("game-info").textContent = `${g.ruleset.name} — ${g.ruleset.description}` +
     (g.teams ? ` · teams ${g.owners.join(" vs ")}` : "") + ` · ${g.rounds_planned} rounds`;
+  renderDeck();
   const rnd = openRound();
   $("round-panel").hidden = !rnd;
   if (rnd) {
@@ -462,6 +492,8 @@ async function confirmRound() {
     state.lastResult = data.round;
     state.game = data.game;
     render();
+    if (data.learned) toast(`${data.learned} card crop${data.learned === 1 ? "" : "s"} learned for deck ${data.game.deck}`);
+    else if (data.learn_note) toast(data.learn_note);
     $("last-result").scrollIntoView({ block: "nearest" });
   } catch (err) { showRoundError(err); }
 }
@@ -485,6 +517,7 @@ async function main() {
   const done = state.game.rounds.filter((r) => r.confirmed);
   if (done.length) state.lastResult = done[done.length - 1];
   $("confirm-round").addEventListener("click", confirmRound);
+  $("learn-deck").addEventListener("change", setLearn);
   $("capture-done").addEventListener("click", () => endCapture(true));
   $("capture-cancel").addEventListener("click", () => endCapture(false));
   $("photo-close").addEventListener("click", () => showSide(null));

@@ -63,6 +63,7 @@ async function submit(event) {
     preset: $("preset").value, players: names, rounds: Number($("rounds").value),
     first_dealer: names[Number($("first-dealer").value)] || names[0],
     teams: choice && choice.groups ? choice.groups.map((g) => g.map((i) => names[i])) : null,
+    deck: $("deck").value || null, learn: $("learn").checked,
   };
   try {
     const game = await api("POST", "/api/games", body);
@@ -81,6 +82,15 @@ async function loadAccuracy() {
   line.textContent = `Camera accuracy in your scored rounds: ${e.tp} of ${e.tp + e.fn} cards found ` +
     `(${pct(e.recall)}), ${e.fp} found that were not there (precision ${pct(e.precision)}), ` +
     `over ${acc.piles} pile${acc.piles === 1 ? "" : "s"} from the camera or a photo.`;
+}
+
+// The enrolled decks a game can read its cards with (learning needs one).
+async function loadDecks() {
+  const { decks } = await api("GET", "/api/decks");
+  $("deck").append(...decks.map((d) => el("option", { value: d.name, text: `${d.name} (${d.cards} of 48 cards)` })));
+  const sync = () => { $("learn").disabled = !$("deck").value; };
+  $("deck").addEventListener("change", sync);
+  sync();
 }
 
 async function loadGames() {
@@ -110,6 +120,7 @@ async function main() {
   $("player-count").addEventListener("change", renderNames);
   $("new-game-form").addEventListener("submit", submit);
   renderPlayers();
+  await loadDecks().catch((err) => toast(`decks: ${err.message}`, true));
   await loadGames();
   document.body.dataset.ready = "1";
 }
