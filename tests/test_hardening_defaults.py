@@ -37,7 +37,8 @@ def client(tmp_path: Path):
 
 def routes(app, methods: set[str]):
     """Every route of the app, with sample values for its arguments."""
-    sample = {"game_id": "1", "number": "1", "fmt": "csv", "filename": "css/app.css"}
+    sample = {"game_id": "1", "number": "1", "fmt": "csv", "filename": "css/app.css",
+              "name": "family"}
     for rule in app.url_map.iter_rules():
         for method in sorted(rule.methods & methods):
             url = rule.rule

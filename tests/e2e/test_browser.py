@@ -491,5 +491,20 @@ def test_enrol_a_deck_on_the_decks_page(playwright_sync, tmp_path: Path) -> None
         page.wait_for_selector("#decks-body tr[data-deck='home']")
         assert page.text_content("#decks-body tr[data-deck='home'] td.cards") == "47/48"
         assert page.is_hidden("#review") and page.is_hidden("#no-decks")
+        # a game chooses the deck at set-up and may change it on its page
+        page.goto(server.url + "/")
+        wait_ready(page)
+        page.fill("input[name='player-1']", "Ann")
+        page.fill("input[name='player-2']", "Bob")
+        page.select_option("#deck", "home")
+        assert page.is_checked("#learn") and page.is_enabled("#learn")
+        page.click("#start-game")
+        page.wait_for_url(re.compile(r"/games/\d+$"))
+        wait_ready(page)
+        assert page.input_value("#game-deck") == "home" and page.is_checked("#learn-deck")
+        page.select_option("#game-deck", "")
+        page.wait_for_selector("#learn-label[hidden]", state="attached")
+        game = page.evaluate("fetch(location.pathname.replace('/games/', '/api/games/')).then(r => r.json())")
+        assert game["deck"] is None
         browser.close()
     assert not [e for e in errors if "favicon" not in e], errors

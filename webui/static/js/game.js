@@ -429,12 +429,32 @@ function renderStandings() {
 // The game's deck profile and its learn switch (changed at once on the server).
 function renderDeck() {
   const g = state.game;
-  $("deck-info").textContent = g.deck ? `Deck profile: ${g.deck}` : "No deck profile";
+  const select = $("game-deck");
+  if (g.deck && ![...select.options].some((o) => o.value === g.deck)) {
+    select.append(el("option", { value: g.deck, text: `${g.deck} (no longer enrolled)` }));
+  }
+  select.value = g.deck || "";
   $("learn-label").hidden = !g.deck;
   $("learn-deck").checked = !!g.learn;
   const note = g.deck_note || (state.deckFallback && `reading without the deck profile: ${state.deckFallback}`);
   $("deck-note").hidden = !note;
   $("deck-note").textContent = note || "";
+}
+
+// The enrolled decks, offered on the game page too (a game may change its deck).
+async function loadDecks() {
+  const { decks } = await api("GET", "/api/decks");
+  $("game-deck").append(...decks.map((d) => el("option", { value: d.name, text: `${d.name} (${d.cards} of 48 cards)` })));
+}
+
+async function setDeck() {
+  const deck = $("game-deck").value || null;
+  try {
+    state.game = await api("PATCH", base, { deck });
+    state.deckFallback = null;
+    toast(deck ? `cards are read with deck ${deck}` : "no deck profile");
+  } catch (err) { toast(err.message, true); }
+  renderDeck();
 }
 
 async function setLearn() {
@@ -517,6 +537,8 @@ async function main() {
   const done = state.game.rounds.filter((r) => r.confirmed);
   if (done.length) state.lastResult = done[done.length - 1];
   $("confirm-round").addEventListener("click", confirmRound);
+  await loadDecks().catch((err) => toast(`decks: ${err.message}`, true));
+  $("game-deck").addEventListener("change", setDeck);
   $("learn-deck").addEventListener("change", setLearn);
   $("capture-done").addEventListener("click", () => endCapture(true));
   $("capture-cancel").addEventListener("click", () => endCapture(false));
