@@ -321,3 +321,10 @@ def test_learning_from_confirmed_rounds_adds_the_confirmed_crops(emb_detector, t
     assert "no game 99" in capsys.readouterr().err
     assert main(args) == 0                      # learning adds crops, keeps the old ones
     assert len(DeckStore(db).get("home").cards) == 4
+
+
+def test_the_measuring_tool_enrols_an_art_set_as_scans_or_layouts(emb_detector) -> None:
+    from training.deck_profile import enrol_set
+    for how in ("scans", "layout"):
+        prof, secs = enrol_set(emb_detector, "hwatu-commons", 1_092_000, how)
+        assert prof.cards == list(CODES) and len(prof.codes) == 96 and secs > 0

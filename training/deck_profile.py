@@ -188,8 +188,8 @@ def main(argv=None) -> int:
             print(f"{s}: best similarity of its crops to its own profile, percentiles "
                   f"1/5/50: {np.percentile(own, [1, 5, 50]).round(3).tolist()}")
         rows = []
-        for w, t, m, c in itertools.product((0.25, 0.5, 0.75, 0.9), (0.05, 0.1, 0.2),
-                                            (0.0, 0.5, 0.65, 0.75), (0.6, 0.8, 0.9, 1.01)):
+        for w, t, m, c in itertools.product((0.25, 0.5, 0.75, 0.9, 1.0), (0.02, 0.05, 0.1),
+                                            (0.0, 0.65, 0.75), (0.6, 0.8, 0.9, 1.01)):
             sm = summary(evaluate(det, caches, profiles, weight=w, temperature=t,
                                   min_similarity=m, confident=c))
             rows.append(((w, t, m, c), sm))
