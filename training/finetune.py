@@ -251,6 +251,7 @@ def main(argv=None) -> int:
     import sys
 
     from training import DEFAULT_ART_DIR, REPO_ROOT
+    from training.recipe import add_options, from_options
 
     p = argparse.ArgumentParser(prog="python -m training.finetune", description=__doc__)
     p.add_argument("--art-dir", default=str(DEFAULT_ART_DIR))
@@ -258,15 +259,9 @@ def main(argv=None) -> int:
                    help="the localiser ONNX file to start from (it names its classifier and "
                         "refiner)")
     p.add_argument("--out", default=str(REPO_ROOT / "runs" / "finetune"))
-    for f in FinetuneConfig.__dataclass_fields__.values():
-        if f.type in ("bool", bool):
-            p.add_argument(f"--{f.name.replace('_', '-')}", type=lambda v: v.lower() in
-                           ("1", "true", "yes"), default=f.default)
-        else:
-            p.add_argument(f"--{f.name.replace('_', '-')}", type=type(f.default),
-                           default=f.default)
+    add_options(p, FinetuneConfig)
     a = p.parse_args(argv)
-    cfg = FinetuneConfig(**{k: getattr(a, k) for k in FinetuneConfig.__dataclass_fields__})
+    cfg = from_options(a, FinetuneConfig)
     try:
         finetune(Path(a.model), Path(a.out), a.art_dir, cfg,
                  log=lambda m: print(m, file=sys.stderr, flush=True))

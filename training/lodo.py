@@ -32,7 +32,7 @@ from tqdm import tqdm
 
 from training.finetune import _jitter, _to_input, _turn_half, _worker_init
 from training.models import build_classifier
-from training.recipe import LodoConfig
+from training.recipe import LodoConfig, add_options, from_options
 from training.stream import SceneStream, StreamConfig, collate
 
 
@@ -172,11 +172,9 @@ def main(argv=None) -> int:
     p.add_argument("--lodo-set", default="hwatu-commons", help="the deck left out")
     p.add_argument("--workers", type=int, default=1, help="scene rendering processes")
     p.add_argument("--threads", type=int, default=2, help="torch threads")
-    for f in LodoConfig.__dataclass_fields__.values():
-        p.add_argument(f"--{f.name.replace('_', '-')}", type=type(f.default),
-                       default=f.default)
+    add_options(p, LodoConfig)
     a = p.parse_args(argv)
-    cfg = LodoConfig(**{k: getattr(a, k) for k in LodoConfig.__dataclass_fields__})
+    cfg = from_options(a, LodoConfig)
     log = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731
     try:
         out = Path(a.out)

@@ -194,6 +194,23 @@ def parse_recipe(data: dict) -> Recipe:
                   localiser=tuple(locs), classifier_rounds=rounds, **kw)
 
 
+def add_options(parser, cls) -> None:
+    """One ``--name`` option per field of the dataclass ``cls``, defaulting to the field's
+    default (booleans take true/false, 1/0, yes/no)."""
+    for f in fields(cls):
+        if f.type in ("bool", bool):
+            parser.add_argument(f"--{f.name.replace('_', '-')}", default=f.default,
+                                type=lambda v: v.lower() in ("1", "true", "yes"))
+        else:
+            parser.add_argument(f"--{f.name.replace('_', '-')}", type=type(f.default),
+                                default=f.default)
+
+
+def from_options(args, cls):
+    """The dataclass ``cls`` from the parsed options ``add_options`` made."""
+    return cls(**{f.name: getattr(args, f.name) for f in fields(cls)})
+
+
 def load_recipe(path: str | Path | None = None) -> Recipe:
     path = Path(path) if path else DEFAULT_RECIPE
     try:

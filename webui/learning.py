@@ -12,7 +12,7 @@ from typing import Any
 from scorer.store import Confirmation, GameStore
 from scorer.store.decks import DeckNotFound, DeckStore, round_crops
 from scorer.vision.geometry import CROP_H, CROP_W
-from scorer.vision.profile import profile_from_cards
+from scorer.vision.profile import embed_cards
 from webui.detection import DetectionService, DetectorUnavailable
 
 log = logging.getLogger(__name__)
@@ -40,7 +40,7 @@ def learn(store: GameStore, detection: DetectionService, done: Confirmation) -> 
             return _note("no card crops in this round to learn from (cards seen by the "
                          "camera or in a photo have one)")
         if getattr(det, "has_embedding", False):
-            profile_from_cards(str(game.deck), cards, det)     # embeds them, as enrol does
+            embed_cards(cards, det)
         DeckStore(store.path).save(str(game.deck), cards, replace=False, create=False)
         store.set_learned(game.id, rnd.number, len(cards))
         return {"learned": len(cards)}

@@ -206,10 +206,10 @@ class DeckStore:
         """Embed the cards' crops with the detector's classifier (the profile's prototypes,
         kept beside the crops) and save them (``save``): the one way ``hanafuda enroll``
         and the page store a deck."""
-        from scorer.vision.profile import profile_from_cards
+        from scorer.vision.profile import embed_cards
 
         check_name(name)
-        profile_from_cards(name, cards, detector)          # embeds every crop
+        embed_cards(cards, detector)
         return self.save(name, cards, replace=replace)
 
     def delete(self, name: str) -> None:

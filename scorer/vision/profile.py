@@ -142,13 +142,12 @@ class DeckProfile:
         out[:, np.nonzero(enrolled)[0]] = mass * q / q.sum(1, keepdims=True)
         return np.where(use[:, None], out, probs).astype(np.float32)
 
-def profile_from_cards(name: str, cards: list, detector, **kw) -> DeckProfile:
-    """A profile from enrolled cards (objects with ``code``, ``crop``, ``model`` and
-    ``embedding``, e.g. ``scorer.store.decks.DeckCard``). Cards whose embeddings are
-    missing or by another classifier are embedded now (and keep the result)."""
+
+def embed_cards(cards: list, detector) -> None:
+    """Give each card (an object with ``crop``, ``model`` and ``embedding``, e.g.
+    ``scorer.store.decks.DeckCard``) whose embeddings are missing or by another classifier
+    the detector's embeddings of its crop, upright then turned 180 degrees."""
     require_embedding(detector)
-    if not cards:
-        raise InputError(f"deck {name!r} has no cards")
     key = model_key(detector)
     stale = [c for c in cards if c.embedding is None or c.model != key]
     if stale:
@@ -156,6 +155,15 @@ def profile_from_cards(name: str, cards: list, detector, **kw) -> DeckProfile:
         n = len(stale)
         for i, c in enumerate(stale):
             c.embedding, c.model = np.stack([emb[i], emb[n + i]]), key
+
+
+def profile_from_cards(name: str, cards: list, detector, **kw) -> DeckProfile:
+    """A profile from enrolled cards (see ``embed_cards``; cards embedded by another
+    classifier, or not at all, are embedded now and keep the result)."""
+    if not cards:
+        require_embedding(detector)
+        raise InputError(f"deck {name!r} has no cards")
+    embed_cards(cards, detector)
     codes = [c.code for c in cards for _ in range(len(c.embedding))]
     return DeckProfile(name, codes, np.concatenate([c.embedding for c in cards]), **kw)
 
