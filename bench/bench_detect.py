@@ -1,6 +1,6 @@
 """Benchmark `scorer.vision.Detector` on 640x480 frames of a 20-card table.
 
-    .venv/bin/python bench/bench_detect.py [--frames 60] [--threads 2] [--cards 20]
+    .venv/bin/python -m bench.bench_detect [--frames 60] [--threads 2] [--cards 20]
                                            [--profile [ART_SET]]
 
 Prints per-frame latency (median and p90 over the frames, after 3 warm-up frames) for
@@ -18,12 +18,9 @@ import os
 import resource
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-import cv2  # noqa: E402
-import numpy as np  # noqa: E402
+import cv2
+import numpy as np
 
 
 def rss_mib() -> float:
