@@ -146,6 +146,12 @@ def test_nothing_edits_sys_path(path):
     assert uses == [], f"sys.path at line {uses}"
 
 
+@pytest.mark.parametrize("name", sorted(m for m in MODULES if _is(m, ("scorer.store",))))
+def test_the_store_imports_no_vision(name):
+    bad = sorted(m for m in _imports(name, MODULES[name]) if _is(m, ("scorer.vision",)))
+    assert bad == [], f"{name} imports {bad}"
+
+
 #: A game's flow is the core's (scorer.session): the web defines none of it.
 GAME_FLOW = {"current_round", "dealer_for", "standings", "ruleset", "score", "_scorer",
              "check_open", "open_round"}
