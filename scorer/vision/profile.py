@@ -122,7 +122,11 @@ class DeckProfile:
     def similarity(self, emb: np.ndarray) -> np.ndarray:
         """(N,48) best cosine similarity of each embedding to each card's prototypes
         (-inf for cards not enrolled)."""
-        sims = np.asarray(emb, np.float32) @ self._grouped
+        # numpy's own loop, not the BLAS: its threads wait for the cores onnxruntime's
+        # threads still hold after the classifier ran (a frame of 20 cards on a full deck:
+        # 0.6 ms, against 2.3 ms through the BLAS on this 2-core machine)
+        sims = np.einsum("nd,dk->nk", np.asarray(emb, np.float32), self._grouped,
+                         optimize=False)
         out = np.full((len(sims), NUM_CARDS), -np.inf, np.float32)
         if len(sims):
             out[:, self._ids] = np.maximum.reduceat(sims, self._starts, axis=1)
