@@ -1,17 +1,24 @@
 """Every game the engine plays, by name (as python-chess's ``VARIANTS``). A new game is one
-module with a ``GAME`` object (see ``scorer.rules.base.Game``) plus one line here."""
+module of this package with a ``GAME`` object (see ``scorer.rules.base.Game``) plus one line
+(its module's name) in ``MODULES``."""
 
 from __future__ import annotations
 
+from importlib import import_module
+
 from scorer.errors import InputError
-from scorer.rules import hanaawase, koikoi, sakura
 from scorer.rules.base import Game
 
+#: The games' modules in ``scorer.rules``, in the order they are listed.
+MODULES: tuple[str, ...] = (
+    "sakura",
+    "koikoi",
+    "hanaawase",
+    "gostop",
+)
+
 GAMES: dict[str, Game] = {game.name: game for game in (
-    sakura.GAME,
-    koikoi.GAME,
-    hanaawase.GAME,
-)}
+    import_module(f"scorer.rules.{module}").GAME for module in MODULES)}
 
 
 def get_game(name: str) -> Game:
