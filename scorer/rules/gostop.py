@@ -40,6 +40,8 @@ WILLOW_RIBBON = "11-3"
 #: Junk value of a whole deck's cards (22 single + 2 double); the sake cup adds 2 as junk.
 DECK_JUNK = len(SINGLE_PI) + 2 * len(SSANGPI)
 ROLES = ("animal", "junk")
+ROLE_TEXT = {"animal": "an animal", "junk": "a double junk", "both": "an animal and a double "
+             "junk"}
 BONUS_DECKS = {"2+2+3": 7, "2+3": 5, "2+2+2": 6, "none": 0}
 
 YAKU: tuple[Yaku, ...] = (
@@ -331,6 +333,14 @@ def readings(codes: Iterable[str], rs: RuleSet, declared: str | None = None,
     return [tally(codes, rs, mode, bonus)]
 
 
+def worth(t: Tally, rs: RuleSet) -> int:
+    """What a reading is worth to its owner as a winner on its own: the base, x2 for
+    meongtta (the one winner-side factor the pile decides). ``sake_cup = best`` takes the
+    reading worth more for a pile alone, and breaks a settlement's ties with it."""
+    meongtta = int(rs["meongtta_min"]) and t.animals >= int(rs["meongtta_min"])
+    return t.base * (2 if meongtta else 1)
+
+
 def card_values(rs: RuleSet) -> dict[str, int]:
     """Each card's junk value (the double-junk animal counts 0 here: it is an animal
     unless taken as junk)."""
@@ -341,10 +351,10 @@ def card_values(rs: RuleSet) -> dict[str, int]:
 def find_yaku(codes: Iterable[str], rs: RuleSet,
               context: Context | None = None) -> PileSummary:
     """The base points of one pile (``bonus_junk`` adds joker junk); with ``sake_cup =
-    best`` the reading with the higher base (the animal on a tie)."""
+    best`` the reading worth more to a winner (see ``worth``; the animal on a tie)."""
     options = readings(codes, rs, bonus=int(rs["bonus_junk"]))
-    best = max(options, key=lambda t: t.base)          # first on a tie: the animal
-    notes = (f"{rs['double_junk_animal']} counts as {'an animal' if best.role == 'animal' else 'a double junk' if best.role == 'junk' else 'both'}",) \
+    best = max(options, key=lambda t: worth(t, rs))    # first on a tie: the animal
+    notes = (f"{rs['double_junk_animal']} counts as {ROLE_TEXT[best.role]}",) \
         if best.role else ()
     return PileSummary(0, list(best.hits), best.base, "gostop", notes,
                        {"counts": best.counts()})
@@ -555,7 +565,7 @@ def _stop(rnd: CheckedRound, rs: RuleSet, tallies: dict[str, list[Tally]],
         shares = {p: min((share(w, l, ctx, winner, rs, double and ctx.goes.get(p, 0) > 0)
                           for l in tallies[p]), key=lambda s: s.amount) for p in losers}
         total = sum(s.amount for s in shares.values())
-        if best is None or total > best[0]:
+        if best is None or (total, worth(w, rs)) > (best[0], worth(best[1], rs)):
             best = (total, w, shares)
     assert best is not None
     total, w, shares = best
@@ -582,8 +592,7 @@ def _stop(rnd: CheckedRound, rs: RuleSet, tallies: dict[str, list[Tally]],
         factor *= value
     mults[winner] = factor
     scores[winner] = total
-    role = {"animal": "; the sake cup as an animal", "junk": "; the sake cup as a double "
-            "junk", "both": ""}.get(w.role or "", "")
+    role = f"; {rs['double_junk_animal']} as {ROLE_TEXT[w.role]}" if w.role else ""
     goes = ctx.goes.get(winner, 0)
     texts[winner] = (" + ".join(f"{h.name} {h.points}" for h in w.hits) + f" = {w.base}"
                      + (f"; {goes} go" if goes else "") + role
