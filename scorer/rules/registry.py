@@ -1,24 +1,22 @@
 """Every game the engine plays, by name (as python-chess's ``VARIANTS``). A new game is one
-module of this package with a ``GAME`` object (see ``scorer.rules.base.Game``) plus one line
-(its module's name) in ``MODULES``."""
+module with a ``GAME`` object (see ``scorer.rules.base.Game``) plus one line here: its name
+in the import below."""
 
 from __future__ import annotations
 
-from importlib import import_module
+from types import ModuleType
 
 from scorer.errors import InputError
+from scorer.rules import (  # the games' modules: one line each, in the order they are listed
+    sakura,
+    koikoi,
+    hanaawase,
+    gostop,
+)
 from scorer.rules.base import Game
 
-#: The games' modules in ``scorer.rules``, in the order they are listed.
-MODULES: tuple[str, ...] = (
-    "sakura",
-    "koikoi",
-    "hanaawase",
-    "gostop",
-)
-
-GAMES: dict[str, Game] = {game.name: game for game in (
-    import_module(f"scorer.rules.{module}").GAME for module in MODULES)}
+GAMES: dict[str, Game] = {module.GAME.name: module.GAME for module in list(globals().values())
+                          if isinstance(module, ModuleType) and hasattr(module, "GAME")}
 
 
 def get_game(name: str) -> Game:
