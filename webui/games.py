@@ -112,12 +112,26 @@ def _scorer(raw_context: Any) -> Scorer:
     as it stands in the transaction, then score the round with the engine."""
     def score(game: GameRecord, rnd: RoundRecord) -> tuple[dict[str, Any], RoundResult]:
         rs = ruleset(game)
-        context = get_game(rs.game).context.parse(raw_context, game.players, rs.game)
+        raw = raw_context
+        if isinstance(raw_context, dict) or raw_context is None:
+            defaults = context_defaults(game, rnd.number)
+            raw = {**defaults, **{k: v for k, v in (raw_context or {}).items()
+                                  if not (k in defaults and v in (None, ""))}}
+        context = get_game(rs.game).context.parse(raw, game.players, rs.game)
         piles = {owner: list(pile.codes) for owner, pile in rnd.piles.items()}
         result = score_round(RoundInput(list(game.players), piles, rnd.dealer, game.teams,
                                         context), rs)
         return context.to_dict(), result
     return score
+
+
+def context_defaults(game: GameRecord, number: int) -> dict[str, Any]:
+    """Context values round ``number`` takes from the rounds before it (Go-Stop's nagari
+    carry), where the round's own context does not give them."""
+    rs = ruleset(game)
+    results = [RoundResult.from_dict(r.result) for r in game.confirmed_rounds
+               if r.result and r.number < number]
+    return get_game(rs.game).context_from_log(results, rs)
 
 
 def standings(game: GameRecord) -> dict[str, Any]:
@@ -137,6 +151,7 @@ def view(game: GameRecord, crops: bool = True) -> dict[str, Any]:
     rs = ruleset(game)
     out["ruleset"] = rs.to_dict()
     out["context_fields"] = get_game(rs.game).context.schema()
+    out["context_defaults"] = context_defaults(game, open_round) if open_round else {}
     out["open_round"] = open_round
     out["dealer"] = dealer_for(game, open_round) if open_round else None
     out["standings"] = standings(game)
