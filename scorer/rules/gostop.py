@@ -10,7 +10,6 @@ Only the player who stops scores; each loser pays
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import product
 from typing import Any, Iterable, Mapping, Sequence
 
 from scorer.cards import DECK, Kind
@@ -438,19 +437,19 @@ def winner_terms(w: Tally, ctx: GostopContext, winner: str,
     return head, text, factors
 
 
-def loser_baks(w: Tally, l: Tally, rs: RuleSet, gobak_double: bool) -> list[str]:
+def loser_baks(w: Tally, loser: Tally, rs: RuleSet, gobak_double: bool) -> list[str]:
     """The penalties (박) of one loser, each x2 (gwang-bak may be +2, see G14)."""
     baks = []
     mode = rs["gwangbak"]
-    protect = l.brights - (l.rain and mode == "rain_no_protect")
+    protect = loser.brights - (loser.rain and mode == "rain_no_protect")
     if mode != "off" and not protect and (
             w.brights if mode == "any_bright" else w.has(*BRIGHT_YAKU)):
         baks.append("gwang-bak")
-    if w.has("pi") and l.junk <= int(rs["pibak_max"]) and \
-            (l.junk > 0 or not rs["pibak_zero_exempt"]):
+    if w.has("pi") and loser.junk <= int(rs["pibak_max"]) and \
+            (loser.junk > 0 or not rs["pibak_zero_exempt"]):
         baks.append("pi-bak")
     meong = rs["meongbak"]
-    if meong != "off" and not l.animals and (
+    if meong != "off" and not loser.animals and (
             (meong == "winner_5" and w.animals >= 5) or (meong == "winner_7" and
                                                          w.animals >= 7)
             or (meong == "animal_yaku" and w.has("yeol", "godori"))):
@@ -460,13 +459,13 @@ def loser_baks(w: Tally, l: Tally, rs: RuleSet, gobak_double: bool) -> list[str]
     return baks
 
 
-def share(w: Tally, l: Tally, ctx: GostopContext, winner: str, rs: RuleSet,
+def share(w: Tally, loser: Tally, ctx: GostopContext, winner: str, rs: RuleSet,
           gobak_double: bool = False) -> Share:
     """One loser's own payment (before a go-bak liability moves it)."""
-    if l.empty:
+    if loser.empty:
         return Share(0, "0 (no cards at all: exempt)", [], 1)
     head, text, factors = winner_terms(w, ctx, winner, rs)
-    baks = loser_baks(w, l, rs, gobak_double)
+    baks = loser_baks(w, loser, rs, gobak_double)
     plus = 0
     for bak in baks:
         if bak == "gwang-bak" and rs["gwangbak_penalty"] == "plus_2":
@@ -562,8 +561,8 @@ def _stop(rnd: CheckedRound, rs: RuleSet, tallies: dict[str, list[Tally]],
     for w in tallies[winner]:
         if not may_stop(w, ctx.goes.get(winner, 0), rs):
             continue
-        shares = {p: min((share(w, l, ctx, winner, rs, double and ctx.goes.get(p, 0) > 0)
-                          for l in tallies[p]), key=lambda s: s.amount) for p in losers}
+        shares = {p: min((share(w, pile, ctx, winner, rs, double and ctx.goes.get(p, 0) > 0)
+                          for pile in tallies[p]), key=lambda s: s.amount) for p in losers}
         total = sum(s.amount for s in shares.values())
         if best is None or (total, worth(w, rs)) > (best[0], worth(best[1], rs)):
             best = (total, w, shares)
@@ -666,7 +665,7 @@ class Gostop(BaseGame):
 
     card_values = staticmethod(card_values)
     find_yaku = staticmethod(find_yaku)
-    check_round = staticmethod(check_round)  # type: ignore[assignment]
+    check_round = staticmethod(check_round)
     score_round = staticmethod(score_round)
 
     def context_from_log(self, results: Sequence[RoundResult],
