@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from scorer.cards import DECK, Kind
+from scorer.cards import (DECK, LIGHTNING, RAIN_MAN, SAKE_CUP, WILLOW_RIBBON, YELLOW_CHAFF,
+                          Kind)
 from scorer.errors import InputError
 from scorer.rules.base import MAX_ROUNDS, BaseGame, Preset
 from scorer.rules.context import MAX_CALLS, Context, ContextField
@@ -20,22 +21,20 @@ from scorer.rules.options import Option, boolean, choice, integer
 from scorer.rules.records import PileSummary, PlayerResult, RoundResult, YakuHit
 from scorer.rules.ruleset import RuleSet
 from scorer.rules.sides import CheckedRound
-from scorer.rules.viewing import RAIN_MAN
 from scorer.rules.yaku import Yaku, enabled, first_of_groups, hit, points
 
-SAKE, BRIDGE = "09-1", "05-1"
+SAKE, BRIDGE = SAKE_CUP, "05-1"
 GWANG = tuple(c.code for c in DECK if c.kind is Kind.BRIGHT)
 DRY = tuple(c for c in GWANG if c != RAIN_MAN)
 YEOL = tuple(c.code for c in DECK if c.kind is Kind.ANIMAL)
 TTI = tuple(c.code for c in DECK if c.kind is Kind.RIBBON)
-SSANGPI = ("11-4", "12-2")                       # the double junk (2 pi each)
+SSANGPI = (LIGHTNING, YELLOW_CHAFF)               # the double junk (2 pi each)
 PI = tuple(c.code for c in DECK if c.kind is Kind.CHAFF)
 SINGLE_PI = tuple(c for c in PI if c not in SSANGPI)
-BIRDS = ("02-1", "04-1", "08-2")
+BIRDS = ("02-1", "04-1", "08-2")                 # bush warbler, cuckoo, geese
 SWALLOW = "11-2"
 HONGDAN, CHEONGDAN, CHODAN = ("01-2", "02-2", "03-2"), ("06-2", "09-2", "10-2"), \
     ("04-2", "05-2", "07-2")
-WILLOW_RIBBON = "11-3"
 #: Junk value of a whole deck's cards (22 single + 2 double); the sake cup adds 2 as junk.
 DECK_JUNK = len(SINGLE_PI) + 2 * len(SSANGPI)
 ROLES = ("animal", "junk")

@@ -5,14 +5,11 @@ game's context schema and carries the nagari from the log; standings and the CSV
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # web_helpers
-
-from e2e_harness import render, write_y4m  # noqa: E402
-from test_browser import launch, pick_several, playwright_sync, save_pile, wait_ready  # noqa: E402,F401
-from web_helpers import make_app  # noqa: E402
+from e2e_harness import ServerThread, render, write_y4m
+from test_browser import launch, pick_several, playwright_sync, save_pile, wait_ready  # noqa: F401
+from tests.web_helpers import make_app
 
 TEN_PI = ["01-3", "01-4", "02-3", "02-4", "03-3", "03-4", "04-3", "04-4", "05-3", "05-4"]
 ROUNDS = [
@@ -27,7 +24,6 @@ SCORES = [{"Ann": 0, "Bob": 0, "Cy": 0}, {"Ann": 24, "Bob": -24, "Cy": 0},
 
 
 def test_three_player_gostop_game_in_chromium(playwright_sync, tmp_path: Path) -> None:  # noqa: F811
-    from e2e_harness import ServerThread
     app = make_app(tmp_path)
     with ServerThread(app) as server:
         browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m",
