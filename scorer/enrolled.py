@@ -90,23 +90,21 @@ class EnrolledDecks:
                              + " (crops are kept for cards seen by the camera)")
         return out
 
-    def learn(self, done: Confirmation,
-              detector: Callable[[], Any]) -> tuple[Confirmation, dict[str, Any]]:
+    def learn(self, done: Confirmation, detector: Callable[[], Any]) -> dict[str, Any]:
         """Add the crop of every card of the confirmed round's piles (named as the players
         confirmed it) to the game's deck, when the game has one and learns; embedded as
         ``enrol`` does when ``detector()`` (called only if there are crops; None when
         there is no detector) has card embeddings, else stored without (a profile embeds
-        them when it is built). -> the confirmation with the round's crop count as
-        stored, and ``{"learned": N}``, with a ``"learn_note"`` when nothing could be
-        learned although the game learns.
+        them when it is built). -> ``{"learned": N}``, with a ``"learn_note"`` when
+        nothing could be learned although the game learns.
 
         Called after the round's transaction has committed, so learning can never lose or
         fail a confirmation: any failure is logged and reported as ``"learned": 0``."""
         game, rnd = done.game, done.round
         if not game.learns:
-            return done, {"learned": 0}
+            return {"learned": 0}
         if not game.deck_enrolled:
-            return done, _deck_gone(game.deck)
+            return _deck_gone(game.deck)
         try:
             det, cards = None, []
             if any(pile.crops for pile in rnd.piles.values()):
@@ -115,20 +113,19 @@ class EnrolledDecks:
                                     getattr(det, "crop_h", CROP_H))
             if not cards:
                 self.games.set_learned(game.id, rnd.number, 0)
-                return done.with_learned(0), _note(
-                    "no card crops in this round to learn from (cards seen by the camera "
-                    "or in a photo have one)")
+                return _note("no card crops in this round to learn from (cards seen by the "
+                             "camera or in a photo have one)")
             if getattr(det, "has_embedding", False):
                 embed_cards(cards, det)
             self.store.save(str(game.deck), cards, replace=False, create=False)
             self.games.set_learned(game.id, rnd.number, len(cards))
-            return done.with_learned(len(cards)), {"learned": len(cards)}
+            return {"learned": len(cards)}
         except DeckNotFound:                # deleted since the round was confirmed
-            return done, _deck_gone(game.deck)
+            return _deck_gone(game.deck)
         except Exception:
             log.exception("learning from game %s round %s failed", game.id, rnd.number)
-            return done, _note("learning from this round failed (see the server's log); "
-                               "the round is confirmed")
+            return _note("learning from this round failed (see the server's log); the "
+                         "round is confirmed")
 
 
 def _note(text: str) -> dict[str, Any]:

@@ -121,12 +121,13 @@ def correct(game_id: int, number: int) -> tuple[Response, int]:
 
 @bp.post("/games/<int:game_id>/rounds/<int:number>/confirm")
 def confirm(game_id: int, number: int) -> Response:
-    games_store = store()
-    with games_store.db.connection():           # one connection for the whole confirm
-        done = games.confirm(games_store, game_id, number, _parse_json())
-        done, learned = enrolled_decks().learn(done, decks.detector_if_any)  # committed
-    return jsonify({"round": done.round.to_dict(), "game": games.view(done.session),
-                    **learned})
+    with store().db.connection():           # one connection for the whole confirm
+        done = games.confirm(store(), game_id, number, _parse_json())
+        learned = enrolled_decks().learn(done, decks.detector_if_any)   # after the commit
+        session = done.session.with_record(store().get_game(game_id)) \
+            if done.game.learns else done.session
+    rnd = next(r for r in session.record.rounds if r.number == number)
+    return jsonify({"round": rnd.to_dict(), "game": games.view(session), **learned})
 
 
 @bp.get("/games/<int:game_id>/export.<fmt>")

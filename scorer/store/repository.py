@@ -255,7 +255,7 @@ class GameStore:
                          (json.dumps(scored.context), json.dumps(saved), now, game_id,
                           number))
         rnd = replace(existing, context=scored.context, result=saved, confirmed_at=now)
-        game = game.with_round(rnd)
+        game = replace(game, rounds=[rnd if r.number == number else r for r in game.rounds])
         return Confirmation(rnd, scored.result, game, session.with_record(game))
 
     # --------------------------------------------------------------- helpers

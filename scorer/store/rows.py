@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -102,11 +102,6 @@ class GameRecord:
     def confirmed_rounds(self) -> list[RoundRecord]:
         return [r for r in self.rounds if r.confirmed]
 
-    def with_round(self, rnd: RoundRecord) -> "GameRecord":
-        """The game with round ``rnd`` as given (what a write just stored)."""
-        return replace(self, rounds=[rnd if r.number == rnd.number else r
-                                     for r in self.rounds])
-
     def setup_dict(self) -> dict[str, Any]:
         return {
             "id": self.id, "created_at": self.created_at, "preset": self.preset,
@@ -134,10 +129,3 @@ class Confirmation:
     result: RoundResult
     game: GameRecord
     session: GameSession
-
-    def with_learned(self, learned: int) -> "Confirmation":
-        """The confirmation once the round's crops taught the game's deck ``learned``
-        crops (as ``GameStore.set_learned`` stored it)."""
-        rnd = replace(self.round, learned=learned)
-        game = self.game.with_round(rnd)
-        return replace(self, round=rnd, game=game, session=self.session.with_record(game))
