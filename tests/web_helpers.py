@@ -16,7 +16,7 @@ from webui import create_app
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench._support import CSRF  # noqa: E402
-from tests.fakes import FakeDetections, FakeDetector  # noqa: E402,F401
+from tests.fakes import FakeDetector, detections_of  # noqa: E402,F401
 
 
 def make_app(tmp_path: Path, **config: Any):

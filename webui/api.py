@@ -12,7 +12,7 @@ from scorer.cards import DECK, MONTHS
 from scorer.errors import InputError
 from scorer.field_accuracy import field_accuracy
 from webui import decks, export, games, learning
-from webui.context import detection, store
+from webui.context import client, detection, store
 
 bp = Blueprint("api", __name__)
 
@@ -64,11 +64,11 @@ def detect() -> Response:
     upload = request.files.get("image")
     data = upload.read() if upload is not None else request.get_data(cache=False)
     deck = request.args.get("deck")
+    crops = request.args.get("crops") == "1"
     if deck:
-        found = detection().detect(data, crops=request.args.get("crops") == "1",
-                                   profile=decks.profile(deck))
+        found = detection().detect(data, client(), crops, profile=decks.profile(deck))
         return jsonify({**found, "deck": deck})
-    return jsonify(detection().detect(data, crops=request.args.get("crops") == "1"))
+    return jsonify(detection().detect(data, client(), crops))
 
 
 @bp.get("/accuracy")

@@ -10,12 +10,15 @@ import logging
 from typing import Any
 
 from scorer.store import Confirmation, GameStore
-from scorer.store.decks import DeckNotFound, DeckStore, round_crops
+from scorer.errors import InputError
+from scorer.store.decks import DeckCard, DeckNotFound, DeckStore, round_crops
 from scorer.vision.geometry import CROP_H, CROP_W
+from scorer.vision.image import decode
 from scorer.vision.profile import embed_cards
-from webui.detection import DetectionService, DetectorUnavailable
+from webui.detection import Busy, DetectionService, DetectorUnavailable
 
 log = logging.getLogger(__name__)
+CROP_PIXELS = 96 * 150          # the most a kept crop decodes to (older pages sent this size)
 
 
 def learn(store: GameStore, detection: DetectionService, done: Confirmation) -> dict[str, Any]:
@@ -30,22 +33,31 @@ def learn(store: GameStore, detection: DetectionService, done: Confirmation) -> 
     if not game.deck_enrolled:
         return _deck_gone(game.deck)
     try:
-        cards = []
-        if any(pile.crops for pile in rnd.piles.values()):
-            det = _detector(detection)
-            cards = round_crops(game.id, rnd, getattr(det, "crop_w", CROP_W),
-                                getattr(det, "crop_h", CROP_H))
+        det = _detector(detection) if any(p.crops for p in rnd.piles.values()) else None
+        crop_w, crop_h = (det.crop_w, det.crop_h) if det is not None else (CROP_W, CROP_H)
+        count = sum(len(p.crops) for p in rnd.piles.values())
+
+        def job() -> list[DeckCard]:
+            cards = round_crops(game.id, rnd, crop_w, crop_h,
+                                lambda data: _gate(detection, data))
+            if cards and det is not None and det.has_embedding:
+                embed_cards(cards, det)
+            return cards
+
+        # each crop is one card's small JPEG (at most 16 kB, as the pile keeps it)
+        cards = detection.scheduler.run(("learn", game.id), count * CROP_PIXELS, job)
         if not cards:
             store.set_learned(game.id, rnd.number, 0)
             return _note("no card crops in this round to learn from (cards seen by the "
                          "camera or in a photo have one)")
-        if getattr(det, "has_embedding", False):
-            embed_cards(cards, det)
         DeckStore(store.path).save(str(game.deck), cards, replace=False, create=False)
         store.set_learned(game.id, rnd.number, len(cards))
         return {"learned": len(cards)}
     except DeckNotFound:                # deleted since the round was confirmed
         return _deck_gone(game.deck)
+    except Busy:
+        return _note("the server was too busy to learn from this round's crops; the "
+                     "round is confirmed")
     except Exception:
         log.exception("learning from game %s round %s failed", game.id, rnd.number)
         return _note("learning from this round failed (see the server's log); the round "
@@ -65,4 +77,12 @@ def _detector(detection: DetectionService) -> Any:
     try:
         return detection.detector()
     except DetectorUnavailable:
+        return None
+
+
+def _gate(detection: DetectionService, data: bytes) -> Any:
+    """A kept crop through the image gate, or None when it is no image."""
+    try:
+        return decode(detection.check(data), 256).image
+    except InputError:
         return None

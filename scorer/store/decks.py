@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import cv2
 import numpy as np
@@ -24,7 +24,7 @@ from scorer.store.schema import connect, migrate
 if TYPE_CHECKING:
     from scorer.store.rows import RoundRecord
 
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}$")
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}")   # whole names: fullmatch
 MAX_CROPS_PER_CARD = 16
 
 
@@ -66,7 +66,7 @@ class DeckRecord:
 
 
 def check_name(name: str) -> str:
-    if not isinstance(name, str) or not NAME.match(name):
+    if not isinstance(name, str) or not NAME.fullmatch(name):
         raise InputError("a deck name is 1-40 letters, digits, spaces, '.', '_' or '-', "
                          "starting with a letter or digit")
     return name
@@ -247,10 +247,16 @@ def crops_from_games(db: Path | str, game_ids: list[int] | None, crop_w: int,
     return out
 
 
-def round_crops(game_id: int, rnd: RoundRecord, crop_w: int, crop_h: int) -> list[DeckCard]:
+def _imdecode(data: bytes) -> np.ndarray | None:
+    return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+
+
+def round_crops(game_id: int, rnd: RoundRecord, crop_w: int, crop_h: int,
+                decode: Callable[[bytes], np.ndarray | None] = _imdecode) -> list[DeckCard]:
     """The crop of every card of one round's piles that has one, named as the pile holds
     it now (a corrected card under its new code; a removed card is gone, a card added by
-    hand has no crop), resized to ``crop_w`` x ``crop_h``."""
+    hand has no crop), resized to ``crop_w`` x ``crop_h``; ``decode``: bytes -> image, or
+    None for a crop that is not one (the web passes its image gate)."""
     out: list[DeckCard] = []
     for owner, pile in rnd.piles.items():
         for code, url in pile.crops.items():
@@ -262,7 +268,7 @@ def round_crops(game_id: int, rnd: RoundRecord, crop_w: int, crop_h: int) -> lis
                 continue
             if not data:
                 continue
-            img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+            img = decode(data)
             if img is None:
                 continue
             crop = cv2.resize(img, (crop_w, crop_h), interpolation=cv2.INTER_AREA)
