@@ -251,14 +251,13 @@ def start_server(tmp: Path, model: str, fake_delay: float,
 
 
 def serve_fake(port: int, db: Path, delay: float, cpu: bool) -> None:
-    from waitress import serve
-
     from bench._support import FAKE_PILE, FakeDetector
     from webui import create_app
+    from webui.server import make_server
     app = create_app({"DB_PATH": db, "DETECTOR": FakeDetector(FAKE_PILE, delay=delay, cpu=cpu)})
+    server = make_server(app, "127.0.0.1", port)         # hanafuda serve's settings
     print(f"Open http://127.0.0.1:{port}/", flush=True)
-    serve(app, host="127.0.0.1", port=port, threads=4, ident="hanafuda-scorer",
-          clear_untrusted_proxy_headers=True)
+    server.run()
 
 
 def run_load(seconds: float = 60, detect_clients: int = 4, game_clients: int = 2,

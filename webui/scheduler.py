@@ -173,7 +173,8 @@ class Scheduler:
 
     def _expire(self, job: _Job) -> None:
         self.stats["expired"] += 1
-        job.finish(error=Busy("detection could not start in time; retry in a moment"))
+        job.finish(error=Busy("detection is busy: the frame could not start in time; "
+                              "retry in a moment"))
 
     def _work(self) -> None:
         while True:
