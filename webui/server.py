@@ -48,10 +48,15 @@ class HeaderedErrorTask(ErrorTask):
     """waitress's own error answer, with the security headers every answer carries."""
 
     def execute(self) -> None:
-        super().execute()
-        have = {name.lower() for name, _ in self.response_headers}
-        self.response_headers.extend((k, v) for k, v in security_headers("/api/")
-                                     if k.lower() not in have)
+        # ErrorTask.execute, with the headers added before the body is written (the
+        # first write sends the header)
+        status, headers, body = self.request.error.to_response(self.channel.server.adj.ident)
+        self.status = status
+        self.response_headers.extend(headers)
+        self.response_headers.extend(security_headers("/api/"))
+        self.set_close_on_finish()
+        self.content_length = len(body)
+        self.write(body)
 
 
 class Channel(HTTPChannel):
