@@ -27,7 +27,7 @@ from scorer.vision.detector import CardDetector
 from scorer.vision.enrol import check_once, enrol_images, scan_code
 from scorer.vision.image import ImageLimits, ImageTooLarge, Upload, decode
 from scorer.vision.profile import profile_from_cards, require_embedding
-from webui.context import client, decks, detection
+from webui.context import client, deck_store, detection
 from webui.errors import Refused
 
 _LOCK = threading.Lock()
@@ -43,7 +43,7 @@ def profile(name: str) -> Any:
     InputError (400) for an unknown deck or a model without card embeddings."""
     check_name(name)
     detector = detection().detector()
-    record = decks().get(name)
+    record = deck_store().get(name)
     cache = current_app.extensions["hanafuda"].setdefault("profiles", {})
     key = (name, record.updated_at, id(detector))
     with _LOCK:
@@ -55,14 +55,14 @@ def profile(name: str) -> Any:
 
 def listing() -> list[dict[str, Any]]:
     """The enrolled decks: name, cards, crops, created_at, updated_at."""
-    return decks().list()
+    return deck_store().list()
 
 
 def record(name: str) -> DeckRecord:
     """Deck ``name`` with its crops; 404 when there is none."""
     check_name(name)
     try:
-        return decks().get(name)
+        return deck_store().get(name)
     except DeckNotFound as exc:
         raise Refused(404, str(exc)) from None
 
@@ -70,7 +70,7 @@ def record(name: str) -> DeckRecord:
 def delete(name: str) -> None:
     check_name(name)
     try:
-        decks().delete(name)
+        deck_store().delete(name)
     except DeckNotFound as exc:
         raise Refused(404, str(exc)) from None
 
@@ -190,10 +190,10 @@ def save(name: Any, body: Any, create: bool = False) -> DeckRecord:
     check_name(name)
     det = _detector()
     sent = _cards(body)
-    if create and name in decks().names():
+    if create and name in deck_store().names():
         raise Refused(409, f"a deck named {name!r} exists: replace it or choose another name")
 
-    store = decks()                     # the job runs on a worker, outside the request
+    store = deck_store()                     # the job runs on a worker, outside the request
 
     def job() -> DeckRecord:
         cards = [DeckCard(code, _resized(n, u, det), source) for code, source, (n, u) in sent]

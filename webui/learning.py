@@ -21,7 +21,8 @@ log = logging.getLogger(__name__)
 CROP_PIXELS = 96 * 150          # the most a kept crop decodes to (older pages sent this size)
 
 
-def learn(store: GameStore, detection: DetectionService, done: Confirmation) -> dict[str, Any]:
+def learn(decks: DeckStore, store: GameStore, detection: DetectionService,
+          done: Confirmation) -> dict[str, Any]:
     """Add the crop of every card of the confirmed round's piles (named as the players
     confirmed it) to the game's deck, when the game has one and learns; embedded as
     ``hanafuda enroll`` does when the app's detector has card embeddings, else stored
@@ -50,7 +51,7 @@ def learn(store: GameStore, detection: DetectionService, done: Confirmation) -> 
             store.set_learned(game.id, rnd.number, 0)
             return _note("no card crops in this round to learn from (cards seen by the "
                          "camera or in a photo have one)")
-        DeckStore(store.path).save(str(game.deck), cards, replace=False, create=False)
+        decks.save(str(game.deck), cards, replace=False, create=False)
         store.set_learned(game.id, rnd.number, len(cards))
         return {"learned": len(cards)}
     except DeckNotFound:                # deleted since the round was confirmed
