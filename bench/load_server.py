@@ -193,11 +193,14 @@ def game_client(port: int, stop: threading.Event, samples: Samples, seed: int) -
                 rng.shuffle(deck)
                 url = f"/api/games/{gid}/rounds/{n}"
                 call("pile", "PUT", url + "/piles", {"owner": "Ann", "codes": deck[:12],
-                                                     "detected": deck[1:13], "source": "camera"})
-                call("pile", "PUT", url + "/piles", {"owner": "Bob", "codes": deck[20:32]})
+                                                     "detected": deck[1:13], "source": "camera",
+                                                     "version": 0})
+                _, saved = call("pile", "PUT", url + "/piles", {"owner": "Bob", "codes": deck[20:32],
+                                                                "version": 0})
                 call("correct", "POST", url + "/corrections",
                      {"owner": "Bob", "action": "replace", "old_code": deck[20],
-                      "new_code": deck[40]})
+                      "new_code": deck[40],
+                      "version": (saved or {}).get("pile", {}).get("version", 1)})
                 call("confirm", "POST", url + "/confirm", {})
                 call("read", "GET", f"/api/games/{gid}")
             call("export", "GET", f"/api/games/{gid}/export.csv")

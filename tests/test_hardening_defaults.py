@@ -142,7 +142,7 @@ def test_names_and_counts_bounded(client, body) -> None:
     {"owner": "A" * 100_000, "codes": []},
 ])
 def test_pile_size_and_codes_bounded(client, pile) -> None:
-    r = client.put("/api/games/1/rounds/1/piles", json=pile, headers=CSRF)
+    r = client.put("/api/games/1/rounds/1/piles", json={**pile, "version": 0}, headers=CSRF)
     assert r.status_code == 400 and len(r.json["error"]) < 400
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from web_helpers import (CSRF, FakeDetector, detections_of, jpeg, make_app, png,
+from web_helpers import (CSRF, FakeDetector, detections_of, with_version, jpeg, make_app, png,
                          png_header)
 
 
@@ -25,7 +25,7 @@ def client(app):
 
 
 def post(client, url, body=None, method="POST"):
-    return client.open(url, method=method, json=body, headers=CSRF)
+    return client.open(url, method=method, json=with_version(client, url, body), headers=CSRF)
 
 
 def new_game(client, **body):
@@ -270,7 +270,7 @@ def test_unknown_game_is_404_everywhere(client) -> None:
                         ("POST", "/api/games/999/rounds/1/corrections"),
                         ("POST", "/api/games/999/rounds/1/confirm"),
                         ("GET", "/api/games/999/export.csv"), ("GET", "/api/games/999/export.json")]:
-        r = client.open(url, method=method, json={"owner": "Ann", "codes": []}, headers=CSRF)
+        r = client.open(url, method=method, json={"owner": "Ann", "codes": [], "version": 0}, headers=CSRF)
         assert r.status_code == 404 and r.json["error"] == "no game 999", (method, url)
     assert client.get("/api/nothing").status_code == 404
     assert client.get("/api/games/abc").status_code == 404

@@ -13,7 +13,7 @@ import logging
 from flask import Flask, Response, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from scorer.errors import InputError
+from scorer.errors import InputError, StalePile
 from scorer.store import GameNotFound, StateError
 from webui.detection import Busy, DetectorUnavailable, Superseded
 from scorer.vision.imageheader import ImageTooLarge
@@ -56,6 +56,14 @@ def init_app(app: Flask) -> None:
     for exc_type, status in MESSAGE_STATUS.items():
         app.register_error_handler(
             exc_type, lambda exc, status=status: error_response(status, str(exc)))
+
+    @app.errorhandler(StalePile)
+    def stale(exc: StalePile) -> Response:
+        pile = exc.current.to_dict(crops=False) if exc.current is not None else None
+        resp = error_response(409, str(exc), stale=True, pile=pile)
+        if exc.current is not None:
+            resp.headers["ETag"] = f'"{exc.current.version}"'
+        return resp
 
     @app.errorhandler(Refused)
     def refused(exc: Refused) -> Response:

@@ -11,7 +11,7 @@ from typing import Any
 
 from scorer.store import Confirmation, GameStore
 from scorer.errors import InputError
-from scorer.store.decks import DeckCard, DeckNotFound, DeckStore, round_crops
+from scorer.store.decks import DeckCard, DeckNotFound, DeckStore, SourceGone, round_crops
 from scorer.vision.geometry import CROP_H, CROP_W
 from scorer.vision.image import decode
 from scorer.vision.profile import embed_cards
@@ -56,6 +56,8 @@ def learn(decks: DeckStore, store: GameStore, detection: DetectionService,
         return {"learned": len(cards)}
     except DeckNotFound:                # deleted since the round was confirmed
         return _deck_gone(game.deck)
+    except SourceGone:                  # the game was deleted since: its crops go with it
+        return _note(f"game {game.id} was deleted: nothing learned from it")
     except Busy:
         return _note("the server was too busy to learn from this round's crops; the "
                      "round is confirmed")
