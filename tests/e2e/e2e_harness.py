@@ -94,6 +94,9 @@ class FlickerDetector:
         self.flipped = 0
         self.lock = threading.Lock()
 
+    def __getattr__(self, name: str) -> Any:      # the rest of the CardDetector: inner's
+        return getattr(self.inner, name)
+
     def detect(self, image: np.ndarray, *args: Any, **kwargs: Any) -> Any:
         found = self.inner.detect(image, *args, **kwargs)
         with self.lock:
@@ -116,6 +119,10 @@ class SceneDetector:
     scene's cards with their boxes scaled to the frame. Anything else: no cards."""
 
     model_path = "scene-stand-in"
+    crop_w, crop_h, useful_side, has_embedding = 72, 112, 1920, False
+
+    def embed(self, crops: Any) -> Any:
+        return None
 
     def __init__(self, scenes: Sequence[Scene]) -> None:
         self.scenes = list(scenes)
