@@ -19,3 +19,12 @@ class StalePile(StateError):
     def __init__(self, message: str, current: object = None) -> None:
         super().__init__(message)
         self.current = current
+
+
+class Busy(Exception):
+    """Work that cannot start in time (the web answers 503 with ``Retry-After``:
+    ``retry_after`` seconds)."""
+
+    def __init__(self, message: str, retry_after: int = 1) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after

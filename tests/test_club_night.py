@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from scorer.errors import InputError
-from tests.fakes import FakeDetector
-from tests.web_helpers import CSRF, jpeg, make_app
+from support.fakes import FakeDetector
+from web_helpers import CSRF, jpeg, make_app
 
 SECURITY = ("Content-Security-Policy", "X-Content-Type-Options", "X-Frame-Options")
 

@@ -12,8 +12,8 @@ import cv2
 import numpy as np
 import pytest
 
-from tests.fakes import EmbeddingFakeDetector
-from tests.web_helpers import CSRF, make_app
+from support.fakes import EmbeddingFakeDetector
+from web_helpers import CSRF, make_app
 
 RACES = 20
 
@@ -129,7 +129,7 @@ def test_a_confirm_racing_a_delete_never_answers_404_after_committing(tmp_path: 
     from scorer.store import GameStore
     from scorer.store.decks import DeckCard
     app = make_app(tmp_path, DETECTOR=EmbeddingFakeDetector())
-    decks = app.extensions["hanafuda"]["decks"]
+    decks = app.extensions["hanafuda"]["decks"].store
     decks.save("home", [DeckCard("01-1", np.full((112, 72, 3), 50, np.uint8), "scan")])
     committed: set[int] = set()
     real = GameStore.confirm_round

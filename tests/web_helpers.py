@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import struct
-import sys
 import zlib
 from pathlib import Path
 from typing import Any
@@ -15,9 +14,8 @@ import numpy as np
 
 from webui import create_app
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench._support import CSRF  # noqa: E402
-from tests.fakes import FakeDetector, detections_of  # noqa: E402,F401
+from support.servers import CSRF
+from support.fakes import FakeDetector, detections_of  # noqa: F401
 
 
 def make_app(tmp_path: Path, **config: Any):

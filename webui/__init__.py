@@ -26,6 +26,7 @@ from typing import Any, Mapping
 
 from flask import Flask
 
+from scorer.enrolled import EnrolledDecks
 from scorer.store import Database, GameStore, default_db_path
 from scorer.store.decks import DeckStore
 from webui.detection import DetectionService
@@ -52,9 +53,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.config.update(config)
     app.json.sort_keys = False  # type: ignore[attr-defined]
     db = Database(Path(app.config["DB_PATH"] or default_db_path()))
+    games = GameStore(db)
     app.extensions["hanafuda"] = {
-        "store": GameStore(db),
-        "decks": DeckStore(db),
+        "store": games,
+        "decks": EnrolledDecks(DeckStore(db), games),
         "detection": DetectionService(
             detector=app.config["DETECTOR"], model_path=app.config["MODEL_PATH"],
             workers=app.config["DETECT_WORKERS"],

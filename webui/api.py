@@ -13,8 +13,8 @@ from scorer.errors import InputError
 from scorer.field_accuracy import field_accuracy
 from scorer.session import GameSession
 from scorer.store import GameNotFound
-from webui import decks, export, games, learning
-from webui.context import client, deck_store, detection, store
+from webui import decks, export, games
+from webui.context import client, detection, enrolled_decks, store
 from webui.errors import Refused
 
 bp = Blueprint("api", __name__)
@@ -69,7 +69,8 @@ def detect() -> Response:
     deck = request.args.get("deck")
     crops = request.args.get("crops") == "1"
     if deck:
-        found = detection().detect(data, client(), crops, profile=decks.profile(deck))
+        profile = enrolled_decks().profile(deck, detection().detector())
+        found = detection().detect(data, client(), crops, profile=profile)
         return jsonify({**found, "deck": deck})
     return jsonify(detection().detect(data, client(), crops))
 
@@ -87,7 +88,7 @@ def list_games() -> Response:
 
 @bp.post("/games")
 def create_game() -> tuple[Response, int]:
-    game = games.create_game(store(), deck_store(), _json_body())
+    game = games.create_game(store(), enrolled_decks().store, _json_body())
     return jsonify(games.view(GameSession(game))), 201
 
 
@@ -98,7 +99,7 @@ def get_game(game_id: int) -> Response:
 
 @bp.patch("/games/<int:game_id>")
 def update_game(game_id: int) -> Response:
-    game = games.update_game(store(), deck_store(), game_id, _json_body())
+    game = games.update_game(store(), enrolled_decks().store, game_id, _json_body())
     return jsonify(games.view(GameSession(game)))
 
 
@@ -150,7 +151,8 @@ def correct(game_id: int, number: int) -> tuple[Response, int]:
 def confirm(game_id: int, number: int) -> Response:
     with store().db.connection():           # one connection for the whole confirm
         done = games.confirm(store(), game_id, number, _parse_json())
-        learned = learning.learn(deck_store(), store(), detection(), done)    # after the round is saved
+        learned = enrolled_decks().learn(done, decks.detector_if_any,   # after the commit
+                                          decks.schedule_learning)
         session = done.session
         if done.game.learns:            # the round's learned count, unless deleted since
             try:

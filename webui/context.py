@@ -6,8 +6,8 @@ from typing import Hashable
 
 from flask import current_app, request
 
+from scorer.enrolled import EnrolledDecks
 from scorer.store import GameStore
-from scorer.store.decks import DeckStore
 from webui.detection import DetectionService
 
 
@@ -19,7 +19,7 @@ def detection() -> DetectionService:
     return current_app.extensions["hanafuda"]["detection"]
 
 
-def deck_store() -> DeckStore:
+def enrolled_decks() -> EnrolledDecks:
     return current_app.extensions["hanafuda"]["decks"]
 
 

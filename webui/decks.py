@@ -1,10 +1,10 @@
-"""Enrolled decks for the web API: the *Your decks* page's list, enrolment (preview, then
-save what the player confirmed), export and delete; and ``POST /api/detect?deck=NAME``,
-which reads with a deck's profile.
+"""Enrolled decks for the web API, the transport side of ``scorer.enrolled``: the *Your
+decks* page's list, enrolment (preview, then save what the player confirmed), export and
+delete, with the uploads' limits and the HTTP refusals.
 
 Enrolment runs the command's code (``scorer.vision.enrol.enrol_images``, then
-``DeckStore.enrol``): the preview finds and names the crops, the page sends the confirmed
-crops back to be embedded and saved. Nothing is saved for bad input.
+``EnrolledDecks.enrol``): the preview finds and names the crops, the page sends the
+confirmed crops back to be embedded and saved. Nothing is saved for bad input.
 """
 
 from __future__ import annotations
@@ -12,25 +12,23 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-import threading
 import time
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, TypeVar
 
 import cv2
 import numpy as np
-from flask import current_app
-
 from scorer.cards import CODES, card
 from scorer.errors import InputError
 from scorer.store.decks import DeckCard, DeckNotFound, DeckRecord, check_name, png_url
 from scorer.vision.detector import CardDetector
 from scorer.vision.enrol import check_once, enrol_images, scan_code
 from scorer.vision.image import ImageLimits, ImageTooLarge, Upload, decode
-from scorer.vision.profile import profile_from_cards, require_embedding
-from webui.context import client, deck_store, detection
+from scorer.vision.profile import require_embedding
+from webui.context import client, detection, enrolled_decks
+from webui.detection import DetectorUnavailable
 from webui.errors import Refused
 
-_LOCK = threading.Lock()
+T = TypeVar("T")
 MAX_IMAGES = 60                 # 48 single-card images and a few layout photos
 TOTAL_CAPS = 2                  # the images of one preview together: this many image caps
 # a crop the page sends back is one card (the preview's are 72x112); a scan-sized one is fine
@@ -38,31 +36,30 @@ CROP_LIMITS = ImageLimits(max_pixels=4_000_000, max_side=4_000)
 DATA_URL = re.compile(r"data:image/(?:png|jpeg|webp|bmp);base64,([A-Za-z0-9+/=\s]+)")
 
 
-def profile(name: str) -> Any:
-    """The profile of deck ``name`` for the app's detector, cached until the deck changes.
-    InputError (400) for an unknown deck or a model without card embeddings."""
-    check_name(name)
-    detector = detection().detector()
-    record = deck_store().get(name)
-    cache = current_app.extensions["hanafuda"].setdefault("profiles", {})
-    key = (name, record.updated_at, id(detector))
-    with _LOCK:
-        if key not in cache:
-            cache.clear()       # one deck at a time is what a table plays with
-            cache[key] = profile_from_cards(name, record.cards, detector)
-        return cache[key]
+def detector_if_any() -> Any:
+    """The app's detector (loaded now if need be), or None when there is none."""
+    try:
+        return detection().detector()
+    except DetectorUnavailable:
+        return None
+
+
+def schedule_learning(cost: int, job: Callable[[], T]) -> T:
+    """Run a confirmed round's learning (decoding and embedding its crops) on the image
+    workers, as the request's client."""
+    return detection().scheduler.run(client(), cost, job)
 
 
 def listing() -> list[dict[str, Any]]:
     """The enrolled decks: name, cards, crops, created_at, updated_at."""
-    return deck_store().list()
+    return enrolled_decks().store.list()
 
 
 def record(name: str) -> DeckRecord:
     """Deck ``name`` with its crops; 404 when there is none."""
     check_name(name)
     try:
-        return deck_store().get(name)
+        return enrolled_decks().store.get(name)
     except DeckNotFound as exc:
         raise Refused(404, str(exc)) from None
 
@@ -70,7 +67,7 @@ def record(name: str) -> DeckRecord:
 def delete(name: str) -> None:
     check_name(name)
     try:
-        deck_store().delete(name)
+        enrolled_decks().store.delete(name)
     except DeckNotFound as exc:
         raise Refused(404, str(exc)) from None
 
@@ -190,14 +187,14 @@ def save(name: Any, body: Any, create: bool = False) -> DeckRecord:
     check_name(name)
     det = _detector()
     sent = _cards(body)
-    if create and name in deck_store().names():
+    if create and name in enrolled_decks().store.names():
         raise Refused(409, f"a deck named {name!r} exists: replace it or choose another name")
 
-    store = deck_store()                     # the job runs on a worker, outside the request
+    decks = enrolled_decks()                 # the job runs on a worker, outside the request
 
     def job() -> DeckRecord:
         cards = [DeckCard(code, _resized(n, u, det), source) for code, source, (n, u) in sent]
-        return store.enrol(name, cards, det)
+        return decks.enrol(name, cards, det)
 
     return detection().run(client(), [u for _, _, (_, u) in sent], job,
                            2 * max(det.crop_w, det.crop_h))

@@ -27,15 +27,9 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable, TypeVar
 
+from scorer.errors import Busy
+
 T = TypeVar("T")
-
-
-class Busy(Exception):
-    """The job cannot start within its deadline; retry after ``retry_after`` seconds."""
-
-    def __init__(self, message: str, retry_after: int = 1) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
 
 
 class Superseded(Exception):

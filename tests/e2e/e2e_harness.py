@@ -130,7 +130,7 @@ class SceneDetector:
                       for s in self.scenes]
 
     def detect(self, image: np.ndarray, *args: Any, **kwargs: Any) -> Any:
-        from web_helpers import detections_of
+        from support.fakes import detections_of
         h, w = image.shape[:2]
         small = cv2.resize(image, (96, 54), interpolation=cv2.INTER_AREA).astype(np.float32)
         dists = [float(np.abs(small - s).mean()) for s in self.small]
