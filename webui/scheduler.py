@@ -82,10 +82,7 @@ class Scheduler:
         self._light_running = 0
         self._light_seconds = 0.05      # running mean of a light job's time (first guess)
         self.stats = {"run": 0, "busy": 0, "superseded": 0, "expired": 0}
-        self._threads = [threading.Thread(target=self._work, name=f"image-worker-{i}",
-                                          daemon=True) for i in range(self.workers)]
-        for t in self._threads:
-            t.start()
+        self._threads: list[threading.Thread] = []     # started with the first job
 
     # ------------------------------------------------------------------ submitting
     def run(self, client: Hashable, cost: int, fn: Callable[[], T],
@@ -95,6 +92,12 @@ class Scheduler:
         job = _Job(fn, int(cost), heavy,
                    now + (self.heavy_deadline if heavy else self.deadline))
         with self._cond:
+            if not self._threads:
+                self._threads = [threading.Thread(target=self._work, daemon=True,
+                                                  name=f"image-worker-{i}")
+                                 for i in range(self.workers)]
+                for t in self._threads:
+                    t.start()
             if heavy:
                 self._admit_heavy(job)
             else:
