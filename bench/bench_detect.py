@@ -1,14 +1,17 @@
 """Benchmark `scorer.vision.Detector` on 640x480 frames of a 20-card table.
 
     .venv/bin/python bench/bench_detect.py [--frames 60] [--threads 2] [--cards 20]
-                                           [--profile [ART_SET]]
+                                           [--profile [ART_SET]] [--compare MODEL]
 
 Prints per-frame latency (median and p90 over the frames, after 3 warm-up frames) for
 JPEG decode, localiser, classifier and total; the process's memory (RSS) before and
 after loading the models and at the end; and the model files' size. ``--profile``:
 enrols a deck profile of ART_SET (default hwatu-commons) from four rendered layout
 photos, prints the enrolment time, and times each frame also with the profile (the
-two runs of a frame back to back, so both see the same load).
+two runs of a frame back to back, so both see the same load). ``--compare MODEL``:
+times another localiser file (and the classifier and refiner it names) on the same
+frames, the two alternating frame by frame (which goes first alternates too), so both
+see the same machine load.
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ def main(argv=None) -> int:
                    help="classify each crop once (not also turned 180 degrees)")
     p.add_argument("--profile", nargs="?", const="hwatu-commons", default=None,
                    metavar="ART_SET", help="also time detection with a deck profile")
+    p.add_argument("--compare", default=None, metavar="MODEL",
+                   help="another localiser ONNX file, timed alternating frame by frame")
     a = p.parse_args(argv)
     from scorer.cards import CODES
     from scorer.errors import InputError
@@ -67,10 +72,16 @@ def main(argv=None) -> int:
     except InputError as exc:
         print(f"bench_detect: error: {exc}", file=sys.stderr)
         return 2
+    other = Detector(a.compare, threads=a.threads, tta=False if a.no_tta else None) \
+        if a.compare else None
     rows = []
     found = []
     with_prof = []
+    other_ms: list[float] = []
+    other_found: list[int] = []
     for i, data in enumerate(frames):
+        if other is not None and i % 2 == 0:
+            _time_other(other, data, i, other_ms, other_found)
         if prof is not None:
             t0 = time.perf_counter()
             det.detect(decode_image(data), profile=prof)
@@ -85,6 +96,8 @@ def main(argv=None) -> int:
             rows.append(((t1 - t0) * 1e3, d.timings["localise"], d.timings["classify"],
                          (t2 - t1) * 1e3, (t2 - t0) * 1e3))
             found.append(len(d))
+        if other is not None and i % 2 == 1:
+            _time_other(other, data, i, other_ms, other_found)
     r = np.array(rows)
     sizes = {det.model_path.name: det.model_path.stat().st_size,
              det.classifier_path.name: det.classifier_path.stat().st_size}
@@ -103,6 +116,10 @@ def main(argv=None) -> int:
         print(f"  {'total with profile':<22} median {mine:7.2f} ms   p90 "
               f"{np.percentile(with_prof, 90):7.2f} ms   ({100 * (mine / base - 1):+.1f}% "
               f"against without)")
+    if other_ms:
+        print(f"  {'compare: total':<22} median {np.median(other_ms):7.2f} ms   p90 "
+              f"{np.percentile(other_ms, 90):7.2f} ms   ({other.model_path}, detected per "
+              f"frame: median {np.median(other_found):.0f})")
     print(f"memory: RSS {rss0:.0f} MiB before models, {rss1:.0f} MiB after loading, "
           f"{rss_mib():.0f} MiB at end; peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
     total = sum(sizes.values())
@@ -110,6 +127,17 @@ def main(argv=None) -> int:
         print(f"model: {n} {s / 2**20:.2f} MiB")
     print(f"model total: {total / 2**20:.2f} MiB")
     return 0
+
+
+def _time_other(det, data: bytes, i: int, ms: list, found: list) -> None:
+    """Decode and detect ``data`` with the compared model; kept after the warm-up."""
+    from scorer.vision import decode_image
+
+    t0 = time.perf_counter()
+    d = det.detect(decode_image(data))
+    if i >= 3:
+        ms.append((time.perf_counter() - t0) * 1e3)
+        found.append(len(d))
 
 
 def _enrol(det, art_set: str):
