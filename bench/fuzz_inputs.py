@@ -2,7 +2,7 @@
 ``POST /api/detect`` and ``hanafuda detect``, and every JSON endpoint; count 500s and
 crashes (the goal is zero of each).
 
-    .venv/bin/python bench/fuzz_inputs.py [--examples 10000] [--model auto|fake|PATH] [--seed 0]
+    .venv/bin/python -m bench.fuzz_inputs [--examples 10000] [--model auto|fake|PATH] [--seed 0]
 
 Images: empty, truncated, mutated (byte flips), huge claimed dimensions (a PNG, JPEG, BMP
 or WebP header claiming up to 2^32 px a side), wrong types (text, JSON, HTML, PDF, ZIP,
@@ -39,12 +39,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from support.servers import CSRF, SECURITY_HEADERS, make_detector
 
-from bench._support import CSRF, SECURITY_HEADERS, make_detector  # noqa: E402
-
-from hypothesis import HealthCheck, Phase, given, seed as hyp_seed, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import HealthCheck, Phase, given, seed as hyp_seed, settings
+from hypothesis import strategies as st
 
 # share of the examples per target
 SHARES = {"detect_api": 0.25, "detect_cli": 0.15, "create_game": 0.14, "save_pile": 0.16,

@@ -6,12 +6,8 @@ answer, 403 without the cross-site header, safe export names, never a card in tw
 from __future__ import annotations
 
 import logging
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench.fuzz_inputs import SHARES, run_fuzz  # noqa: E402
+from bench.fuzz_inputs import SHARES, run_fuzz
 
 
 def _fuzz(examples: int, targets: list[str]):

@@ -4,14 +4,11 @@ detector answers 503 at once instead of queueing the frame."""
 
 from __future__ import annotations
 
-import sys
 import threading
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench._support import Client, FakeDetector  # noqa: E402
-from bench.load_server import frames, run_load  # noqa: E402
+from support.servers import Client, FakeDetector
+from bench.load_server import frames, run_load
 
 
 def test_load_no_errors_and_503_when_saturated() -> None:

@@ -4,7 +4,6 @@ detector of tests/fakes.py) and small image files."""
 from __future__ import annotations
 
 import struct
-import sys
 import zlib
 from pathlib import Path
 from typing import Any
@@ -14,9 +13,8 @@ import numpy as np
 
 from webui import create_app
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench._support import CSRF  # noqa: E402
-from tests.fakes import FakeDetections, FakeDetector  # noqa: E402,F401
+from support.servers import CSRF
+from support.fakes import FakeDetections, FakeDetector  # noqa: F401
 
 
 def make_app(tmp_path: Path, **config: Any):

@@ -21,7 +21,8 @@ from typing import Any, Mapping
 
 from flask import Flask
 
-from scorer.store import GameStore, default_db_path
+from scorer.enrolled import EnrolledDecks
+from scorer.store import Database, GameStore, default_db_path
 from scorer.store.decks import DeckStore
 from webui.detection import DetectionService
 
@@ -44,10 +45,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if config:
         app.config.update(config)
     app.json.sort_keys = False  # type: ignore[attr-defined]
-    db_path = Path(app.config["DB_PATH"] or default_db_path())
+    db = Database(Path(app.config["DB_PATH"] or default_db_path()))
+    games = GameStore(db)
     app.extensions["hanafuda"] = {
-        "store": GameStore(db_path),
-        "decks": DeckStore(db_path),
+        "store": games,
+        "decks": EnrolledDecks(DeckStore(db), games),
         "detection": DetectionService(
             detector=app.config["DETECTOR"], model_path=app.config["MODEL_PATH"],
             concurrency=int(app.config["DETECT_CONCURRENCY"]),

@@ -8,20 +8,17 @@ from __future__ import annotations
 import os
 import random
 import re
-import sys
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # web_helpers
-
-from e2e_harness import (REPO, FlickerDetector, SceneDetector, ServerThread,  # noqa: E402
+from e2e_harness import (REPO, FlickerDetector, SceneDetector, ServerThread,
                          chromium_args, find_chromium, in_ci, missing_browser_message, render,
                          shipped_detector, write_y4m)
-from scorer.rules import RoundInput, get_ruleset, score_round  # noqa: E402
-from webui import create_app  # noqa: E402
+from scorer.rules import RoundInput, get_ruleset, score_round
+from webui import create_app
 
 ANN = ["01-1", "01-2", "02-2", "03-2", "05-4", "08-1"]  # crane, akatan, iris chaff, moon
 FLICKER = ("05-4", "05-2")                              # the iris chaff, misread as its ribbon
@@ -158,8 +155,8 @@ def random_runs(seed: int) -> list[list[list[dict]]]:
 
 def check_js_stability_matches_python(page) -> None:
     """The page's stability module gives the same piles (and confidences, and the frame
-    of the last change) as tests.stability, frame by frame."""
-    from tests.stability import StabilityTracker
+    of the last change) as scorer.tracking, frame by frame."""
+    from scorer.tracking import StabilityTracker
     runs = random_runs(5)
     in_js = page.evaluate("""async (runs) => {
         const m = await import('/static/js/stability.js');

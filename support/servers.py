@@ -16,8 +16,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 CSRF = {"X-Requested-With": "hanafuda"}
 FAKE_PILE = ("08-1", "01-1")  # what the benchmarks' fake detector finds in every frame
@@ -25,7 +23,7 @@ SECURITY_HEADERS = ("Content-Security-Policy", "X-Content-Type-Options", "X-Fram
 
 
 # ---------------------------------------------------------------------------- detectors
-from tests.fakes import FakeDetector  # noqa: E402  (the test double)
+from support.fakes import FakeDetector  # the test double
 
 
 def shipped_model() -> Path | None:
