@@ -25,7 +25,7 @@ def test_lite_loc_keeps_the_detector_contract_and_its_frozen_imagenet_layers():
     net(torch.rand(2, 3, 96, 128) * 255).square().mean().backward()
     opt.step()
     after = list(net.stem.parameters()) + list(net.frozen.parameters())
-    assert all(torch.equal(a, b) for a, b in zip(frozen, after))
+    assert all(torch.equal(a, b) for a, b in zip(frozen, after, strict=True))
     assert torch.equal(net.frozen[0]._bn1.running_mean, stats)  # batch norms stay ImageNet's
     # the head starts at the prior: no confident false peaks before training
     assert torch.sigmoid(out[0, 0]).max() < 0.2
@@ -40,11 +40,12 @@ def test_the_recipe_describes_the_lite_localiser_and_the_shift_slice():
 
 
 @pytest.fixture(scope="module")
-def lib():
+def lib():  # the card art: tests using it are marked ``art``
     from training.scenes import get_library
     return get_library()
 
 
+@pytest.mark.art
 def test_shift_scenes_use_the_held_out_art_real_photos_and_their_own_seeds(lib):
     from training.realistic import realistic_seed
     from training.shift import HELD_OUT_SET, SHIFT_KINDS, shift_scene, table_photos

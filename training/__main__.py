@@ -35,7 +35,6 @@ import numpy as np
 from training import DEFAULT_ART_DIR, REPO_ROOT
 from training.recipe import DEFAULT_RECIPE, Recipe, RecipeError, load_recipe
 
-LARGE_BOX = 0.4  # boxes this share of the frame's height tall or more are close-ups
 COMMANDS = {
     "all": "every stage in order, then tune and evaluate",
     "cache": "render and cache the random scenes of the first stages",
@@ -349,9 +348,11 @@ class Pipeline:
         scenes = realistic_candidates(det, self.a.art_dir, "val", t.per_kind, sets=sets,
                                       loc_threshold=min(t.loc_grid))
         grid = []
-        for ov, lt, ct, large in itertools.product((None, 0.5), t.loc_grid, t.cls_grid,
-                                                   (None, 0.1)):
-            r = score_selection(scenes, lambda c: pick(c, lt, ct, ov, large, LARGE_BOX))
+        for ov, lt, ct, large in itertools.product([v or None for v in t.overlap_grid],
+                                                   t.loc_grid, t.cls_grid,
+                                                   [v or None for v in t.large_grid]):
+            r = score_selection(scenes, lambda c, lt=lt, ct=ct, ov=ov, large=large:
+                                pick(c, lt, ct, ov, large, t.large_box))
             grid.append({"loc_threshold": lt, "cls_threshold": ct, "overlap_iou": ov,
                          "large_threshold": large, **r["equiv"],
                          "images_all_correct": r["images_all_correct"]})
@@ -365,7 +366,7 @@ class Pipeline:
                                     "cls_threshold": best["cls_threshold"],
                                     "overlap_iou": best["overlap_iou"],
                                     "large_threshold": best["loc_threshold"] if large is None
-                                    else large, "large_box": LARGE_BOX})
+                                    else large, "large_box": t.large_box})
         self.log(f"tuned on realistic validation scenes: {json.dumps(best)}; "
                  f"config {json.dumps(cfg)}")
         return best

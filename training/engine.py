@@ -29,16 +29,29 @@ from tqdm import tqdm
 @dataclass(frozen=True)
 class Schedule:
     """Linear warm-up, then a cosine down to ``floor`` x the base rate, over ``steps``
-    steps, or else over ``minutes`` of training time (counting resumed runs)."""
+    steps, or else over ``minutes`` of training time (counting resumed runs).
+
+    ``restarts`` (steps only): warm restarts at these steps; each later cycle runs its
+    own warm-up (half as long) and cosine, from half the previous cycle's peak."""
 
     steps: int = 0
     minutes: float = 0.0
     warmup: int = 100
     floor: float = 0.05
+    restarts: tuple[int, ...] = ()
 
     def __post_init__(self):
         if (self.steps > 0) == (self.minutes > 0):
             raise ValueError("a schedule runs for steps or for minutes: give exactly one")
+        if self.restarts and not self.steps:
+            raise ValueError("warm restarts need a schedule by steps")
+
+    def cycle(self, step: int) -> int:
+        """Which cycle ``step`` is in (0 without restarts)."""
+        return sum(1 for b in self._bounds()[1:-1] if step >= b)
+
+    def _bounds(self) -> list[int]:
+        return [0] + [b for b in self.restarts if 0 < b < self.steps] + [self.steps]
 
     def progress(self, step: int, elapsed_s: float) -> float:
         """How far along the schedule, 0..1."""
@@ -48,9 +61,17 @@ class Schedule:
 
     def factor(self, step: int, elapsed_s: float) -> float:
         """The learning rate's multiplier at this point."""
-        warm = min(1.0, (step + 1) / max(self.warmup, 1))
-        cos = 0.5 * (1 + math.cos(math.pi * self.progress(step, elapsed_s)))
-        return warm * (self.floor + (1 - self.floor) * cos)
+        if self.restarts:
+            k = self.cycle(step)
+            c0, c1 = self._bounds()[k], self._bounds()[k + 1]
+            warm = min(1.0, (step - c0 + 1) / max(self.warmup // (2 if k else 1), 1))
+            frac = min((step - c0) / max(c1 - c0, 1), 1.0)
+            peak = 0.5 ** k
+        else:
+            warm = min(1.0, (step + 1) / max(self.warmup, 1))
+            frac, peak = self.progress(step, elapsed_s), 1.0
+        cos = 0.5 * (1 + math.cos(math.pi * frac))
+        return peak * warm * (self.floor + (1 - self.floor) * cos)
 
 
 def last_record(path: Path, key: str, default=0):
@@ -61,6 +82,12 @@ def last_record(path: Path, key: str, default=0):
         return default
     hist = load_checkpoint(path)["history"]
     return hist[-1].get(key, default) if hist else default
+
+
+def checkpoint_step(path: Path) -> int:
+    """The step an engine checkpoint at ``path`` reached (0 when there is none)."""
+    path = Path(path)
+    return int(load_checkpoint(path)["step"]) if path.is_file() else 0
 
 
 def _rng_state() -> dict:
@@ -115,7 +142,7 @@ def train_loop(nets: Mapping[str, torch.nn.Module], opt: torch.optim.Optimizer,
                schedule: Schedule, ckpt: Path, config: dict, log=print,
                every_s: float = 60.0, desc: str = "train",
                on_checkpoint: Callable[[RunState], None] | None = None,
-               record: Callable[[], dict] | None = None) -> RunState:
+               record: Callable[[], dict] | None = None, every_steps: int = 0) -> RunState:
     """Train until the schedule ends, resuming from ``ckpt`` when it exists.
 
     ``step_losses(batch)`` returns ``{name: scalar tensor}``; their sum is minimised.
@@ -123,7 +150,9 @@ def train_loop(nets: Mapping[str, torch.nn.Module], opt: torch.optim.Optimizer,
     may be used for several steps: ``batches`` decides what it yields. The trainer puts
     its networks in training mode (some keep parts frozen). ``record()`` adds the
     trainer's own figures to each history record (e.g. how many scenes it has read, so
-    a resumed stream goes on with unseen ones); ``on_checkpoint`` runs after each save."""
+    a resumed stream goes on with unseen ones); ``on_checkpoint`` runs after each save.
+    A checkpoint is saved every ``every_s`` seconds, every ``every_steps`` steps (when
+    set) and at the end."""
     ckpt = Path(ckpt)
     st = RunState(history=[])
     if ckpt.is_file():
@@ -166,7 +195,8 @@ def train_loop(nets: Mapping[str, torch.nn.Module], opt: torch.optim.Optimizer,
         n += 1
         st.elapsed = time.time() - t0
         done = schedule.progress(st.step, st.elapsed) >= 1.0
-        if done or time.time() - last >= every_s:
+        if done or time.time() - last >= every_s or \
+                (every_steps and st.step % every_steps == 0):
             rec = {"step": st.step, "minutes": round(st.elapsed / 60, 2), "lr_factor": round(f, 4),
                    **{k: round(v / max(n, 1), 4) for k, v in sums.items()},
                    **(record() if record is not None else {})}

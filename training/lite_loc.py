@@ -138,8 +138,6 @@ def export_lite_loc(ckpt: Path, base_loc: Path, out_dir: Path, name: str = "hana
         cfg[key] = dst.name
     cfg["localiser_arch"] = "lite0-b8-fpn"
     m = onnx.load(str(path))
-    import json
-
     entry = m.metadata_props.add()
     entry.key, entry.value = "hanafuda", json.dumps(cfg)
     onnx.save(m, str(path))

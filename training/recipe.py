@@ -127,6 +127,10 @@ class TuneConfig:
     per_kind: int = 60
     loc_grid: tuple[float, ...] = (0.1, 0.15, 0.2, 0.25, 0.3)
     cls_grid: tuple[float, ...] = (0.3, 0.4, 0.5, 0.6, 0.7)
+    large_box: float = 0.4  # boxes this share of the frame's height or more are close-ups
+    large_grid: tuple[float, ...] = (0.0, 0.1)  # their own threshold (0: the same as others)
+    overlap_grid: tuple[float, ...] = (0.0, 0.5)  # one box per physical card above this
+    # IoU (0: off)
 
 
 @dataclass(frozen=True)
