@@ -35,7 +35,8 @@ def test_the_recipe_describes_the_lite_localiser_and_the_shift_slice():
     r = load_recipe()
     assert r.lite_localiser.window == (480, 352) and r.shift.per_kind > 0
     with pytest.raises(RecipeError, match="window"):
-        parse_recipe({"localiser": [{"name": "a", "size": [320, 240]}],
+        parse_recipe({"localiser": [{"name": "a", "size": [320, 240], "steps": 1, "scenes": 1,
+                                     "lr": 1e-3}],
                       "lite_localiser": {"window": [470, 352]}})
 
 
