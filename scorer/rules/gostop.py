@@ -10,7 +10,7 @@ Only the player who stops scores; each loser pays
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence, cast
 
 from scorer.cards import (DECK, LIGHTNING, RAIN_MAN, SAKE_CUP, WILLOW_RIBBON, YELLOW_CHAFF,
                           Kind)
@@ -496,7 +496,7 @@ def outcome(ctx: GostopContext) -> str:
 
 
 def _readings(rnd: CheckedRound, rs: RuleSet) -> dict[str, list[Tally]]:
-    ctx: GostopContext = rnd.context  # type: ignore[assignment]
+    ctx = cast(GostopContext, rnd.context)
     return {s.name: readings(s.codes, rs, ctx.sake_cup.get(s.name),
                              ctx.bonus_junk.get(s.name, 0)) for s in rnd.sides}
 
@@ -520,7 +520,7 @@ def may_stop(w: Tally, goes: int, rs: RuleSet) -> bool:
 
 def check_round(rnd: CheckedRound, rs: RuleSet) -> None:
     """Go-Stop's own checks (RULES-gostop.md section 5)."""
-    ctx: GostopContext = rnd.context  # type: ignore[assignment]
+    ctx = cast(GostopContext, rnd.context)
     end = outcome(ctx)
     if end == "nagari" and ctx.stopped_by:
         raise InputError(f"a nagari has no winner, but stopped_by names {ctx.stopped_by}")
@@ -560,7 +560,7 @@ def check_round(rnd: CheckedRound, rs: RuleSet) -> None:
 def _stop(rnd: CheckedRound, rs: RuleSet, tallies: dict[str, list[Tally]],
           winner: str) -> tuple[dict[str, int], dict[str, str], dict[str, int], Tally]:
     """Scores, texts and multipliers of a stopped round."""
-    ctx: GostopContext = rnd.context  # type: ignore[assignment]
+    ctx = cast(GostopContext, rnd.context)
     losers = [p for p in tallies if p != winner]
     double = rs["gobak"] == "double"
     best: tuple[int, Tally, dict[str, Share]] | None = None
@@ -606,7 +606,7 @@ def _stop(rnd: CheckedRound, rs: RuleSet, tallies: dict[str, list[Tally]],
 
 
 def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
-    ctx: GostopContext = rnd.context  # type: ignore[assignment]
+    ctx = cast(GostopContext, rnd.context)
     tallies = _readings(rnd, rs)
     end = outcome(ctx)
     names = list(tallies)
