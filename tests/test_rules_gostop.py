@@ -331,7 +331,7 @@ def test_instant_win_pays_the_stop_minimum():
     res = play({"A": [], "B": ["12-1"], "C": []}, stopped_by="A", outcome="instant")
     assert res.scores == {"A": 6, "B": -3, "C": -3}
     res = play({"A": [], "B": ["12-1"]}, mg(instant_win_points=10), stopped_by="A",
-               outcome="instant")
+               outcome="chongtong")
     assert res.scores == {"A": 10, "B": -10}
 
 
@@ -382,6 +382,8 @@ def test_points_and_yaku_switches():
 def test_bonus_junk_option_for_one_pile():
     assert yaku(TEN_PI[:7], gs(bonus_junk=3)) == {"pi": 1}
     assert counts([], gs(bonus_junk=2))["junk"] == 2
+    with pytest.raises(InputError, match="more than the deck's bonus cards hold: 7"):
+        find_yaku(TEN_PI, gs(bonus_junk=8))
 
 
 def test_house_rules_file(tmp_path):
@@ -430,6 +432,8 @@ def test_go_counts_for_a_player_not_in_the_round():
 def test_more_junk_than_a_deck_holds():
     bad({"A": DRY3, "B": [], "C": []}, needle="but a deck holds at most", stopped_by="A",
         bonus_junk={"B": 5, "C": 5})
+    bad({"A": DRY3, "B": [], "C": []}, needle=r"hold 40 junk \(bonus junk 40\) but a deck "
+        r"holds at most 33", stopped_by="A", bonus_junk={"B": 40})
     bad({"A": DRY3, "B": []}, mg(bonus_cards="none"), needle="0 in bonus cards",
         stopped_by="A", bonus_junk={"B": 2})
 

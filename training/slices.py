@@ -79,9 +79,11 @@ def _true_outline_reads(detector, img, cards) -> list[int]:
 
 def evaluate_realistic(detector, art_dir=None, split: str = "test", per_kind: int = 120,
                        sets=None, kinds=KINDS, out_dir: Path | None = None,
-                       tag: str = "realistic-test", profile=None) -> dict:
+                       tag: str = "realistic-test", profile=None,
+                       scene=realistic_scene) -> dict:
     """Realistic framing and its slices for ``per_kind`` scenes of each kind (read with
-    ``profile``, a deck profile, when given)."""
+    ``profile``, a deck profile, when given). ``scene(lib, seed, kind, sets)`` renders
+    them: the realistic scenes, or the domain-shift slice's (``training.shift``)."""
     lib = get_library(art_dir)
     start = SEED_RANGES[split][0]
     overall = _Tally()
@@ -94,7 +96,7 @@ def evaluate_realistic(detector, art_dir=None, split: str = "test", per_kind: in
     ms = []
     for kind in kinds:
         for k in tqdm(range(per_kind), desc=f"{tag} {kind}", unit="scene", mininterval=5):
-            img, cards, info = realistic_scene(lib, realistic_seed(start, kind, k), kind, sets)
+            img, cards, info = scene(lib, realistic_seed(start, kind, k), kind, sets)
             det = detector.detect(img, profile=profile)
             ms.append(det.timings["infer"])
             s = min(detector.in_w / img.shape[1], detector.in_h / img.shape[0])
@@ -229,6 +231,6 @@ def pick(cand, loc_threshold: float, cls_threshold: float, overlap_iou: float | 
     from scorer.vision.detector import select_cards
     thr = np.full(len(cand), loc_threshold, np.float32)
     if large_threshold is not None and len(cand):
-        thr[cand.heights() >= large_box * cand.frame_h] = large_threshold
-    return select_cards(cand.loc_score, cand.probs, thr, cls_threshold, cand.quads,
-                        overlap_iou)[1]
+        thr[cand.heights() >= large_box * cand.image_size[1]] = large_threshold
+    return cand.class_id[select_cards(cand.loc_score, cand.probs, thr, cls_threshold,
+                                      cand.quads, overlap_iou)]

@@ -10,7 +10,7 @@ Only the player who stops scores; each loser pays
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence, cast
 
 from scorer.cards import (DECK, LIGHTNING, RAIN_MAN, SAKE_CUP, WILLOW_RIBBON, YELLOW_CHAFF,
                           Kind)
@@ -162,7 +162,7 @@ OPTIONS: tuple[Option, ...] = (
            ("none", "no bonus cards")),
     integer("bonus_junk", 0, "the junk value of bonus (joker) cards in a pile scored on "
             "its own (hanafuda yaku); in a round, the context's bonus_junk per player",
-            f"{S} 0.1, 5", 0, 12),
+            f"{S} 0.1, 5", 0, 99),
     integer("instant_win_points", 0, "chongtong / three ppeok (outcome instant): what each "
             "loser pays (0: the stop minimum) (G19)", f"{S} 4.3, G19; FW-GS", 0, 1000),
     integer("rounds", 10, "rounds in a game (Go-Stop has no fixed length: players agree)",
@@ -216,7 +216,7 @@ class GostopContext(Context):
                      "scorekeeper's best reading)", choices=ROLES),
         ContextField("bonus_junk", "count_per_player",
                      "Bonus junk (joker cards: the camera does not read them)",
-                     "the junk value of the bonus cards in each pile (2 or 3 each)", 0, 12),
+                     "the junk value of the bonus cards in each pile (2 or 3 each)", 0, 99),
     )
 
     @classmethod
@@ -225,6 +225,9 @@ class GostopContext(Context):
         if spec.key == "sake_cup" and isinstance(value, Mapping):
             old = {"pi": "junk", "ssangpi": "junk", "locked": "animal"}
             value = {p: old.get(str(v).strip().lower(), v) for p, v in value.items()}
+        if spec.key == "outcome" and isinstance(value, str):
+            value = {"chongtong": "instant", "three_ppeok": "instant", "draw": "nagari"}.get(
+                value.strip().lower(), value)
         return super().parse_field(spec, value, players)
 
 
@@ -350,7 +353,11 @@ def find_yaku(codes: Iterable[str], rs: RuleSet,
               context: Context | None = None) -> PileSummary:
     """The base points of one pile (``bonus_junk`` adds joker junk); with ``sake_cup =
     best`` the reading worth more to a winner (see ``worth``; the animal on a tie)."""
-    options = readings(codes, rs, bonus=int(rs["bonus_junk"]))
+    bonus, deck = int(rs["bonus_junk"]), BONUS_DECKS[rs["bonus_cards"]]
+    if bonus > deck:
+        raise InputError(f"bonus_junk {bonus} is more than the deck's bonus cards hold: "
+                         f"{deck} (bonus_cards={rs['bonus_cards']})")
+    options = readings(codes, rs, bonus=bonus)
     best = max(options, key=lambda t: worth(t, rs))    # first on a tie: the animal
     notes = (f"{rs['double_junk_animal']} counts as {ROLE_TEXT[best.role]}",) \
         if best.role else ()
@@ -489,7 +496,7 @@ def outcome(ctx: GostopContext) -> str:
 
 
 def _readings(rnd: CheckedRound, rs: RuleSet) -> dict[str, list[Tally]]:
-    ctx: GostopContext = rnd.context  # type: ignore[assignment]
+    ctx = cast(GostopContext, rnd.context)
     return {s.name: readings(s.codes, rs, ctx.sake_cup.get(s.name),
                              ctx.bonus_junk.get(s.name, 0)) for s in rnd.sides}
 
@@ -513,7 +520,7 @@ def may_stop(w: Tally, goes: int, rs: RuleSet) -> bool:
 
 def check_round(rnd: CheckedRound, rs: RuleSet) -> None:
     """Go-Stop's own checks (RULES-gostop.md section 5)."""
-    ctx: GostopContext = rnd.context  # type: ignore[assignment]
+    ctx = cast(GostopContext, rnd.context)
     end = outcome(ctx)
     if end == "nagari" and ctx.stopped_by:
         raise InputError(f"a nagari has no winner, but stopped_by names {ctx.stopped_by}")
@@ -553,7 +560,7 @@ def check_round(rnd: CheckedRound, rs: RuleSet) -> None:
 def _stop(rnd: CheckedRound, rs: RuleSet, tallies: dict[str, list[Tally]],
           winner: str) -> tuple[dict[str, int], dict[str, str], dict[str, int], Tally]:
     """Scores, texts and multipliers of a stopped round."""
-    ctx: GostopContext = rnd.context  # type: ignore[assignment]
+    ctx = cast(GostopContext, rnd.context)
     losers = [p for p in tallies if p != winner]
     double = rs["gobak"] == "double"
     best: tuple[int, Tally, dict[str, Share]] | None = None
@@ -599,7 +606,7 @@ def _stop(rnd: CheckedRound, rs: RuleSet, tallies: dict[str, list[Tally]],
 
 
 def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
-    ctx: GostopContext = rnd.context  # type: ignore[assignment]
+    ctx = cast(GostopContext, rnd.context)
     tallies = _readings(rnd, rs)
     end = outcome(ctx)
     names = list(tallies)
