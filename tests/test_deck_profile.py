@@ -311,7 +311,8 @@ def test_learning_from_confirmed_rounds_adds_the_confirmed_crops(emb_detector, t
     assert main(args) == 2                      # no confirmed round yet: nothing saved
     assert "no card crops" in capsys.readouterr().err and _no_decks_saved(db)
     games.confirm_round(game.id, 1)
-    games.save_pile(game.id, 2, "Ann", ["09-1"], detected=["09-1"], source="camera", crops={"09-1": url("09-1")})    # open round: not used
+    games.save_pile(game.id, 2, "Ann", ["09-1"], detected=["09-1"], source="camera",
+                    crops={"09-1": url("09-1")})    # open round: not used
     assert main(args) == 0, capsys.readouterr().err
     rec = DeckStore(db).get("home")
     assert rec.codes == ["04-1", "08-1"]        # the corrected card under its right name
