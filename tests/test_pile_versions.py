@@ -93,9 +93,9 @@ def test_a_save_racing_a_correction_loses_no_acknowledged_write(app) -> None:
         base = f"/api/games/{gid}/rounds/1"
         assert call(c, "PUT", base + "/piles",
                     {"owner": "Ann", "codes": ["08-1"], "version": 0}).status_code == 200
-        save = lambda: call(app.test_client(), "PUT", base + "/piles",              # noqa: E731
+        save = lambda base=base: call(app.test_client(), "PUT", base + "/piles",    # noqa: E731
                             {"owner": "Ann", "codes": ["08-1", "02-1"], "version": 1})
-        fix = lambda: call(app.test_client(), "POST", base + "/corrections",        # noqa: E731
+        fix = lambda base=base: call(app.test_client(), "POST", base + "/corrections",  # noqa: E731
                            {"owner": "Ann", "action": "add", "new_code": "03-1", "version": 1})
         put, corr = _race(save, fix)
         assert sorted([put.status_code, corr.status_code]) in ([200, 409], [201, 409]), \
@@ -111,7 +111,7 @@ def test_two_saves_on_one_version_one_wins_the_other_is_told(app) -> None:
     for _ in range(RACES):
         gid = _game(c)
         url = f"/api/games/{gid}/rounds/1/piles"
-        a, b = _race(*[lambda codes=codes: call(app.test_client(), "PUT", url,
+        a, b = _race(*[lambda codes=codes, url=url: call(app.test_client(), "PUT", url,
                                                 {"owner": "Ann", "codes": codes, "version": 0})
                        for codes in (["08-1"], ["12-1"])])
         assert sorted([a.status_code, b.status_code]) == [200, 409]
@@ -149,8 +149,9 @@ def test_a_confirm_racing_a_delete_never_answers_404_after_committing(tmp_path: 
             assert call(c, "PUT", base + "/piles",
                         {"owner": owner, "codes": [code], "detected": [code], "version": 0,
                          "source": "camera", "crops": {code: _crop_url(grey)}}).status_code == 200
-        confirm, delete = _race(lambda: call(app.test_client(), "POST", base + "/confirm", {}),
-                                lambda: call(app.test_client(), "DELETE", f"/api/games/{gid}"))
+        confirm, delete = _race(
+            lambda base=base: call(app.test_client(), "POST", base + "/confirm", {}),
+            lambda gid=gid: call(app.test_client(), "DELETE", f"/api/games/{gid}"))
         answers.append((gid, confirm.status_code, delete.status_code))
         assert delete.status_code == 200
         if gid in committed:

@@ -255,8 +255,8 @@ class Detector:
         """Every box the localiser finds at or above its threshold, classified (with
         ``probs``, blended with ``profile``'s, a ``scorer.vision.profile.DeckProfile``,
         when given); ``select_cards`` picks the cards from these."""
-        return self._classify_boxes(img, *self.localise(_checked(img)), profile=profile,
-                                    keep_crops=crops)
+        rects, scores = self.localise(_checked(img))
+        return self._classify_boxes(img, rects, scores, profile=profile, keep_crops=crops)
 
     def _classify_boxes(self, img: np.ndarray, rects: np.ndarray, scores: np.ndarray,
                         profile=None, keep_crops: bool = False) -> Detections:
@@ -274,6 +274,8 @@ class Detector:
 
     def pick(self, found: Detections) -> np.ndarray:
         """The boolean mask of the candidates ``detect`` keeps as cards."""
+        if found.probs is None:
+            raise ValueError("candidates without probs (Detections.probs) cannot be picked")
         return select_cards(found.loc_score, found.probs,
                             self.box_thresholds(found.heights(), found.image_size[1]),
                             self.cls_threshold, found.quads, self.overlap_iou)
