@@ -15,9 +15,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))   # the repository root
+
+from tests.fakes import FakeDetector  # the test double
+
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 CSRF = {"X-Requested-With": "hanafuda"}
 FAKE_PILE = ("08-1", "01-1")  # what the benchmarks' fake detector finds in every frame
@@ -25,8 +27,6 @@ SECURITY_HEADERS = ("Content-Security-Policy", "X-Content-Type-Options", "X-Fram
 
 
 # ---------------------------------------------------------------------------- detectors
-from tests.fakes import FakeDetector  # noqa: E402  (the test double)
-
 
 def shipped_model() -> Path | None:
     """The shipped localiser, if the vision package and its model are there."""
@@ -42,7 +42,8 @@ def make_detector(model: str = "auto", delay: float = 0.0) -> tuple[Any, str]:
     """(detector, description): ``auto`` is the shipped model if present, else fake;
     ``fake``; or a path to a localiser .onnx."""
     if model == "fake" or (model == "auto" and shipped_model() is None):
-        return FakeDetector(FAKE_PILE, delay=delay), "fake detector" + (f" ({delay * 1e3:.0f} ms)" if delay else "")
+        label = "fake detector" + (f" ({delay * 1e3:.0f} ms)" if delay else "")
+        return FakeDetector(FAKE_PILE, delay=delay), label
     from scorer.vision import Detector
     path = shipped_model() if model == "auto" else Path(model)
     return Detector(path, threads=2), f"model {path}"

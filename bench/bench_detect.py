@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import cv2  # noqa: E402
-import numpy as np  # noqa: E402
+import cv2
+import numpy as np
 
 
 def rss_mib() -> float:
@@ -104,7 +104,8 @@ def main(argv=None) -> int:
               f"{np.percentile(with_prof, 90):7.2f} ms   ({100 * (mine / base - 1):+.1f}% "
               f"against without)")
     print(f"memory: RSS {rss0:.0f} MiB before models, {rss1:.0f} MiB after loading, "
-          f"{rss_mib():.0f} MiB at end; peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+          f"{rss_mib():.0f} MiB at end; "
+          f"peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
     total = sum(sizes.values())
     for n, s in sizes.items():
         print(f"model: {n} {s / 2**20:.2f} MiB")

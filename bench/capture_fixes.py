@@ -1,6 +1,7 @@
 """Fixes a player needs after capturing a pile from a hand-held camera clip, under the
 old live rule (each code seen in 4 of the last 6 frames; a captured code never leaves) and
-the tracking rule the page uses now (tests.stability, the Python reference of the page's stability.js: one box, one track, one code).
+the tracking rule the page uses now (tests.stability, the Python reference of the page's
+stability.js: one box, one track, one code).
 
 Each clip is a realistic pile scene (training.realistic, kinds "pile" and "physical")
 filmed by a shaky hand: every frame a small rotation, shift and zoom of the scene, now and
@@ -22,8 +23,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scorer.vision import Detector  # noqa: E402
-from tests.stability import NEED, WINDOW, StabilityTracker  # noqa: E402
+from scorer.vision import Detector
+from tests.stability import NEED, WINDOW, StabilityTracker
 
 
 @dataclass

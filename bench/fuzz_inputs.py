@@ -41,10 +41,10 @@ from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._support import CSRF, SECURITY_HEADERS, make_detector  # noqa: E402
+from bench._support import CSRF, SECURITY_HEADERS, make_detector
 
-from hypothesis import HealthCheck, Phase, given, seed as hyp_seed, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import HealthCheck, Phase, given, seed as hyp_seed, settings
+from hypothesis import strategies as st
 
 # share of the examples per target
 SHARES = {"detect_api": 0.25, "detect_cli": 0.15, "create_game": 0.14, "save_pile": 0.16,
@@ -54,6 +54,11 @@ EXPORT_NAME = re.compile(r'attachment; filename="hanafuda-game-\d+\.(csv|json)"'
 
 
 @dataclass
+def crash_line(exc: BaseException) -> str:
+    """An unexpected exception as one line of at most 300 characters, its type named."""
+    return f"{type(exc).__module__}.{type(exc).__qualname__}: {exc}"[:300]
+
+
 class Tally:
     inputs: Counter = field(default_factory=Counter)
     statuses: Counter = field(default_factory=Counter)
@@ -159,7 +164,7 @@ def image_material(size: int = 48) -> list[bytes]:
            _encode(".bmp", size, size + 8), _encode(".jpg", 640, 480)]
     try:
         out.append(_encode(".webp", size, size))
-    except Exception:   # noqa: BLE001 - an OpenCV without WebP
+    except Exception:   # an OpenCV without WebP
         pass
     return out
 
@@ -321,8 +326,8 @@ class Fuzzer:
                 repr(raw[:60]) if raw is not None else "")
         try:
             r = self.client.open(url, **kwargs)
-        except Exception as exc:   # noqa: BLE001 - exactly what we are counting
-            self.tally.crashes.append((target, what, f"{type(exc).__module__}.{type(exc).__qualname__}: {exc}"[:300]))
+        except Exception as exc:   # exactly what we are counting
+            self.tally.crashes.append((target, what, crash_line(exc)))
             return None
         self.tally.statuses[r.status_code] += 1
         self.tally.by_target[target][r.status_code] += 1
@@ -485,8 +490,8 @@ def fuzz_detect_cli(fz: Fuzzer, n: int, seed: int, detector: Any, tmp: Path) -> 
                 rc = main(args)
         except SystemExit as exc:            # argparse usage error: exit 2 with a message
             rc = exc.code
-        except Exception as exc:  # noqa: BLE001 - exactly what we are counting
-            fz.tally.crashes.append(("detect_cli", what, f"{type(exc).__module__}.{type(exc).__qualname__}: {exc}"[:300]))
+        except Exception as exc:   # exactly what we are counting
+            fz.tally.crashes.append(("detect_cli", what, crash_line(exc)))
             return
         fz.tally.statuses[f"exit {rc}"] += 1
         fz.tally.by_target["detect_cli"][f"exit {rc}"] += 1

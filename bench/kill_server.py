@@ -31,7 +31,7 @@ from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._support import Client, Server  # noqa: E402
+from bench._support import Client, Server
 
 PLAYERS = ["Ann", "Bob"]
 ROUNDS_PER_GAME = 48
@@ -77,7 +77,9 @@ class KillReport:
             f"{self.piles_acked} pile saves/corrections")
         out(f"rounds lost: {self.rounds_lost}; piles lost: {self.piles_lost}; "
             f"games lost: {self.games_lost}")
-        out(f"integrity_check: {'ok after every restart' if not self.integrity_failures else f'{self.integrity_failures} FAILED'}"
+        integrity = (f"{self.integrity_failures} FAILED" if self.integrity_failures
+                     else "ok after every restart")
+        out(f"integrity_check: {integrity}"
             f"; restarts that failed: {self.restart_failures}")
         for p in self.problems[:10]:
             out("  " + str(p)[:300])

@@ -33,7 +33,7 @@ from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._support import (Client, Server, free_port, percentile,  # noqa: E402
+from bench._support import (Client, Server, free_port, percentile,
                             shipped_model)
 
 DOWN = (OSError, http.client.HTTPException)
@@ -55,10 +55,10 @@ def frames(count: int = 8) -> list[bytes]:
             img, _ = render_scene(codes, seed=5_000 + i, easy=False)
             out.append(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 85])[1].tobytes())
         return out
-    except Exception:  # noqa: BLE001 - no training package or card art: synthetic frames
+    except Exception:  # no training package or card art: synthetic frames
         out.clear()
     rng = np.random.default_rng(7)
-    for i in range(count):
+    for _ in range(count):
         img = np.full((480, 640, 3), 90, np.uint8)
         for _ in range(12):
             x, y = int(rng.integers(0, 560)), int(rng.integers(0, 360))

@@ -5,8 +5,9 @@ in Python (and against the page's module in the browser test).
 
 Each detected box is followed across frames as a *track* (matched by overlap with the
 track's last box, moved as the whole view moved; a reading of the track's own code is
-preferred, so two overlapping cards of a fan stay two tracks). A track joins the pile once it was seen in at least ``need`` of the
-last ``window`` frames since it began, so one flickering frame never changes a score.
+preferred, so two overlapping cards of a fan stay two tracks). A track joins the pile once
+it was seen in at least ``need`` of the last ``window`` frames since it began, so one
+flickering frame never changes a score.
 Its code is the one with the most accumulated probability over the frames it was seen
 (a rival must overtake, not merely tie), so a card whose reading flickers between two
 codes lands once; when the track changes its mind, the pile changes with it. A track

@@ -14,8 +14,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._support import CSRF, Client, FakeDetector, Server  # noqa: E402
-from bench.fuzz_inputs import (bmp_header, image_material, jpeg_header,  # noqa: E402
+from bench._support import CSRF, Client, FakeDetector, Server
+from bench.fuzz_inputs import (bmp_header, image_material, jpeg_header,
                                png_header, webp_header)
 
 TOKEN = "s3cret-token-for-the-hardening-test"
@@ -59,7 +59,7 @@ def assert_security_headers(r, what) -> None:
 def test_security_headers_on_every_route_and_error(tmp_path: Path, client) -> None:
     app = client.application
     seen = 0
-    for method, url in routes(app, {"GET"}):
+    for _method, url in routes(app, {"GET"}):
         assert_security_headers(client.get(url), url)
         seen += 1
     assert seen >= 9

@@ -11,7 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.fuzz_inputs import SHARES, run_fuzz  # noqa: E402
+from bench.fuzz_inputs import SHARES, run_fuzz
 
 
 def _fuzz(examples: int, targets: list[str]):

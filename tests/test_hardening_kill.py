@@ -9,8 +9,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._support import Server  # noqa: E402
-from bench.kill_server import (KillReport, Ledger, Player, check_acknowledged,  # noqa: E402
+from bench._support import Server
+from bench.kill_server import (KillReport, Ledger, Player, check_acknowledged,
                                check_database, run_kills)
 
 

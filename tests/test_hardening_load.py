@@ -10,8 +10,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._support import Client, FakeDetector  # noqa: E402
-from bench.load_server import frames, run_load  # noqa: E402
+from bench._support import Client, FakeDetector
+from bench.load_server import frames, run_load
 
 
 def test_load_no_errors_and_503_when_saturated() -> None:

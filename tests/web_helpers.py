@@ -15,8 +15,11 @@ import numpy as np
 from webui import create_app
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench._support import CSRF  # noqa: E402
-from tests.fakes import FakeDetections, FakeDetector  # noqa: E402,F401
+from bench._support import CSRF
+from tests.fakes import FakeDetections, FakeDetector
+
+# What the web tests import from here (the test doubles and the CSRF header among them).
+__all__ = ["CSRF", "FakeDetections", "FakeDetector", "make_app", "jpeg", "png", "png_header"]
 
 
 def make_app(tmp_path: Path, **config: Any):

@@ -302,7 +302,8 @@ class Pipeline:
         grid = []
         for ov, lt, ct, large in itertools.product((None, 0.5), t.loc_grid, t.cls_grid,
                                                    (None, 0.1)):
-            r = score_selection(scenes, lambda c: pick(c, lt, ct, ov, large, LARGE_BOX))
+            r = score_selection(scenes, lambda c, lt=lt, ct=ct, ov=ov, large=large:
+                                pick(c, lt, ct, ov, large, LARGE_BOX))
             grid.append({"loc_threshold": lt, "cls_threshold": ct, "overlap_iou": ov,
                          "large_threshold": large, **r["equiv"],
                          "images_all_correct": r["images_all_correct"]})

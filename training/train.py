@@ -14,7 +14,6 @@ import torch.nn.functional as F
 from tqdm import tqdm
 
 from scorer.cards import DECK
-from training.data import BACKGROUND
 from training.models import build_classifier, build_localiser
 from training.scenes import ART_SETS
 

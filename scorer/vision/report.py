@@ -68,7 +68,7 @@ def decode_frame(data: bytes, info: imageheader.ImageInfo) -> Frame:
         image = decode_image(data)
     except InputError:
         raise
-    except Exception as exc:  # noqa: BLE001 - untrusted bytes may break a decoder anyhow
+    except Exception as exc:  # untrusted bytes may break a decoder anyhow
         raise InputError(f"corrupt image: it cannot be decoded ({type(exc).__name__})") \
             from None
     if image is None or getattr(image, "size", 0) == 0:

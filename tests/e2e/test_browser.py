@@ -17,11 +17,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # web_helpers
 
-from e2e_harness import (REPO, FlickerDetector, SceneDetector, ServerThread,  # noqa: E402
-                         chromium_args, find_chromium, in_ci, missing_browser_message, render,
+from e2e_harness import (REPO, FlickerDetector, SceneDetector, ServerThread,
+                         chromium_args, find_chromium, missing_browser_message, render,
                          shipped_detector, write_y4m)
-from scorer.rules import RoundInput, get_ruleset, score_round  # noqa: E402
-from webui import create_app  # noqa: E402
+from gate import in_ci
+from scorer.rules import RoundInput, get_ruleset, score_round
+from webui import create_app
 
 ANN = ["01-1", "01-2", "02-2", "03-2", "05-4", "08-1"]  # crane, akatan, iris chaff, moon
 FLICKER = ("05-4", "05-2")                              # the iris chaff, misread as its ribbon
@@ -192,7 +193,8 @@ def check_pile_helpers(page) -> None:
         return {
           follow: m.followCamera(["08-1", "05-4", "01-1"], ["08-1", "05-4"], ["08-1", "05-2"]),
           removed: m.followCamera(["08-1"], ["08-1"], ["08-1", "03-1"], new Set(["03-1"])),
-          check: [...m.checkFirst(["05-2", "05-4", "08-1"], new Map([["08-1", 0.5], ["05-4", 0.9]]), deck).keys()],
+          check: [...m.checkFirst(["05-2", "05-4", "08-1"],
+                                  new Map([["08-1", 0.5], ["05-4", 0.9]]), deck).keys()],
           count: m.countNote(12, 14), none: m.countNote(3, NaN),
         };
     }""")
@@ -220,6 +222,7 @@ def check_label_placement(page) -> None:
                         a["y"] < b["y"] + b["h"] and b["y"] < a["y"] + a["h"]), (a, b)
 
 
+@pytest.mark.art
 def test_two_player_sakura_round_in_chromium(playwright_sync, tmp_path: Path) -> None:
     scene_a, scene_b = render(ANN, seed=11), render(BOB, seed=12)
     y4m_a = write_y4m(tmp_path / "ann.y4m", scene_a.image)
@@ -256,7 +259,8 @@ def test_two_player_sakura_round_in_chromium(playwright_sync, tmp_path: Path) ->
             assert page.text_content(f"{item} button.rival") == f"{FLICKER[1]}?"
             assert page.is_visible(f"{item} .check-flag")
         crops = page.eval_on_selector_all(
-            "article.pile[data-owner='Ann'] img.crop", "els => els.map(e => [e.naturalWidth, e.naturalHeight])")
+            "article.pile[data-owner='Ann'] img.crop",
+            "els => els.map(e => [e.naturalWidth, e.naturalHeight])")
         assert crops and all(w < h for w, h in crops), crops   # the detector's upright crops
         page.fill("article.pile[data-owner='Ann'] input.expected", str(len(got) + 2))
         assert f"{len(got)} found of {len(got) + 2} — 2 still hidden" in \
@@ -359,6 +363,7 @@ def save_pile(page, owner: str) -> None:
     page.wait_for_selector(f"article.pile.saved[data-owner='{owner}']")
 
 
+@pytest.mark.art
 def test_whole_game_with_a_photo_then_export_and_delete(playwright_sync, tmp_path: Path) -> None:
     """A photo upload goes through the same pipeline; four rounds reach the end: the
     winner, the chart; then the games list exports and deletes (after asking)."""
@@ -395,7 +400,8 @@ def test_whole_game_with_a_photo_then_export_and_delete(playwright_sync, tmp_pat
                     page.wait_for_selector("article.pile.draft[data-owner='Ann']")
                     found = pile_codes(page, "Ann")
                     print(f"photo: found {found}")
-                    assert found and page.locator("article.pile[data-owner='Ann'] img.crop").count() == len(found)
+                    crops = page.locator("article.pile[data-owner='Ann'] img.crop")
+                    assert found and crops.count() == len(found)
                     # the upload view: the photo beside the pile, with its boxes labelled
                     page.wait_for_selector("#photo-panel:not([hidden])")
                     assert labels_do_not_overlap(page, "#photo-overlay") >= len(found)
@@ -437,7 +443,8 @@ def test_whole_game_with_a_photo_then_export_and_delete(playwright_sync, tmp_pat
             utc.astimezone(timezone(timedelta(hours=9))).strftime("%Y-%m-%d %H:%M")
         page.wait_for_selector("#camera-accuracy:not([hidden])")  # Ann's photo pile, fixed by hand
         assert "over 1 pile from the camera or a photo" in page.text_content("#camera-accuracy")
-        csv_text = page.evaluate("fetch(document.querySelector('#games-body a[href$=\".csv\"]').href).then(r => r.text())")
+        csv_text = page.evaluate("fetch(document.querySelector('#games-body a[href$=\".csv\"]').href)"
+                                 ".then(r => r.text())")
         assert len(csv_text.strip().splitlines()) == 1 + 8
         row.locator("button.delete").click()
         assert page.locator("#games-body tr").count() == 1          # asked, not deleted yet
@@ -447,6 +454,7 @@ def test_whole_game_with_a_photo_then_export_and_delete(playwright_sync, tmp_pat
         browser.close()
 
 
+@pytest.mark.art
 def test_enrol_a_deck_on_the_decks_page(playwright_sync, tmp_path: Path) -> None:
     """Your decks: the layout is drawn; photo 1 from the camera, 2-4 from files; the crops
     come back named in deck order; one left out; saved, the deck is listed."""
@@ -470,7 +478,8 @@ def test_enrol_a_deck_on_the_decks_page(playwright_sync, tmp_path: Path) -> None
         page.click("#nav-decks")
         wait_ready(page)
         assert page.is_visible("#no-decks")
-        assert page.eval_on_selector_all(".layout .slot", "els => els.map(e => e.dataset.code)") == list(CODES)
+        slots = page.eval_on_selector_all(".layout .slot", "els => els.map(e => e.dataset.code)")
+        assert slots == list(CODES)
         page.click(".layout-photo[data-photo='1'] button.take")
         page.wait_for_function("() => document.getElementById('video').videoWidth > 0", timeout=15_000)
         page.click("#snap")
