@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from flask import Flask
+from flask.json.provider import DefaultJSONProvider
 
 from scorer.store import GameStore, default_db_path
 from scorer.store.decks import DeckStore
@@ -43,7 +44,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.update(DEFAULTS)
     if config:
         app.config.update(config)
-    app.json.sort_keys = False  # type: ignore[attr-defined]
+    if isinstance(app.json, DefaultJSONProvider):
+        app.json.sort_keys = False      # answers keep their fields in the order written
     db_path = Path(app.config["DB_PATH"] or default_db_path())
     app.extensions["hanafuda"] = {
         "store": GameStore(db_path),

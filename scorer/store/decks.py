@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import cv2
 import numpy as np
@@ -145,6 +145,8 @@ class DeckStore:
         cards = []
         for r in rows:
             crop = cv2.imdecode(np.frombuffer(r["crop"], np.uint8), cv2.IMREAD_COLOR)
+            if crop is None:        # a stored crop that no longer decodes is left out
+                continue
             emb = None
             if r["embedding"] is not None:
                 emb = np.frombuffer(r["embedding"], np.float32).reshape(2, -1).copy()
@@ -201,7 +203,7 @@ class DeckStore:
             conn.close()
         return self.get(name)
 
-    def enrol(self, name: str, cards: list[DeckCard], detector,
+    def enrol(self, name: str, cards: Sequence[DeckCard], detector,
               replace: bool = True) -> DeckRecord:
         """Embed the cards' crops with the detector's classifier (the profile's prototypes,
         kept beside the crops) and save them (``save``): the one way ``hanafuda enroll``

@@ -180,7 +180,7 @@ class Detector:
         self.crop_w, self.crop_h = int(cfg.get("crop_w", CROP_W)), int(cfg.get("crop_h", CROP_H))
 
     # ------------------------------------------------------------------ stages
-    def localise(self, img: np.ndarray):
+    def localise(self, img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Card rectangles in image pixels: (rects (N,5) cx,cy,w,h,theta; scores (N,))."""
         h, w = img.shape[:2]
         s = min(self.in_w / w, self.in_h / h)
@@ -214,9 +214,9 @@ class Detector:
         if len(rects) > 1:
             rr = [((float(r[0]), float(r[1])), (float(r[2]), float(r[3])),
                    float(math.degrees(r[4]))) for r in rects]
-            keep = cv2.dnn.NMSBoxesRotated(rr, scores.astype(np.float32).tolist(),
+            kept = cv2.dnn.NMSBoxesRotated(rr, scores.astype(np.float32).tolist(),
                                            lowest, self.nms_iou)
-            keep = np.array(keep, int).reshape(-1)
+            keep = np.array(kept, int).reshape(-1)
             rects, scores = rects[keep], scores[keep]
         if len(rects) > 1:
             keep = _drop_contained(rects, scores)
@@ -238,6 +238,8 @@ class Detector:
 
     def refine_boxes(self, img: np.ndarray, rects: np.ndarray) -> np.ndarray:
         """One pass of the box refiner: each box corrected by the network's delta."""
+        if self.ref is None:
+            return rects
         x = self.as_input(np.stack([context_crop(img, r) for r in rects]))
         d = self.ref.run(None, {self.ref.get_inputs()[0].name: np.ascontiguousarray(x)})[0]
         d = np.clip(d, -DELTA_LIMIT, DELTA_LIMIT)
@@ -369,7 +371,7 @@ def _drop_contained(rects: np.ndarray, scores: np.ndarray, area_ratio: float = 0
     camera, are about the same size)."""
     order = np.argsort(-scores)
     areas = rects[:, 2] * rects[:, 3]
-    keep = []
+    keep: list[int] = []
     for i in order:
         inside = False
         for j in keep:
