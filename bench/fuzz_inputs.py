@@ -53,12 +53,12 @@ UNSAFE = ("POST", "PUT", "PATCH", "DELETE")
 EXPORT_NAME = re.compile(r'attachment; filename="hanafuda-game-\d+\.(csv|json)"')
 
 
-@dataclass
 def crash_line(exc: BaseException) -> str:
     """An unexpected exception as one line of at most 300 characters, its type named."""
     return f"{type(exc).__module__}.{type(exc).__qualname__}: {exc}"[:300]
 
 
+@dataclass
 class Tally:
     inputs: Counter = field(default_factory=Counter)
     statuses: Counter = field(default_factory=Counter)
