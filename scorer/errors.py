@@ -6,3 +6,7 @@ class InputError(ValueError):
 
     The message is meant to be shown as is, on one line.
     """
+
+
+class StateError(InputError):
+    """The request does not fit the game's state (a confirmed round, a finished game)."""

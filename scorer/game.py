@@ -8,7 +8,7 @@ standings after every round and the final winner. Pure functions, no I/O.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Sequence
 
 from scorer.errors import InputError
@@ -19,12 +19,21 @@ from scorer.rules.registry import get_game
 from scorer.rules.validate import check_player_count, parse_teams, player_name, player_names
 
 
+def owner_names(players: Sequence[str], teams: Sequence[Sequence[str]] | None) -> list[str]:
+    """The owners of a game's piles and scores: its teams (members joined by "+") when it
+    is played in teams, else its players, in turn order."""
+    if teams:
+        return ["+".join(t) for t in teams]
+    return list(players)
+
+
 @dataclass
 class GameSetup:
     """Who plays, under which rules. ``rounds`` defaults to the rule set's ``rounds``.
 
     Constructing one checks it (InputError); ``GameSetup.parse`` also reads the raw
-    values a user sent (names to tidy, rounds as given)."""
+    values a user sent (names to tidy, rounds as given); ``GameSetup.stored`` rebuilds
+    one that was checked before it was stored, without checking it again."""
 
     players: list[str]
     ruleset: RuleSet
@@ -67,12 +76,22 @@ class GameSetup:
                      for team in teams]
         return cls(names, ruleset, first_dealer or None, rounds, teams or None)
 
+    @classmethod
+    def stored(cls, players: list[str], ruleset: RuleSet, first_dealer: str, rounds: int,
+               teams: list[list[str]] | None = None) -> "GameSetup":
+        """A setup read back from the store: it was checked when the game was created, so
+        it is not checked again (a game's every view and round rebuilds it)."""
+        setup = object.__new__(cls)
+        values = {"players": list(players), "ruleset": ruleset, "first_dealer": first_dealer,
+                  "rounds": rounds, "teams": [list(t) for t in teams] if teams else None}
+        for f in fields(cls):
+            object.__setattr__(setup, f.name, values[f.name])
+        return setup
+
     @property
-    def sides(self) -> list[str]:
-        """Score keys: team names (members joined by "+") or players, in turn order."""
-        if self.teams:
-            return ["+".join(t) for t in self.teams]
-        return list(self.players)
+    def owners(self) -> list[str]:
+        """Who owns a pile and a score, in turn order (see ``owner_names``)."""
+        return owner_names(self.players, self.teams)
 
     def to_dict(self) -> dict[str, Any]:
         return {"players": list(self.players), "rules": self.ruleset.to_dict(),
@@ -82,7 +101,7 @@ class GameSetup:
 
 @dataclass
 class Standings:
-    """``totals``: points per side; ``running``: the totals after each round;
+    """``totals``: points per owner; ``running``: the totals after each round;
     ``victories``: round victories (victory-count Sakura only, else None); ``winner``
     once the game is finished (None for a shared tie, see ``tied``)."""
 
@@ -109,25 +128,25 @@ def standings(setup: GameSetup, results: Sequence[RoundResult]) -> Standings:
     """Totals after every round, and the winner once all rounds are played.
 
     Ranking: a game won on victories (Sakura ``game_scoring=victories``) ranks by
-    victories, then points; otherwise by points. A tie for first goes to the tied side
+    victories, then points; otherwise by points. A tie for first goes to the tied owner
     nearest the player who would deal next where the game says so (Sakura
     ``tie_policy=dealer_wins``); otherwise it stays shared.
     """
     rs = setup.ruleset
     game = get_game(rs.game)
-    sides = setup.sides
+    owners = setup.owners
     if len(results) > (setup.rounds or 0):
         raise InputError(f"{len(results)} rounds given for a {setup.rounds}-round game")
-    totals = {s: 0 for s in sides}
+    totals = {s: 0 for s in owners}
     counting = game.counts_victories(rs)
-    wins: dict[str, int] | None = {s: 0 for s in sides} if counting else None
+    wins: dict[str, int] | None = {s: 0 for s in owners} if counting else None
     running: list[dict[str, int]] = []
     for number, res in enumerate(results, 1):
-        if set(res.results) != set(sides):
+        if set(res.results) != set(owners):
             raise InputError(f"round {number} scores {', '.join(res.results)}, but this "
-                             f"game's sides are {', '.join(sides)}")
-        for side in sides:
-            totals[side] += res.results[side].score
+                             f"game is played by {', '.join(owners)}")
+        for owner in owners:
+            totals[owner] += res.results[owner].score
         if wins is not None:
             award = res.award or {}
             for winner in award.get("winners", []):
@@ -136,13 +155,13 @@ def standings(setup: GameSetup, results: Sequence[RoundResult]) -> Standings:
     next_dealer = results[-1].next_dealer if results else setup.first_dealer
     finished = len(results) >= (setup.rounds or 0)
 
-    def key(side: str) -> tuple[int, int]:
-        return ((wins[side] if wins is not None else 0), totals[side])
+    def key(owner: str) -> tuple[int, int]:
+        return ((wins[owner] if wins is not None else 0), totals[owner])
 
     leader, tied = None, []
     if results:
-        best = max(key(s) for s in sides)
-        top = [s for s in sides if key(s) == best]
+        best = max(key(s) for s in owners)
+        top = [s for s in owners if key(s) == best]
         if len(top) == 1:
             leader = top[0]
         else:
@@ -151,9 +170,9 @@ def standings(setup: GameSetup, results: Sequence[RoundResult]) -> Standings:
                 order = setup.players
                 start = order.index(next_dealer) if next_dealer in order else 0
                 for player in order[start:] + order[:start]:
-                    side = next(s for s in sides if player in s.split("+"))
-                    if side in top:
-                        leader = side
+                    owner = next(s for s in owners if player in s.split("+"))
+                    if owner in top:
+                        leader = owner
                         break
     return Standings(totals, running, wins, leader if finished else None, finished,
                      leader, tied, next_dealer, len(results), setup.rounds or 0)

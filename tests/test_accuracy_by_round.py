@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 
 from scorer.cli import main
-from scorer.rules import RoundResult
 from scorer.store import GameStore
 
 
 def _confirm(store, gid, n):
-    store.confirm_round(gid, n, lambda g, r: ({}, RoundResult({}, "Ann", "Bob", [])))
+    store.confirm_round(gid, n)
 
 
 def test_accuracy_by_round_number(tmp_path, capsys):
@@ -21,15 +20,14 @@ def test_accuracy_by_round_number(tmp_path, capsys):
                               teams=None, first_dealer="Ann", rounds_planned=3)
         # round 1: one card of two missed; round 2: all right; round 3 stays open
         store.save_pile(g.id, 1, "Ann", ["08-1", "01-1"], detected=["08-1"],
-                        source="camera", dealer="Ann")
-        store.save_pile(g.id, 1, "Bob", ["12-1"], source="manual", dealer="Ann")
+                        source="camera")
+        store.save_pile(g.id, 1, "Bob", ["12-1"], source="manual")
         _confirm(store, g.id, 1)
         store.save_pile(g.id, 2, "Ann", ["08-1", "01-1"], detected=["08-1", "01-1"],
-                        source="photo", dealer="Bob")
-        store.save_pile(g.id, 2, "Bob", ["12-1"], source="manual", dealer="Bob")
+                        source="photo")
+        store.save_pile(g.id, 2, "Bob", ["12-1"], source="manual")
         _confirm(store, g.id, 2)
-        store.save_pile(g.id, 3, "Ann", ["03-1"], detected=["04-1"], source="camera",
-                        dealer="Ann")
+        store.save_pile(g.id, 3, "Ann", ["03-1"], detected=["04-1"], source="camera")
     assert main(["accuracy", "--db", str(db), "--by-round", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["rounds"]
     assert [r["round"] for r in rows] == [1, 2]

@@ -326,7 +326,6 @@ def test_learning_from_confirmed_rounds_adds_the_confirmed_crops(emb_detector, t
                                                                   capsys) -> None:
     import base64
 
-    from scorer.rules import RoundResult
     db = tmp_path / "g.db"
     games = GameStore(db)
     game = games.create_game(preset="sakura", options={}, players=["Ann", "Bob"], teams=None,
@@ -339,16 +338,16 @@ def test_learning_from_confirmed_rounds_adds_the_confirmed_crops(emb_detector, t
             cv2.imencode(".jpg", face, [cv2.IMWRITE_JPEG_QUALITY, 80])[1]).decode()
 
     games.save_pile(game.id, 1, "Ann", ["07-1", "08-1"], detected=["07-1", "08-1"],
-                    source="camera", dealer="Ann",
+                    source="camera",
                     crops={"07-1": url("04-1"), "08-1": url("08-1")})  # read wrong
     games.correct(game.id, 1, "Ann", "replace", old_code="07-1", new_code="04-1")
-    games.save_pile(game.id, 1, "Bob", ["12-1"], source="manual", dealer="Ann")
+    games.save_pile(game.id, 1, "Bob", ["12-1"], source="manual")
     args = ["enroll", "home", "--from-games", "--db", str(db), *_model_args(emb_detector)]
     assert main(args) == 2                      # no confirmed round yet: nothing saved
     assert "no card crops" in capsys.readouterr().err and _no_decks_saved(db)
-    games.confirm_round(game.id, 1, lambda g, r: ({}, RoundResult({}, "Ann", "Bob", [])))
+    games.confirm_round(game.id, 1)
     games.save_pile(game.id, 2, "Ann", ["09-1"], detected=["09-1"], source="camera",
-                    dealer="Bob", crops={"09-1": url("09-1")})    # open round: not used
+                    crops={"09-1": url("09-1")})    # open round: not used
     assert main(args) == 0, capsys.readouterr().err
     rec = DeckStore(db).get("home")
     assert rec.codes == ["04-1", "08-1"]        # the corrected card under its right name

@@ -10,7 +10,6 @@ import pytest
 
 from scorer.cli import main
 from scorer.field_accuracy import Counts, compare, field_accuracy
-from scorer.rules import RoundResult
 from scorer.store import GameStore
 
 
@@ -63,10 +62,10 @@ def _played(db: Path) -> None:
     g = store.create_game(preset="sakura", options={}, players=["Ann", "Bob"], teams=None,
                           first_dealer="Ann", rounds_planned=4)
     store.save_pile(g.id, 1, "Ann", ["01-1", "02-1", "03-1"], detected=["01-1", "02-1", "05-1"],
-                    source="camera", dealer="Ann")
-    store.save_pile(g.id, 1, "Bob", ["12-1"], dealer="Ann")
-    store.confirm_round(g.id, 1, lambda game, rnd: ({}, RoundResult({}, "Ann", "Bob", [])))
-    store.save_pile(g.id, 2, "Ann", ["04-1"], detected=["07-1"], source="photo", dealer="Bob")
+                    source="camera")
+    store.save_pile(g.id, 1, "Bob", ["12-1"])
+    store.confirm_round(g.id, 1)
+    store.save_pile(g.id, 2, "Ann", ["04-1"], detected=["07-1"], source="photo")
 
 
 def test_only_confirmed_rounds_count(tmp_path):

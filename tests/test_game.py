@@ -23,7 +23,7 @@ def play(setup, rounds):
 
 def test_defaults_and_validation():
     g = GameSetup(["A", "B"], SAKURA)
-    assert g.rounds == 4 and g.first_dealer == "A" and g.sides == ["A", "B"]
+    assert g.rounds == 4 and g.first_dealer == "A" and g.owners == ["A", "B"]
     assert GameSetup(["A", "B"], get_ruleset("koikoi")).rounds == 12
     assert GameSetup(["A", "B", "C"], get_ruleset("hanaawase")).rounds == 12
     with pytest.raises(InputError, match="first dealer 'Z'"):
@@ -83,7 +83,7 @@ def test_victories_rank_before_points():
 
 def test_team_game_totals():
     g = GameSetup(list("ABCD"), SAKURA, rounds=1, teams=[["A", "C"], ["B", "D"]])
-    assert g.sides == ["A+C", "B+D"]
+    assert g.owners == ["A+C", "B+D"]
     rounds = play(g, [("A", {"A": ["01-2"], "C": ["02-2", "03-2"], "B": ["01-1"]})])
     st = standings(g, rounds)
     assert st.totals == {"A+C": 30, "B+D": 20 - 50} and st.winner == "A+C"

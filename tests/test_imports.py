@@ -11,7 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("scorer", "webui")
-CORE = ("scorer.cards", "scorer.errors", "scorer.rules", "scorer.game")
+CORE = ("scorer.cards", "scorer.errors", "scorer.rules", "scorer.game", "scorer.session")
 EDGES = ("scorer.vision", "scorer.store", "scorer.commands", "scorer.cli", "webui", "flask",
          "cv2", "numpy", "onnxruntime", "waitress", "sqlite3")
 

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 from scorer.cli import main
-from scorer.rules import RoundResult
 from scorer.store import GameStore
 from scorer.store.decks import DeckCard, DeckNotFound, DeckStore
 from scorer.store.schema import MIGRATIONS, connect, current_version, migrate
@@ -219,10 +218,9 @@ def test_accuracy_by_round_counts_the_crops_learned(tmp_path, capsys) -> None:
     store = GameStore(db)
     game = store.create_game(preset="sakura", options={}, players=["Ann", "Bob"], teams=None,
                              first_dealer="Ann", rounds_planned=2, deck=None)
-    store.save_pile(game.id, 1, "Ann", ["08-1"], detected=["08-1"], source="camera",
-                    dealer="Ann")
-    store.save_pile(game.id, 1, "Bob", ["12-1"], source="manual", dealer="Ann")
-    store.confirm_round(game.id, 1, lambda g, r: ({}, RoundResult({}, "Ann", "Bob", [])))
+    store.save_pile(game.id, 1, "Ann", ["08-1"], detected=["08-1"], source="camera")
+    store.save_pile(game.id, 1, "Bob", ["12-1"], source="manual")
+    store.confirm_round(game.id, 1)
     store.set_learned(game.id, 1, 5)
     assert main(["accuracy", "--db", str(db), "--by-round", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["rounds"]

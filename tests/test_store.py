@@ -9,15 +9,10 @@ from pathlib import Path
 import pytest
 
 from scorer.errors import InputError
-from scorer.rules import RoundResult
+from scorer.session import GameSession
 from scorer.store import (SCHEMA_VERSION, GameNotFound, GameStore, StateError,
                           default_db_path)
 from scorer.store.schema import MIGRATIONS, connect, current_version, migrate
-
-
-def _score(game, rnd):
-    result = RoundResult({}, game.owners[0], game.owners[1], [])
-    return {"k": 1}, result
 
 
 @pytest.fixture
@@ -27,7 +22,7 @@ def store(tmp_path: Path) -> GameStore:
 
 @pytest.fixture
 def game(store: GameStore):
-    return store.create_game(preset="sakura", options={"x": "1"}, players=["Ann", "Bob"],
+    return store.create_game(preset="sakura", options={"tie_policy": "shared"}, players=["Ann", "Bob"],
                              teams=None, first_dealer="Bob", rounds_planned=2)
 
 
@@ -69,14 +64,14 @@ def test_failed_migration_rolls_back(tmp_path: Path) -> None:
 def test_game_roundtrip_and_list(store: GameStore, game) -> None:
     again = store.get_game(game.id)
     assert again == game
-    assert again.players == ["Ann", "Bob"] and again.options == {"x": "1"}
+    assert again.players == ["Ann", "Bob"] and again.options == {"tie_policy": "shared"}
     assert [g.id for g in store.list_games()] == [game.id]
     assert store.list_games()[0].rounds_confirmed == 0
 
 
 def test_pile_save_logs_differences_as_corrections(store: GameStore, game) -> None:
     pile = store.save_pile(game.id, 1, "Ann", ["8-1", "01-1"], detected=["08-1", "02-1"],
-                           source="camera", dealer="Bob")
+                           source="camera")
     assert pile.codes == ["08-1", "01-1"]
     g = store.get_game(game.id)
     assert g.rounds[0].dealer == "Bob"
@@ -85,7 +80,7 @@ def test_pile_save_logs_differences_as_corrections(store: GameStore, game) -> No
 
 
 def test_corrections_are_applied_and_recorded(store: GameStore, game) -> None:
-    store.save_pile(game.id, 1, "Ann", ["08-1"], dealer="Bob")
+    store.save_pile(game.id, 1, "Ann", ["08-1"])
     store.correct(game.id, 1, "Ann", "add", new_code="03-1")
     store.correct(game.id, 1, "Ann", "replace", old_code="08-1", new_code="08-2")
     pile = store.correct(game.id, 1, "Ann", "remove", old_code="03-1")
@@ -99,15 +94,15 @@ def test_corrections_are_applied_and_recorded(store: GameStore, game) -> None:
 ])
 def test_bad_codes_name_the_card(store: GameStore, game, codes, message) -> None:
     with pytest.raises(InputError, match=message):
-        store.save_pile(game.id, 1, "Ann", codes, dealer="Bob")
+        store.save_pile(game.id, 1, "Ann", codes)
     assert store.get_game(game.id).rounds == []          # nothing written
 
 
 def test_card_in_two_piles_is_refused(store: GameStore, game) -> None:
-    store.save_pile(game.id, 1, "Ann", ["08-1"], dealer="Bob")
+    store.save_pile(game.id, 1, "Ann", ["08-1"])
     with pytest.raises(InputError, match=r"08-1 \(Susuki: moon\) is already in Ann's pile"):
-        store.save_pile(game.id, 1, "Bob", ["01-1", "08-1"], dealer="Bob")
-    store.save_pile(game.id, 1, "Bob", ["01-1"], dealer="Bob")
+        store.save_pile(game.id, 1, "Bob", ["01-1", "08-1"])
+    store.save_pile(game.id, 1, "Bob", ["01-1"])
     with pytest.raises(InputError, match="08-1"):
         store.correct(game.id, 1, "Bob", "add", new_code="08-1")
     with pytest.raises(InputError, match="is not in"):
@@ -120,7 +115,7 @@ def test_concurrent_saves_never_share_a_card(store: GameStore, game) -> None:
 
     def save(owner: str) -> None:
         try:
-            store.save_pile(game.id, 1, owner, ["08-1"], dealer="Bob")
+            store.save_pile(game.id, 1, owner, ["08-1"])
         except InputError as exc:
             errors.append(exc)
 
@@ -135,43 +130,40 @@ def test_concurrent_saves_never_share_a_card(store: GameStore, game) -> None:
 
 def test_round_lifecycle(store: GameStore, game) -> None:
     with pytest.raises(StateError, match="not open"):
-        store.save_pile(game.id, 2, "Ann", [], dealer="Bob")
-    store.save_pile(game.id, 1, "Ann", ["08-1"], dealer="Bob")
+        store.save_pile(game.id, 2, "Ann", [])
+    store.save_pile(game.id, 1, "Ann", ["08-1"])
     with pytest.raises(StateError, match="missing: Bob"):
-        store.confirm_round(game.id, 1, _score)
-    store.save_pile(game.id, 1, "Bob", [], dealer="Bob")
-    done = store.confirm_round(game.id, 1, _score)
+        store.confirm_round(game.id, 1)
+    store.save_pile(game.id, 1, "Bob", [])
+    done = store.confirm_round(game.id, 1)
     assert done.round.confirmed and done.round.result["winner"] == "Ann"
-    assert done.result.next_dealer == "Bob" and done.round.context == {"k": 1}
+    assert done.result.next_dealer == "Ann"               # the round's winner deals next
+    assert done.round.context == {"leftovers": [], "gaji_month": None}
     assert done.game == store.get_game(game.id)     # the updated game, not reloaded
     with pytest.raises(StateError, match="already confirmed"):
-        store.save_pile(game.id, 1, "Ann", [], dealer="Bob")
+        store.save_pile(game.id, 1, "Ann", [])
     with pytest.raises(StateError, match="already confirmed"):
         store.correct(game.id, 1, "Ann", "remove", old_code="08-1")
-    store.save_pile(game.id, 2, "Ann", ["08-1"], dealer="Ann")   # a new round, same card
-    store.save_pile(game.id, 2, "Bob", [], dealer="Ann")
-    store.confirm_round(game.id, 2, _score)
+    store.save_pile(game.id, 2, "Ann", ["08-1"])   # a new round, same card, dealt by Ann
+    store.save_pile(game.id, 2, "Bob", [])
+    store.confirm_round(game.id, 2)
     g = store.get_game(game.id)
-    assert g.finished and [r.dealer for r in g.rounds] == ["Bob", "Ann"]
+    assert GameSession(g).finished and [r.dealer for r in g.rounds] == ["Bob", "Ann"]
     with pytest.raises(StateError, match="finished"):
-        store.save_pile(game.id, 3, "Ann", [], dealer="Ann")
+        store.save_pile(game.id, 3, "Ann", [])
 
 
 def test_failed_scoring_leaves_round_open(store: GameStore, game) -> None:
-    store.save_pile(game.id, 1, "Ann", [], dealer="Bob")
-    store.save_pile(game.id, 1, "Bob", [], dealer="Bob")
-
-    def boom(game, rnd):
-        raise InputError("stopped_by is required")
-
-    with pytest.raises(InputError):
-        store.confirm_round(game.id, 1, boom)
+    store.save_pile(game.id, 1, "Ann", [])
+    store.save_pile(game.id, 1, "Bob", [])
+    with pytest.raises(InputError, match="gaji_month"):
+        store.confirm_round(game.id, 1, {"gaji_month": 13})      # a bad round context
     assert not store.get_game(game.id).rounds[0].confirmed
 
 
 def test_unknown_owner_and_game(store: GameStore, game) -> None:
-    with pytest.raises(InputError, match="no pile"):
-        store.save_pile(game.id, 1, "Zed", [], dealer="Bob")
+    with pytest.raises(InputError, match="owner must be one of: Ann, Bob"):
+        store.save_pile(game.id, 1, "Zed", [])
     with pytest.raises(GameNotFound):
         store.get_game(999)
     with pytest.raises(GameNotFound):
@@ -181,14 +173,14 @@ def test_unknown_owner_and_game(store: GameStore, game) -> None:
 def test_teams_own_piles(store: GameStore) -> None:
     g = store.create_game(preset="sakura", options={}, players=["A", "B", "C", "D"],
                           teams=[["A", "C"], ["B", "D"]], first_dealer="A", rounds_planned=4)
-    assert g.owners == ["A+C", "B+D"]
-    store.save_pile(g.id, 1, "A+C", ["01-1"], dealer="A")
+    assert GameSession(g).owners == ["A+C", "B+D"]
+    store.save_pile(g.id, 1, "A+C", ["01-1"])
     with pytest.raises(InputError, match="team A\\+C's pile"):
-        store.save_pile(g.id, 1, "B+D", ["01-1"], dealer="A")
+        store.save_pile(g.id, 1, "B+D", ["01-1"])
 
 
 def test_delete_cascades_and_survives_reopen(store: GameStore, game) -> None:
-    store.save_pile(game.id, 1, "Ann", ["08-1"], dealer="Bob")
+    store.save_pile(game.id, 1, "Ann", ["08-1"])
     reopened = GameStore(store.path)
     assert reopened.get_game(game.id).rounds[0].piles["Ann"].codes == ["08-1"]
     reopened.delete_game(game.id)
@@ -201,7 +193,7 @@ def test_delete_cascades_and_survives_reopen(store: GameStore, game) -> None:
 
 def test_crops_are_kept_moved_and_dropped(store: GameStore, game) -> None:
     url = "data:image/jpeg;base64,AAAA"
-    pile = store.save_pile(game.id, 1, "Ann", ["08-1", "01-1"], dealer="Bob", source="camera",
+    pile = store.save_pile(game.id, 1, "Ann", ["08-1", "01-1"], source="camera",
                            detected=["08-1", "01-1"],
                            crops={"08-1": url, "01-1": url + "B", "12-1": url})
     assert pile.crops == {"08-1": url, "01-1": url + "B"}        # only cards of the pile
@@ -211,7 +203,7 @@ def test_crops_are_kept_moved_and_dropped(store: GameStore, game) -> None:
     assert store.get_game(game.id).rounds[0].piles["Ann"].crops == {"08-2": url}
     for bad in ({"08-1": "javascript:alert(1)"}, {"08-1": url + "A" * 20_000}, ["x"]):
         with pytest.raises(InputError, match="crop"):
-            store.save_pile(game.id, 1, "Bob", ["08-1"], dealer="Bob", crops=bad)
+            store.save_pile(game.id, 1, "Bob", ["08-1"], crops=bad)
 
 
 def test_a_version_1_file_is_upgraded_in_place(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from typing import Any, Mapping
 from flask import Flask
 from flask.json.provider import DefaultJSONProvider
 
-from scorer.store import GameStore, default_db_path
+from scorer.store import Database, GameStore, default_db_path
 from scorer.store.decks import DeckStore
 from webui.detection import DetectionService
 
@@ -46,10 +46,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.config.update(config)
     if isinstance(app.json, DefaultJSONProvider):
         app.json.sort_keys = False      # answers keep their fields in the order written
-    db_path = Path(app.config["DB_PATH"] or default_db_path())
+    db = Database(Path(app.config["DB_PATH"] or default_db_path()))
     app.extensions["hanafuda"] = {
-        "store": GameStore(db_path),
-        "decks": DeckStore(db_path),
+        "store": GameStore(db),
+        "decks": DeckStore(db),
         "detection": DetectionService(
             detector=app.config["DETECTOR"], model_path=app.config["MODEL_PATH"],
             concurrency=int(app.config["DETECT_CONCURRENCY"]),

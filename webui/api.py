@@ -11,8 +11,9 @@ from flask import Blueprint, Response, jsonify, request
 from scorer.cards import DECK, MONTHS
 from scorer.errors import InputError
 from scorer.field_accuracy import field_accuracy
+from scorer.session import GameSession
 from webui import decks, export, games, learning
-from webui.context import detection, store
+from webui.context import deck_store, detection, store
 
 bp = Blueprint("api", __name__)
 
@@ -33,8 +34,8 @@ def _json_body() -> Any:
     return data
 
 
-def _view(game_id: int) -> dict[str, Any]:
-    return games.view(store().get_game(game_id))
+def _view(game_id: int, crops: bool = True) -> dict[str, Any]:
+    return games.view(GameSession(store().get_game(game_id)), crops)
 
 
 @bp.get("/health")
@@ -84,8 +85,8 @@ def list_games() -> Response:
 
 @bp.post("/games")
 def create_game() -> tuple[Response, int]:
-    game = games.create_game(store(), _json_body())
-    return jsonify(games.view(game)), 201
+    game = games.create_game(store(), deck_store(), _json_body())
+    return jsonify(games.view(GameSession(game))), 201
 
 
 @bp.get("/games/<int:game_id>")
@@ -95,7 +96,8 @@ def get_game(game_id: int) -> Response:
 
 @bp.patch("/games/<int:game_id>")
 def update_game(game_id: int) -> Response:
-    return jsonify(games.view(games.update_game(store(), game_id, _json_body())))
+    game = games.update_game(store(), deck_store(), game_id, _json_body())
+    return jsonify(games.view(GameSession(game)))
 
 
 @bp.delete("/games/<int:game_id>")
@@ -106,32 +108,32 @@ def delete_game(game_id: int) -> Response:
 
 @bp.put("/games/<int:game_id>/rounds/<int:number>/piles")
 def save_pile(game_id: int, number: int) -> Response:
-    game = store().get_game(game_id)
-    pile = games.save_pile(store(), game, number, _json_body())
+    pile = games.save_pile(store(), game_id, number, _json_body())
     return jsonify({"pile": pile.to_dict(crops=False), "game": _view(game_id)})
 
 
 @bp.post("/games/<int:game_id>/rounds/<int:number>/corrections")
 def correct(game_id: int, number: int) -> tuple[Response, int]:
-    game = store().get_game(game_id)
-    pile = games.correct(store(), game, number, _json_body())
+    pile = games.correct(store(), game_id, number, _json_body())
     return jsonify({"pile": pile.to_dict(crops=False), "game": _view(game_id)}), 201
 
 
 @bp.post("/games/<int:game_id>/rounds/<int:number>/confirm")
 def confirm(game_id: int, number: int) -> Response:
-    done = games.confirm(store(), game_id, number, _parse_json())
-    learned = learning.learn(store(), detection(), done)    # after the round is saved
-    game = store().get_game(game_id) if done.game.learns else done.game
-    rnd = next(r for r in game.rounds if r.number == number)
-    return jsonify({"round": rnd.to_dict(), "game": games.view(game), **learned})
+    with store().db.connection():           # one connection for the whole confirm
+        done = games.confirm(store(), game_id, number, _parse_json())
+        learned = learning.learn(deck_store(), store(), detection(), done)    # after the round is saved
+        session = done.session.with_record(store().get_game(game_id)) \
+            if done.game.learns else done.session
+    rnd = next(r for r in session.record.rounds if r.number == number)
+    return jsonify({"round": rnd.to_dict(), "game": games.view(session), **learned})
 
 
 @bp.get("/games/<int:game_id>/export.<fmt>")
 def export_game(game_id: int, fmt: str) -> Response:
     if fmt not in export.FORMATS:
         raise InputError(f"export format must be csv or json, not {fmt[:10]!r}")
-    view = games.view(store().get_game(game_id), crops=False)
+    view = _view(game_id, crops=False)
     body = export.to_csv(view) if fmt == "csv" else json.dumps(view, ensure_ascii=False,
                                                                  indent=2)
     resp = Response(body, mimetype=export.FORMATS[fmt])

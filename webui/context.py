@@ -17,5 +17,5 @@ def detection() -> DetectionService:
     return current_app.extensions["hanafuda"]["detection"]
 
 
-def decks() -> DeckStore:
+def deck_store() -> DeckStore:
     return current_app.extensions["hanafuda"]["decks"]

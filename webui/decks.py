@@ -27,7 +27,7 @@ from scorer.vision.enrol import check_once, enrol_images, scan_code
 from scorer.vision.imageheader import ImageTooLarge
 from scorer.vision.profile import profile_from_cards, require_embedding
 from scorer.vision.report import check_header, decode_frame
-from webui.context import decks, detection
+from webui.context import deck_store, detection
 from webui.errors import Refused
 
 _LOCK = threading.Lock()
@@ -41,7 +41,7 @@ def profile(name: str) -> Any:
     InputError (400) for an unknown deck or a model without card embeddings."""
     check_name(name)
     detector = detection().detector()
-    record = decks().get(name)
+    record = deck_store().get(name)
     cache = current_app.extensions["hanafuda"].setdefault("profiles", {})
     key = (name, record.updated_at, id(detector))
     with _LOCK:
@@ -53,14 +53,14 @@ def profile(name: str) -> Any:
 
 def listing() -> list[dict[str, Any]]:
     """The enrolled decks: name, cards, crops, created_at, updated_at."""
-    return decks().list()
+    return deck_store().list()
 
 
 def record(name: str) -> DeckRecord:
     """Deck ``name`` with its crops; 404 when there is none."""
     check_name(name)
     try:
-        return decks().get(name)
+        return deck_store().get(name)
     except DeckNotFound as exc:
         raise Refused(404, str(exc)) from None
 
@@ -68,7 +68,7 @@ def record(name: str) -> DeckRecord:
 def delete(name: str) -> None:
     check_name(name)
     try:
-        decks().delete(name)
+        deck_store().delete(name)
     except DeckNotFound as exc:
         raise Refused(404, str(exc)) from None
 
@@ -180,7 +180,7 @@ def save(name: Any, body: Any, create: bool = False) -> DeckRecord:
     check_name(name)
     det = _detector()
     cards = _cards(body, det)
-    if create and name in decks().names():
+    if create and name in deck_store().names():
         raise Refused(409, f"a deck named {name!r} exists: replace it or choose another name")
     with detection().slot():
-        return decks().enrol(name, cards, det)
+        return deck_store().enrol(name, cards, det)

@@ -18,7 +18,8 @@ from webui.detection import DetectionService, DetectorUnavailable
 log = logging.getLogger(__name__)
 
 
-def learn(store: GameStore, detection: DetectionService, done: Confirmation) -> dict[str, Any]:
+def learn(decks: DeckStore, store: GameStore, detection: DetectionService,
+          done: Confirmation) -> dict[str, Any]:
     """Add the crop of every card of the confirmed round's piles (named as the players
     confirmed it) to the game's deck, when the game has one and learns; embedded as
     ``hanafuda enroll`` does when the app's detector has card embeddings, else stored
@@ -41,7 +42,7 @@ def learn(store: GameStore, detection: DetectionService, done: Confirmation) -> 
                          "camera or in a photo have one)")
         if getattr(det, "has_embedding", False):
             embed_cards(cards, det)
-        DeckStore(store.path).save(str(game.deck), cards, replace=False, create=False)
+        decks.save(str(game.deck), cards, replace=False, create=False)
         store.set_learned(game.id, rnd.number, len(cards))
         return {"learned": len(cards)}
     except DeckNotFound:                # deleted since the round was confirmed

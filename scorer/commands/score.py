@@ -46,7 +46,7 @@ Turn order: --players if given; else with teams the members alternate (A+C, B+D 
 A, B, C, D); else the order of the --pile options. The dealer plays first; ties go to
 the dealer, then to the next in turn order (Sakura: the dealer's right).
 
-JSON output: {"rules", "game", "dealer", "results": {side: {"player", "members",
+JSON output: {"rules", "game", "dealer", "results": {owner: {"owner", "members",
 "cards", "card_points", "yaku", "yaku_points", "penalty", "multiplier", "score",
 "explanation"}}, "scores", "winner", "tied", "next_dealer", "award", "explanation"}.
 """
@@ -177,19 +177,19 @@ def round_from_args(args: argparse.Namespace) -> tuple[RoundInput, RuleSet]:
 
 def format_result(res: RoundResult) -> str:
     rows = list(res.results.values())
-    width = max([len(r.player) for r in rows] + [6])
+    width = max([len(r.owner) for r in rows] + [6])
     multiplies = get_game(res.game).multiplies
     head = f"{'player':<{width}}  {'cards':>5}  {'yaku':>4}  " + \
         ("mult" if multiplies else "penalty") + "  score"
     lines = [f"{res.ruleset} round, dealer {res.dealer}", head]
     for r in rows:
         mid = f"x{r.multiplier:<3}" if multiplies else f"{r.penalty:>7}"
-        lines.append(f"{r.player:<{width}}  {r.card_points:>5}  {len(r.yaku):>4}  {mid}  "
+        lines.append(f"{r.owner:<{width}}  {r.card_points:>5}  {len(r.yaku):>4}  {mid}  "
                      f"{r.score:>5}")
     lines.append("")
     for r in rows:
         if r.yaku:
-            lines.append(f"{r.player} yaku: " + ", ".join(f"{y.name} ({y.points})"
+            lines.append(f"{r.owner} yaku: " + ", ".join(f"{y.name} ({y.points})"
                                                        for y in r.yaku))
     lines += res.explanation
     return "\n".join(lines)

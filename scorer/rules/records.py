@@ -86,14 +86,14 @@ class RoundInput:
 
 @dataclass
 class PlayerResult:
-    """One side's (player's or team's) result in a round.
+    """One owner's (a player's or a team's) result in a round.
 
     ``score = card_points + bonus - penalty`` (Sakura, additive Hana-Awase), or
     ``base yaku points x multiplier`` for the Koi-Koi stopper (0 for everyone else);
     zero-sum Hana-Awase also subtracts the par (see ``explanation``).
     """
 
-    player: str
+    owner: str                 # who owns the pile: a player, or a team ("A+C")
     card_points: int
     yaku: list[YakuHit]
     penalty: int
@@ -108,7 +108,7 @@ class PlayerResult:
         return sum(y.points for y in self.yaku)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"player": self.player, "members": list(self.members),
+        return {"owner": self.owner, "members": list(self.members),
                 "cards": list(self.cards), "card_points": self.card_points,
                 "yaku": [y.to_dict() for y in self.yaku], "yaku_points": self.yaku_points,
                 "penalty": self.penalty, "multiplier": self.multiplier,
@@ -116,7 +116,8 @@ class PlayerResult:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "PlayerResult":
-        return cls(d["player"], int(d["card_points"]),
+        # rounds stored before the pile's owner had one name keep it under "player"
+        return cls(d["owner"] if "owner" in d else d["player"], int(d["card_points"]),
                    [YakuHit.from_dict(y) for y in d.get("yaku", [])], int(d["penalty"]),
                    int(d["multiplier"]), int(d["score"]), d.get("explanation", ""),
                    tuple(d.get("members", ())), tuple(d.get("cards", ())))

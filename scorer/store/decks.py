@@ -19,7 +19,7 @@ import numpy as np
 
 from scorer.cards import CODES, card
 from scorer.errors import InputError
-from scorer.store.schema import connect, migrate
+from scorer.store.database import Database
 
 if TYPE_CHECKING:
     from scorer.store.rows import RoundRecord
@@ -89,25 +89,19 @@ def png_url(crop: np.ndarray) -> str:
 
 
 class DeckStore:
-    """The enrolled decks of one database file (the games' file)."""
+    """The enrolled decks of one database (the games' one: a ``Database``, or a file
+    opened as one)."""
 
-    def __init__(self, path: Path | str) -> None:
-        self.path = Path(path)
-        conn = connect(self.path)
-        try:
-            migrate(conn)
-        finally:
-            conn.close()
+    def __init__(self, db: Database | Path | str) -> None:
+        self.db = Database.of(db)
 
-    def _conn(self):
-        return connect(self.path)
+    @property
+    def path(self) -> Path:
+        return self.db.path
 
     def names(self) -> list[str]:
-        conn = self._conn()
-        try:
+        with self.db.connection() as conn:
             return [r[0] for r in conn.execute("SELECT name FROM decks ORDER BY name")]
-        finally:
-            conn.close()
 
     def check(self, name: str) -> str:
         """``name`` if it is an enrolled deck, else DeckNotFound naming the decks."""
@@ -120,8 +114,7 @@ class DeckStore:
         return DeckNotFound(f"no deck named {name!r} (decks: {known})")
 
     def list(self) -> list[dict[str, Any]]:
-        conn = self._conn()
-        try:
+        with self.db.connection() as conn:
             rows = conn.execute(
                 "SELECT d.name, d.created_at, d.updated_at, COUNT(c.id) AS crops, "
                 "COUNT(DISTINCT c.code) AS cards FROM decks d "
@@ -129,19 +122,14 @@ class DeckStore:
             return [{"name": r["name"], "cards": r["cards"], "crops": r["crops"],
                      "created_at": r["created_at"], "updated_at": r["updated_at"]}
                     for r in rows]
-        finally:
-            conn.close()
 
     def get(self, name: str) -> DeckRecord:
-        conn = self._conn()
-        try:
+        with self.db.connection() as conn:
             d = conn.execute("SELECT * FROM decks WHERE name = ?", (name,)).fetchone()
             if d is None:
                 raise self._not_found(name)
             rows = conn.execute("SELECT * FROM deck_cards WHERE deck_id = ? ORDER BY id",
                                 (d["id"],)).fetchall()
-        finally:
-            conn.close()
         cards = []
         for r in rows:
             crop = cv2.imdecode(np.frombuffer(r["crop"], np.uint8), cv2.IMREAD_COLOR)
@@ -165,42 +153,32 @@ class DeckStore:
         for c in cards:
             card(c.code)
         now = _now()
-        conn = self._conn()
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                row = conn.execute("SELECT id FROM decks WHERE name = ?", (name,)).fetchone()
-                if row is None and not create:
-                    raise DeckNotFound(f"no deck named {name!r}")
-                if row is None:
-                    deck_id = conn.execute(
-                        "INSERT INTO decks (name, created_at, updated_at) VALUES (?, ?, ?)",
-                        (name, now, now)).lastrowid
-                else:
-                    deck_id = row[0]
-                    conn.execute("UPDATE decks SET updated_at = ? WHERE id = ?", (now, deck_id))
-                    if replace:
-                        conn.execute("DELETE FROM deck_cards WHERE deck_id = ?", (deck_id,))
-                for c in cards:
-                    emb = None if c.embedding is None else \
-                        np.asarray(c.embedding, np.float32).tobytes()
-                    conn.execute(
-                        "INSERT INTO deck_cards (deck_id, code, crop, source, model, "
-                        "embedding, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (deck_id, card(c.code).code, _png(c.crop), c.source, c.model, emb,
-                         now))
-                # a card keeps at most its newest MAX_CROPS_PER_CARD crops
+        with self.db.write() as conn:
+            row = conn.execute("SELECT id FROM decks WHERE name = ?", (name,)).fetchone()
+            if row is None and not create:
+                raise DeckNotFound(f"no deck named {name!r}")
+            if row is None:
+                deck_id = conn.execute(
+                    "INSERT INTO decks (name, created_at, updated_at) VALUES (?, ?, ?)",
+                    (name, now, now)).lastrowid
+            else:
+                deck_id = row[0]
+                conn.execute("UPDATE decks SET updated_at = ? WHERE id = ?", (now, deck_id))
+                if replace:
+                    conn.execute("DELETE FROM deck_cards WHERE deck_id = ?", (deck_id,))
+            for c in cards:
+                emb = None if c.embedding is None else \
+                    np.asarray(c.embedding, np.float32).tobytes()
                 conn.execute(
-                    "DELETE FROM deck_cards WHERE deck_id = ? AND id NOT IN (SELECT id FROM "
-                    "(SELECT id, ROW_NUMBER() OVER (PARTITION BY code ORDER BY id DESC) AS n "
-                    "FROM deck_cards WHERE deck_id = ?) WHERE n <= ?)",
-                    (deck_id, deck_id, MAX_CROPS_PER_CARD))
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-        finally:
-            conn.close()
+                    "INSERT INTO deck_cards (deck_id, code, crop, source, model, "
+                    "embedding, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (deck_id, card(c.code).code, _png(c.crop), c.source, c.model, emb, now))
+            # a card keeps at most its newest MAX_CROPS_PER_CARD crops
+            conn.execute(
+                "DELETE FROM deck_cards WHERE deck_id = ? AND id NOT IN (SELECT id FROM "
+                "(SELECT id, ROW_NUMBER() OVER (PARTITION BY code ORDER BY id DESC) AS n "
+                "FROM deck_cards WHERE deck_id = ?) WHERE n <= ?)",
+                (deck_id, deck_id, MAX_CROPS_PER_CARD))
         return self.get(name)
 
     def enrol(self, name: str, cards: Sequence[DeckCard], detector,
@@ -215,15 +193,9 @@ class DeckStore:
         return self.save(name, cards, replace=replace)
 
     def delete(self, name: str) -> None:
-        conn = self._conn()
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            cur = conn.execute("DELETE FROM decks WHERE name = ?", (name,))
-            conn.execute("COMMIT")
-        finally:
-            conn.close()
-        if cur.rowcount == 0:
-            raise DeckNotFound(f"no deck named {name!r}")
+        with self.db.write() as conn:
+            if conn.execute("DELETE FROM decks WHERE name = ?", (name,)).rowcount == 0:
+                raise DeckNotFound(f"no deck named {name!r}")
 
 
 def crops_from_games(db: Path | str, game_ids: list[int] | None, crop_w: int,

@@ -2,30 +2,26 @@
 
 Every write is one ``BEGIN IMMEDIATE`` transaction that checks the game's state and
 the cards before it changes anything, so two requests cannot put one card in two
-piles, and a crash leaves either the whole change or none of it.
+piles, and a crash leaves either the whole change or none of it. What a game's state
+means (the open round, the dealer, the owners, the score) is the core's
+``scorer.session.GameSession``, asked inside the transaction.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+from typing import Any, Sequence
 
 from scorer.cards import card
-from scorer.errors import InputError
+from scorer.errors import InputError, StateError
+from scorer.session import GameSession
+from scorer.store.database import Database
 from scorer.store.rows import (Confirmation, CorrectionRecord, GameRecord, GameSummary,
                                PileRecord, RoundRecord)
-from scorer.store.schema import connect, migrate
-
-if TYPE_CHECKING:
-    from scorer.rules.records import RoundResult
-
-#: Scores a round: (game, round) -> (the round context to keep, the RoundResult).
-Scorer = Callable[[GameRecord, RoundRecord], "tuple[dict[str, Any], RoundResult]"]
 
 SOURCES = ("camera", "photo", "manual")
 CROP_PREFIX = "data:image/jpeg;base64,"
@@ -36,10 +32,6 @@ MAX_ID = 2**63 - 1          # SQLite's largest INTEGER
 
 class GameNotFound(LookupError):
     """No game with this id."""
-
-
-class StateError(InputError):
-    """The request does not fit the game's state (a confirmed round, a finished game)."""
 
 
 def _now() -> str:
@@ -97,32 +89,16 @@ def clean_crops(crops: Any, codes: Sequence[str]) -> dict[str, str]:
 
 
 class GameStore:
-    """Access to one database file. Cheap to create; holds no open connection."""
+    """The games of one database (a ``Database``, or a file opened as one)."""
 
-    def __init__(self, path: Path | str) -> None:
-        self.path = Path(path)
-        with self._connection() as conn:
-            migrate(conn)
+    def __init__(self, db: Database | Path | str) -> None:
+        self.db = Database.of(db)
+        self._connection = self.db.connection
+        self._write = self.db.write
 
-    @contextmanager
-    def _connection(self) -> Iterator[sqlite3.Connection]:
-        conn = connect(self.path)
-        try:
-            yield conn
-        finally:
-            conn.close()
-
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction: committed if the block ends normally, else rolled back."""
-        with self._connection() as conn:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
+    @property
+    def path(self) -> Path:
+        return self.db.path
 
     # ----------------------------------------------------------------- games
     def create_game(self, *, preset: str, options: dict[str, str], players: list[str],
@@ -193,17 +169,18 @@ class GameStore:
     # ----------------------------------------------------------------- piles
     def save_pile(self, game_id: int, number: int, owner: str, codes: Sequence[Any], *,
                   detected: Sequence[Any] = (), source: str = "manual",
-                  dealer: str, crops: Any = None) -> PileRecord:
+                  crops: Any = None) -> PileRecord:
         """Save (or replace) one pile of the open round, with the corrections that turn
-        what was detected into ``codes``, in one transaction."""
+        what was detected into ``codes``, in one transaction (the round's first pile
+        opens it, dealt by the session's dealer)."""
         if source not in SOURCES:
             raise InputError(f"source must be one of {', '.join(SOURCES)}, not {source!r}")
         final = normalise_codes(codes)
         found = normalise_codes(detected) if source != "manual" else []
         kept = clean_crops(crops, final)
         with self._write() as conn:
-            game = self._load_game(conn, game_id)
-            round_id = self._open_round(conn, game, number, owner, dealer)
+            session = GameSession(self._load_game(conn, game_id))
+            round_id = self._open_round(conn, session, number, owner, create=True)
             self._check_conflicts(conn, round_id, owner, final)
             now = _now()
             conn.execute(
@@ -226,13 +203,14 @@ class GameStore:
     def correct(self, game_id: int, number: int, owner: str, action: str,
                 old_code: str | None = None, new_code: str | None = None) -> PileRecord:
         """Apply one hand correction to a saved pile and record it, in one transaction."""
-        if action not in ACTIONS:
-            raise InputError(f"action must be one of {', '.join(ACTIONS)}, not {action!r}")
-        old = card(old_code).code if action in ("remove", "replace") else None
-        new = card(new_code).code if action in ("add", "replace") else None
         with self._write() as conn:
-            game = self._load_game(conn, game_id)
-            round_id = self._open_round(conn, game, number, owner, None)
+            session = GameSession(self._load_game(conn, game_id))
+            if action not in ACTIONS:
+                raise InputError(f"action must be one of {', '.join(ACTIONS)}, "
+                                 f"not {str(action)[:20]!r}")
+            old = card(old_code).code if action in ("remove", "replace") else None
+            new = card(new_code).code if action in ("add", "replace") else None
+            round_id = self._open_round(conn, session, number, owner, create=False)
             row = conn.execute("SELECT * FROM piles WHERE round_id = ? AND owner = ?",
                                (round_id, owner)).fetchone()
             if row is None:
@@ -262,56 +240,45 @@ class GameStore:
         return PileRecord(owner, codes, json.loads(row["detected"]), row["source"], now, crops)
 
     # ---------------------------------------------------------------- rounds
-    def confirm_round(self, game_id: int, number: int, score: Scorer) -> Confirmation:
-        """Score the open round and mark it confirmed, in one transaction (the piles
-        cannot change meanwhile). ``score(game, round) -> (context, result)`` gets the
-        game and the round as they stand and returns the round's context to keep and
-        its RoundResult; the game comes back with the round confirmed."""
+    def confirm_round(self, game_id: int, number: int, context: Any = None) -> Confirmation:
+        """Score the open round with the round ``context`` a caller sent and mark it
+        confirmed, in one transaction (the piles cannot change meanwhile): the game's
+        session scores the game and the round as they stand. The game comes back with
+        the round confirmed, and its session with the rule set it resolved."""
         with self._write() as conn:
             game = self._load_game(conn, game_id)
-            self._check_open(game, number)
+            session = GameSession(game)
+            session.check_open(number)
             existing = next((r for r in game.rounds if r.number == number), None)
-            if existing is None:
-                raise StateError(f"save every pile before confirming the round; missing: "
-                                 f"{', '.join(game.owners)}")
-            missing = [o for o in game.owners if o not in existing.piles]
-            if missing:
+            missing = session.missing_piles(existing)
+            if existing is None or missing:
                 raise StateError("save every pile before confirming the round; missing: "
                                  + ", ".join(missing))
-            context, result = score(game, existing)
-            saved = result.to_dict()
+            scored = session.score(existing, context)
+            saved = scored.result.to_dict()
             now = _now()
             conn.execute("UPDATE rounds SET context = ?, result = ?, confirmed_at = ?"
                          " WHERE game_id = ? AND number = ?",
-                         (json.dumps(context), json.dumps(saved), now, game_id, number))
-        rnd = replace(existing, context=context, result=saved, confirmed_at=now)
-        rounds = [rnd if r.number == number else r for r in game.rounds]
-        return Confirmation(rnd, result, replace(game, rounds=rounds))
+                         (json.dumps(scored.context), json.dumps(saved), now, game_id,
+                          number))
+        rnd = replace(existing, context=scored.context, result=saved, confirmed_at=now)
+        game = replace(game, rounds=[rnd if r.number == number else r for r in game.rounds])
+        return Confirmation(rnd, scored.result, game, session.with_record(game))
 
     # --------------------------------------------------------------- helpers
-    def _check_open(self, game: GameRecord, number: int) -> None:
-        done = len(game.confirmed_rounds)
-        if done >= game.rounds_planned:
-            raise StateError(f"game {game.id} is finished ({game.rounds_planned} rounds)")
-        if number != done + 1:
-            if 1 <= number <= done:
-                raise StateError(f"round {number} is already confirmed")
-            raise StateError(f"round {number} is not open; the open round is {done + 1}")
-
-    def _open_round(self, conn: sqlite3.Connection, game: GameRecord, number: int,
-                    owner: str, dealer: str | None) -> int:
-        self._check_open(game, number)
-        if owner not in game.owners:
-            raise InputError(f"{owner!r} has no pile in this game (piles: "
-                             + ", ".join(game.owners) + ")")
+    def _open_round(self, conn: sqlite3.Connection, session: GameSession, number: int,
+                    owner: str, create: bool) -> int:
+        session.check_open(number)
+        session.check_owner(owner)
+        game_id = session.record.id
         row = conn.execute("SELECT id FROM rounds WHERE game_id = ? AND number = ?",
-                           (game.id, number)).fetchone()
+                           (game_id, number)).fetchone()
         if row is not None:
             return int(row["id"])
-        if dealer is None:
+        if not create:
             raise StateError(f"round {number} has no saved pile yet")
         cur = conn.execute("INSERT INTO rounds (game_id, number, dealer) VALUES (?, ?, ?)",
-                           (game.id, number, dealer))
+                           (game_id, number, session.dealer(number)))
         return _inserted_id(cur)
 
     @staticmethod

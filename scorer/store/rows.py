@@ -7,11 +7,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from scorer.rules.records import RoundResult
+    from scorer.session import GameSession
 
 
 @dataclass(frozen=True)
 class PileRecord:
-    owner: str                 # a player, or a team ("A+B")
+    owner: str                 # a player, or a team ("A+B"): see scorer.game.owner_names
     codes: list[str]           # the pile as it stands now
     detected: list[str]        # what the camera (or photo) found when the pile was saved
     source: str                # "camera" | "photo" | "manual"
@@ -98,25 +99,14 @@ class GameRecord:
         return bool(self.deck) and self.learn
 
     @property
-    def owners(self) -> list[str]:
-        """Who owns a pile: the teams ("A+B") when playing in teams, else the players."""
-        if self.teams:
-            return ["+".join(team) for team in self.teams]
-        return list(self.players)
-
-    @property
     def confirmed_rounds(self) -> list[RoundRecord]:
         return [r for r in self.rounds if r.confirmed]
-
-    @property
-    def finished(self) -> bool:
-        return len(self.confirmed_rounds) >= self.rounds_planned
 
     def setup_dict(self) -> dict[str, Any]:
         return {
             "id": self.id, "created_at": self.created_at, "preset": self.preset,
             "options": self.options, "players": self.players, "teams": self.teams,
-            "owners": self.owners, "first_dealer": self.first_dealer,
+            "first_dealer": self.first_dealer,
             "rounds_planned": self.rounds_planned, "deck": self.deck, "learn": self.learn,
             "deck_enrolled": self.deck_enrolled,
         }
@@ -125,7 +115,6 @@ class GameRecord:
         """Card crops are included for the open round only (unless ``crops`` is False)."""
         return {
             **self.setup_dict(),
-            "finished": self.finished,
             "rounds": [r.to_dict(crops and not r.confirmed) for r in self.rounds],
             "corrections": [c.to_dict() for c in self.corrections],
         }
@@ -133,8 +122,10 @@ class GameRecord:
 
 @dataclass(frozen=True)
 class Confirmation:
-    """What confirming a round gives back: the round, its result, the updated game."""
+    """What confirming a round gives back: the round, its result, the updated game and
+    its session (the rule set it resolved kept)."""
 
     round: RoundRecord
     result: RoundResult
     game: GameRecord
+    session: GameSession

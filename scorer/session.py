@@ -1,0 +1,172 @@
+"""A game in play: what a stored game means under its rules. Pure, no I/O.
+
+    session = GameSession(record)          # a game as the store keeps it
+    session.open_round, session.dealer(n), session.check_open(n), session.check_owner(o)
+    context, result = session.score(round_record, raw_context)
+    session.standings()
+
+The record is read, never written: the store calls the session inside its transactions
+and keeps what it answers. The rule set is resolved once per session, when scoring, the
+standings or the view first need it; the open round, the dealer and the owners need no
+rules at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Mapping, Protocol, Sequence
+
+from scorer.errors import InputError, StateError
+from scorer.game import GameSetup, Standings, owner_names, standings
+from scorer.rules import (Game, RoundInput, RoundResult, RuleSet, get_game, get_ruleset,
+                          score_round)
+
+
+class PileLike(Protocol):
+    @property
+    def codes(self) -> Sequence[str]: ...
+
+
+class RoundLike(Protocol):
+    @property
+    def number(self) -> int: ...
+    @property
+    def dealer(self) -> str: ...
+    @property
+    def piles(self) -> Mapping[str, PileLike]: ...
+    @property
+    def result(self) -> Mapping[str, Any] | None: ...
+    @property
+    def confirmed(self) -> bool: ...
+
+
+class GameLike(Protocol):
+    """What a session reads of a game: ``scorer.store.GameRecord`` is one."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def preset(self) -> str: ...
+    @property
+    def options(self) -> Mapping[str, str]: ...
+    @property
+    def players(self) -> Sequence[str]: ...
+    @property
+    def teams(self) -> Sequence[Sequence[str]] | None: ...
+    @property
+    def first_dealer(self) -> str: ...
+    @property
+    def rounds_planned(self) -> int: ...
+    @property
+    def rounds(self) -> Sequence[RoundLike]: ...
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A round scored by a session: the round context to keep and the result."""
+
+    context: dict[str, Any]
+    result: RoundResult
+
+
+class GameSession:
+    """One game's state under its rules, from its record (see the module's docstring)."""
+
+    def __init__(self, record: GameLike, ruleset: RuleSet | None = None) -> None:
+        self.record = record
+        self.owners: list[str] = owner_names(record.players, record.teams)
+        self._played = [r for r in record.rounds if r.confirmed]
+        if ruleset is not None:
+            self.__dict__["ruleset"] = ruleset
+
+    def with_record(self, record: GameLike) -> "GameSession":
+        """The session of the same game read again (a round confirmed, a crop count
+        kept): the rule set already resolved is kept, unless the rules changed."""
+        same = (record.preset, dict(record.options)) == \
+            (self.record.preset, dict(self.record.options))
+        return GameSession(record, self.__dict__.get("ruleset") if same else None)
+
+    # ------------------------------------------------------------ the rules
+    @cached_property
+    def ruleset(self) -> RuleSet:
+        return get_ruleset(self.record.preset, overrides=self.record.options)
+
+    @property
+    def game(self) -> Game:
+        return get_game(self.ruleset.game)
+
+    @cached_property
+    def setup(self) -> GameSetup:
+        r = self.record
+        return GameSetup.stored(list(r.players), self.ruleset, r.first_dealer,
+                                r.rounds_planned, [list(t) for t in r.teams] if r.teams
+                                else None)
+
+    # ---------------------------------------------------------- the rounds
+    @property
+    def played(self) -> int:
+        """How many rounds are confirmed."""
+        return len(self._played)
+
+    @property
+    def finished(self) -> bool:
+        return self.played >= self.record.rounds_planned
+
+    @property
+    def open_round(self) -> int | None:
+        """The number of the round being played, or None once the game is finished."""
+        return None if self.finished else self.played + 1
+
+    def check_open(self, number: int) -> None:
+        """StateError unless round ``number`` is the open round."""
+        if self.finished:
+            raise StateError(f"game {self.record.id} is finished "
+                             f"({self.record.rounds_planned} rounds)")
+        if number != self.played + 1:
+            if 1 <= number <= self.played:
+                raise StateError(f"round {number} is already confirmed")
+            raise StateError(f"round {number} is not open; the open round is "
+                             f"{self.played + 1}")
+
+    def check_owner(self, owner: Any) -> str:
+        """``owner`` if it owns a pile in this game, else InputError naming the owners."""
+        if not isinstance(owner, str) or owner not in self.owners:
+            raise InputError(f"owner must be one of: {', '.join(self.owners)} "
+                             f"(not {str(owner)[:40]!r})")
+        return owner
+
+    def dealer(self, number: int) -> str:
+        """Round 1: the first dealer; later: the previous round's next dealer."""
+        previous = [r for r in self._played if r.number == number - 1]
+        if previous and previous[0].result:
+            return str(previous[0].result.get("next_dealer") or self.record.first_dealer)
+        return self.record.first_dealer
+
+    def missing_piles(self, rnd: RoundLike | None) -> list[str]:
+        """The owners whose pile of the round is not saved yet."""
+        return [o for o in self.owners if rnd is None or o not in rnd.piles]
+
+    def score(self, rnd: RoundLike, raw_context: Any) -> Scored:
+        """Score round ``rnd`` with the round context a caller sent (parsed by the game's
+        ``Context``): what confirming the round keeps."""
+        r = self.record
+        context = self.game.context.parse(raw_context, list(r.players), self.ruleset.game)
+        piles = {owner: list(pile.codes) for owner, pile in rnd.piles.items()}
+        teams = [list(t) for t in r.teams] if r.teams else None
+        result = score_round(RoundInput(list(r.players), piles, rnd.dealer, teams, context),
+                             self.ruleset)
+        return Scored(context.to_dict(), result)
+
+    def results(self) -> list[RoundResult]:
+        return [RoundResult.from_dict(dict(r.result)) for r in self._played if r.result]
+
+    def standings(self) -> Standings:
+        """Totals, running totals and the winner, from the results stored when each round
+        was confirmed (so a game reads the same whatever later versions of the rules do)."""
+        return standings(self.setup, self.results())
+
+    def context_fields(self) -> list[dict[str, Any]]:
+        """The round context a confirm takes (the page draws its form from it)."""
+        return self.game.context.schema()
+
