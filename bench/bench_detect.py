@@ -1,14 +1,19 @@
 """Benchmark `scorer.vision.Detector` on 640x480 frames of a 20-card table.
 
-    .venv/bin/python bench/bench_detect.py [--frames 60] [--threads 2] [--cards 20]
+    .venv/bin/python -m bench.bench_detect [--frames 60] [--threads 2] [--cards 20]
                                            [--profile [ART_SET]]
 
 Prints per-frame latency (median and p90 over the frames, after 3 warm-up frames) for
 JPEG decode, localiser, classifier and total; the process's memory (RSS) before and
 after loading the models and at the end; and the model files' size. ``--profile``:
-enrols a deck profile of ART_SET (default hwatu-commons) from four rendered layout
-photos, prints the enrolment time, and times each frame also with the profile (the
-two runs of a frame back to back, so both see the same load).
+enrols ART_SET (default hwatu-commons) as a full deck, 48 cards of ``--crops`` crops
+each (the most a deck keeps: one from four rendered layout photos, the others that crop
+shifted, turned and lit a little differently), in a temporary games database, and times
+each frame also as ``/api/detect?deck=`` reads it: the deck's profile from the app's
+deck service (``scorer.enrolled``, cached until the deck changes), then detection with
+it (the two runs of a frame back to back, so both see the same load). It also times
+reading and decoding the whole deck, what every such frame cost before the cache was
+checked by the deck's ``updated_at``.
 """
 
 from __future__ import annotations
@@ -19,8 +24,6 @@ import resource
 import sys
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import cv2
 import numpy as np
@@ -44,6 +47,8 @@ def main(argv=None) -> int:
                    help="classify each crop once (not also turned 180 degrees)")
     p.add_argument("--profile", nargs="?", const="hwatu-commons", default=None,
                    metavar="ART_SET", help="also time detection with a deck profile")
+    p.add_argument("--crops", type=int, default=16,
+                   help="with --profile: crops a card in the enrolled deck (at most 16)")
     a = p.parse_args(argv)
     from scorer.cards import CODES
     from scorer.errors import InputError
@@ -63,19 +68,22 @@ def main(argv=None) -> int:
     det = Detector(a.model, threads=a.threads, tta=False if a.no_tta else None)
     rss1 = rss_mib()
     try:
-        prof = _enrol(det, a.profile) if a.profile else None
+        decks = _enrol(det, a.profile, a.crops) if a.profile else None
     except InputError as exc:
         print(f"bench_detect: error: {exc}", file=sys.stderr)
         return 2
     rows = []
     found = []
-    with_prof = []
+    with_prof, whole_deck = [], []
     for i, data in enumerate(frames):
-        if prof is not None:
+        if decks is not None:
             t0 = time.perf_counter()
-            det.detect(decode_image(data), profile=prof)
+            det.detect(decode_image(data), profile=decks.profile(a.profile, det))
             if i >= 3:
                 with_prof.append((time.perf_counter() - t0) * 1e3)
+                t0 = time.perf_counter()
+                decks.store.get(a.profile)
+                whole_deck.append((time.perf_counter() - t0) * 1e3)
         t0 = time.perf_counter()
         img = decode_image(data)
         t1 = time.perf_counter()
@@ -103,6 +111,9 @@ def main(argv=None) -> int:
         print(f"  {'total with profile':<22} median {mine:7.2f} ms   p90 "
               f"{np.percentile(with_prof, 90):7.2f} ms   ({100 * (mine / base - 1):+.1f}% "
               f"against without)")
+        print(f"  {'reading the whole deck':<22} median {np.median(whole_deck):7.2f} ms   "
+              "(what each frame with a deck paid before the cache was checked by "
+              "updated_at)")
     print(f"memory: RSS {rss0:.0f} MiB before models, {rss1:.0f} MiB after loading, "
           f"{rss_mib():.0f} MiB at end; "
           f"peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
@@ -113,21 +124,41 @@ def main(argv=None) -> int:
     return 0
 
 
-def _enrol(det, art_set: str):
-    """A profile of ``art_set`` from four layout renders of 12 cards; prints its time."""
+def _enrol(det, art_set: str, per_card: int):
+    """The deck service of a temporary database holding ``art_set`` as a full deck:
+    each card's crop from four layout renders of 12 cards, and ``per_card - 1`` variants
+    of it (shifted, turned, lit differently); prints the enrolment's time and size."""
+    import tempfile
+
+    from scorer.enrolled import EnrolledDecks
+    from scorer.store.decks import MAX_CROPS_PER_CARD, DeckCard, DeckStore
     from scorer.vision.enrol import enrol_layouts
-    from scorer.vision.profile import DeckProfile, require_embedding
+    from scorer.vision.profile import require_embedding
     from training.deck_profile import layout_photos
 
     require_embedding(det)
+    per_card = max(1, min(per_card, MAX_CROPS_PER_CARD))
     photos = layout_photos(art_set, 9_500_000)
     t0 = time.perf_counter()
-    cards = enrol_layouts(det, [(f"layout-{i}", im) for i, im in enumerate(photos)])
-    prof = DeckProfile.from_crops(art_set, [c.code for c in cards],
-                                  np.stack([c.crop for c in cards]), det)
-    print(f"enrolment of {len(cards)} cards of {art_set} from {len(photos)} photos: "
-          f"{time.perf_counter() - t0:.2f} s")
-    return prof
+    found = enrol_layouts(det, [(f"layout-{i}", im) for i, im in enumerate(photos)])
+    rng = np.random.default_rng(7)
+    cards = [DeckCard(c.code, _variant(c.crop, rng) if k else c.crop, f"variant {k}")
+             for c in found for k in range(per_card)]
+    decks = EnrolledDecks(DeckStore(Path(tempfile.mkdtemp()) / "games.db"))
+    rec = decks.enrol(art_set, cards, det)
+    print(f"enrolment of {art_set}: {len(rec.codes)} cards, {len(rec.cards)} crops "
+          f"({per_card} a card) from {len(photos)} photos: {time.perf_counter() - t0:.2f} s")
+    return decks
+
+
+def _variant(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The crop a little shifted, turned and lit differently (another photo's crop)."""
+    h, w = crop.shape[:2]
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), float(rng.uniform(-4, 4)),
+                                float(rng.uniform(0.95, 1.05)))
+    m[:, 2] += rng.uniform(-3, 3, 2)
+    out = cv2.warpAffine(crop, m, (w, h), borderMode=cv2.BORDER_REPLICATE)
+    return np.clip(out * rng.uniform(0.85, 1.15), 0, 255).astype(np.uint8)
 
 
 if __name__ == "__main__":

@@ -1,13 +1,13 @@
 """Fixes a player needs after capturing a pile from a hand-held camera clip, under the
 old live rule (each code seen in 4 of the last 6 frames; a captured code never leaves) and
-the tracking rule the page uses now (tests.stability, the Python reference of the page's
-stability.js: one box, one track, one code).
+the tracking rule the page uses now (scorer.tracking, the Python
+reference of the page's stability.js: one box, one track, one code).
 
 Each clip is a realistic pile scene (training.realistic, kinds "pile" and "physical")
 filmed by a shaky hand: every frame a small rotation, shift and zoom of the scene, now and
 then a blurred frame, JPEG-compressed, run through the shipped detector. The fixes are what
 the browser test counts: a wrong code removed, a missing card added (a misread card costs
-two). Run: .venv/bin/python bench/capture_fixes.py [--clips 12] [--frames 40]
+two). Run: .venv/bin/python -m bench.capture_fixes [--clips 12] [--frames 40]
 """
 
 from __future__ import annotations
@@ -16,15 +16,12 @@ import argparse
 import sys
 from collections import deque
 from dataclasses import dataclass
-from pathlib import Path
 
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 from scorer.vision import Detector
-from tests.stability import NEED, WINDOW, StabilityTracker
+from scorer.tracking import NEED, WINDOW, StabilityTracker
 
 
 @dataclass

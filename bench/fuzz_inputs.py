@@ -2,7 +2,7 @@
 ``POST /api/detect`` and ``hanafuda detect``, and every JSON endpoint; count 500s and
 crashes (the goal is zero of each).
 
-    .venv/bin/python bench/fuzz_inputs.py [--examples 10000] [--model auto|fake|PATH] [--seed 0]
+    .venv/bin/python -m bench.fuzz_inputs [--examples 10000] [--model auto|fake|PATH] [--seed 0]
 
 Images: empty, truncated, mutated (byte flips), huge claimed dimensions (a PNG, JPEG, BMP
 or WebP header claiming up to 2^32 px a side), wrong types (text, JSON, HTML, PDF, ZIP,
@@ -39,9 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench._support import CSRF, SECURITY_HEADERS, make_detector
+from support.servers import CSRF, SECURITY_HEADERS, make_detector
 
 from hypothesis import HealthCheck, Phase, given, seed as hyp_seed, settings
 from hypothesis import strategies as st
@@ -490,7 +488,7 @@ def fuzz_detect_cli(fz: Fuzzer, n: int, seed: int, detector: Any, tmp: Path) -> 
                 rc = main(args)
         except SystemExit as exc:            # argparse usage error: exit 2 with a message
             rc = exc.code
-        except Exception as exc:   # exactly what we are counting
+        except Exception as exc:  # exactly what we are counting
             fz.tally.crashes.append(("detect_cli", what, crash_line(exc)))
             return
         fz.tally.statuses[f"exit {rc}"] += 1

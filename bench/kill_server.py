@@ -3,7 +3,7 @@ clients save piles, correct cards and confirm rounds through the HTTP API; after
 restart check ``PRAGMA integrity_check`` and that everything the API acknowledged is
 there.
 
-    .venv/bin/python bench/kill_server.py [--kills 100] [--clients 3] [--seed 0]
+    .venv/bin/python -m bench.kill_server [--kills 100] [--clients 3] [--seed 0]
 
 Each cycle starts ``hanafuda serve --db <tmp>/games.db`` in a subprocess, lets the
 clients resume their games where the server has them (a request in flight at the kill
@@ -29,9 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench._support import Client, Server
+from support.servers import Client, Server
 
 PLAYERS = ["Ann", "Bob"]
 ROUNDS_PER_GAME = 48

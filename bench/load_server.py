@@ -1,7 +1,7 @@
 """Load on loopback: concurrent clients post camera frames to ``/api/detect`` and play
 games through the JSON API against a ``hanafuda serve`` subprocess.
 
-    .venv/bin/python bench/load_server.py [--seconds 60] [--detect-clients 4]
+    .venv/bin/python -m bench.load_server [--seconds 60] [--detect-clients 4]
         [--game-clients 2] [--saturate-clients 16] [--saturate-seconds 10]
         [--model auto|fake|PATH] [--fake-delay 0.08] [--fake-cpu]
 
@@ -31,9 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench._support import (Client, Server, free_port, percentile,
+from support.servers import (Client, Server, free_port, percentile,
                             shipped_model)
 
 DOWN = (OSError, http.client.HTTPException)
@@ -253,7 +251,7 @@ def start_server(tmp: Path, model: str, fake_delay: float,
 def serve_fake(port: int, db: Path, delay: float, cpu: bool) -> None:
     from waitress import serve
 
-    from bench._support import FAKE_PILE, FakeDetector
+    from support.servers import FAKE_PILE, FakeDetector
     from webui import create_app
     app = create_app({"DB_PATH": db, "DETECTOR": FakeDetector(FAKE_PILE, delay=delay, cpu=cpu)})
     print(f"Open http://127.0.0.1:{port}/", flush=True)

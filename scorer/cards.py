@@ -133,6 +133,25 @@ DECK: tuple[Card, ...] = (
 )
 
 CODES: tuple[str, ...] = tuple(card.code for card in DECK)
+
+
+def _named(month: int, english: str) -> str:
+    return next(c.code for c in DECK if c.month == month and c.english == english)
+
+
+#: The cards rules single out, by name: the willow's rain man, ribbon and lightning (the
+#: Sakura gaji), the sake cup, the yellow paulownia chaff.
+RAIN_MAN = _named(11, "rain man")
+WILLOW_RIBBON = _named(11, "red ribbon")
+LIGHTNING = _named(11, "lightning")
+SAKE_CUP = _named(9, "sake cup")
+YELLOW_CHAFF = _named(12, "yellow chaff")
+
+
+def month_codes(month: int) -> tuple[str, ...]:
+    """The four cards of ``month`` (1-12), in deck order."""
+    return tuple(c.code for c in DECK if c.month == month)
+
 _BY_CODE: dict[str, Card] = {card.code: card for card in DECK}
 _BY_NAME: dict[str, Card] = {}
 for _card in DECK:

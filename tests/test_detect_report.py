@@ -8,7 +8,7 @@ from scorer.errors import InputError
 from scorer.vision.detector import MAX_PIXELS
 from scorer.vision.imageheader import ImageTooLarge
 from scorer.vision.report import ImageLimits, detect_report, read_frame
-from tests.fakes import FakeDetector
+from support.fakes import FakeDetector
 
 
 def _jpeg(width: int, height: int) -> bytes:

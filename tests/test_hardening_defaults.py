@@ -7,14 +7,11 @@ from __future__ import annotations
 
 import logging
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench._support import CSRF, Client, FakeDetector, Server
+from support.servers import CSRF, Client, FakeDetector, Server
 from bench.fuzz_inputs import (bmp_header, image_material, jpeg_header,
                                png_header, webp_header)
 

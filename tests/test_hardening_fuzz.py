@@ -6,10 +6,6 @@ answer, 403 without the cross-site header, safe export names, never a card in tw
 from __future__ import annotations
 
 import logging
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.fuzz_inputs import SHARES, run_fuzz
 

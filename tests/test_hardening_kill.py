@@ -4,12 +4,9 @@ and every round (and pile) the API acknowledged is there."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench._support import Server
+from support.servers import Server
 from bench.kill_server import (KillReport, Ledger, Player, check_acknowledged,
                                check_database, run_kills)
 

@@ -4,13 +4,10 @@ detector answers 503 at once instead of queueing the frame."""
 
 from __future__ import annotations
 
-import sys
 import threading
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench._support import Client, FakeDetector
+from support.servers import Client, FakeDetector
 from bench.load_server import frames, run_load
 
 

@@ -1,17 +1,23 @@
-"""The import graph, read from the source (nothing is imported): no module of scorer/ or
-webui/ takes part in an import loop, and the core imports no edge. Every import counts,
-also one inside a function or under ``if TYPE_CHECKING``."""
+"""The import graph, read from the source (nothing is imported): no module of the product
+(scorer/, webui/, training/), the benchmarks (bench/) or their shared doubles (support/)
+takes part in an import loop; the core imports no edge; the store imports no vision;
+neither the product nor the benchmarks import the tests, and the product imports neither
+the benchmarks nor the doubles; nothing edits ``sys.path``; the web keeps no game flow.
+Every import counts, also one inside a function or under ``if TYPE_CHECKING``."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import Sequence
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("scorer", "webui")
-CORE = ("scorer.cards", "scorer.errors", "scorer.rules", "scorer.game", "scorer.session")
+PRODUCT = ("scorer", "webui", "training")
+PACKAGES = PRODUCT + ("bench", "support")
+CORE = ("scorer.cards", "scorer.errors", "scorer.rules", "scorer.game", "scorer.session",
+        "scorer.tracking")
 EDGES = ("scorer.vision", "scorer.store", "scorer.commands", "scorer.cli", "webui", "flask",
          "cv2", "numpy", "onnxruntime", "waitress", "sqlite3")
 
@@ -105,6 +111,62 @@ def test_core_imports_no_edge(name):
     bad = sorted(m for m in _imports(name, MODULES[name])
                  if any(m == e or m.startswith(e + ".") for e in EDGES))
     assert bad == [], f"{name} imports {bad}"
+
+
+#: What the tests hold: the package, and the helpers pytest lets tests import by file name.
+TEST_MODULES = {"tests"} | {p.stem for p in (ROOT / "tests").rglob("*.py")}
+
+
+def _is(module: str, prefixes: Sequence[str]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_no_product_or_bench_module_imports_the_tests(name):
+    bad = sorted(m for m in _imports(name, MODULES[name]) if _is(m, sorted(TEST_MODULES)))
+    assert bad == [], f"{name} imports {bad}"
+
+
+@pytest.mark.parametrize("name", sorted(m for m in MODULES if _is(m, PRODUCT)))
+def test_the_product_imports_no_bench_and_no_doubles(name):
+    bad = sorted(m for m in _imports(name, MODULES[name]) if _is(m, ("bench", "support")))
+    assert bad == [], f"{name} imports {bad}"
+
+
+def _python_files() -> list[Path]:
+    return sorted(p for package in PACKAGES + ("tests",) for p in (ROOT / package).rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", _python_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_nothing_edits_sys_path(path):
+    """Imports resolve from the repository root (pytest's ``pythonpath``, ``python -m``)."""
+    uses = [node.lineno for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Attribute) and node.attr == "path"
+            and isinstance(node.value, ast.Name) and node.value.id == "sys"]
+    assert uses == [], f"sys.path at line {uses}"
+
+
+@pytest.mark.parametrize("name", sorted(m for m in MODULES if _is(m, ("scorer.store",))))
+def test_the_store_imports_no_vision(name):
+    bad = sorted(m for m in _imports(name, MODULES[name]) if _is(m, ("scorer.vision",)))
+    assert bad == [], f"{name} imports {bad}"
+
+
+#: A game's flow is the core's (scorer.session): the web defines none of it.
+GAME_FLOW = {"current_round", "dealer_for", "standings", "ruleset", "score", "_scorer",
+             "check_open", "open_round"}
+
+
+@pytest.mark.parametrize("name", sorted(m for m in MODULES if _is(m, ("webui",))))
+def test_the_web_defines_no_game_flow(name):
+    tree = ast.parse(MODULES[name].read_text(encoding="utf-8"))
+    defined = sorted(node.name for node in ast.walk(tree)
+                     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                     and node.name in GAME_FLOW)
+    scoring = sorted(alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                     for alias in node.names
+                     if alias.name in {"score_round", "standings", "RoundInput"})
+    assert defined == [] and scoring == [], f"{name} defines {defined}, imports {scoring}"
 
 
 def test_hanafuda_yaku_loads_no_edge():

@@ -18,7 +18,7 @@ from scorer.store.decks import DeckCard, DeckNotFound, DeckStore
 from scorer.store.schema import MIGRATIONS, connect, current_version, migrate
 from scorer.vision.profile import model_key
 from web_helpers import CSRF, jpeg, make_app
-from fakes import EmbeddingFakeDetector, FakeDetector
+from support.fakes import EmbeddingFakeDetector, FakeDetector
 
 
 def _url(value: int) -> str:

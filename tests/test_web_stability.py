@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.stability import (MAX_MISS, NEED, WINDOW, Reading, StabilityTracker, decide, iou,
+from scorer.tracking import (MAX_MISS, NEED, WINDOW, Reading, StabilityTracker, decide, iou,
                              match)
 
 A = [10.0, 10.0, 60.0, 90.0]            # three places on the table, far apart
@@ -33,7 +33,7 @@ def test_iou() -> None:
 
 
 def test_match_pairs_best_overlap_first() -> None:
-    from tests.stability import Track
+    from scorer.tracking import Track
     tracks = [Track(0, A), Track(1, B)]
     assert match(tracks, [r("x", shifted(B, 5)), r("y", shifted(A, 5)), r("z", C)]) == \
         [(0, 1), (1, 0)]
@@ -139,7 +139,7 @@ def test_the_view_moving_fast_is_followed() -> None:
 
 
 def test_camera_shift_is_the_median_move_of_same_code_pairs() -> None:
-    from tests.stability import Track, camera_shift
+    from scorer.tracking import Track, camera_shift
     tracks = [Track(0, A, code="01-1"), Track(1, B, code="02-1"), Track(2, C, code="03-1")]
     readings = [r("01-1", shifted(A, 10)), r("02-1", shifted(B, 12)), r("03-1", shifted(C, 30)),
                 r("09-9", A)]

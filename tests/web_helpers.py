@@ -4,7 +4,6 @@ detector of tests/fakes.py) and small image files."""
 from __future__ import annotations
 
 import struct
-import sys
 import zlib
 from pathlib import Path
 from typing import Any
@@ -14,9 +13,8 @@ import numpy as np
 
 from webui import create_app
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench._support import CSRF
-from tests.fakes import FakeDetections, FakeDetector
+from support.fakes import FakeDetections, FakeDetector
+from support.servers import CSRF
 
 # What the web tests import from here (the test doubles and the CSRF header among them).
 __all__ = ["CSRF", "FakeDetections", "FakeDetector", "make_app", "jpeg", "png", "png_header"]

@@ -1,7 +1,7 @@
 """The box refiner: data where the localiser puts its boxes, training, and its figures.
 
-Measured on 200 validation scenes with the fifth localiser: its box centres are off by
-12-17% of the card's width (standard deviation), its sizes by 15-17% and its angles by
+Measured on 200 validation scenes with the localiser the refiner was made for: its box
+centres are off by 12-17% of the card's width (standard deviation), its sizes by 15-17% and its angles by
 about 7 degrees for cards under 60 px, and the classifier names 92% of cards right on
 true-rectangle crops against 85% on the localiser's. The refiner looks at each box with
 some context around it and predicts the correction (``scorer.vision.geometry.box_delta``).

@@ -22,6 +22,7 @@ from typing import Any, Mapping
 from flask import Flask
 from flask.json.provider import DefaultJSONProvider
 
+from scorer.enrolled import EnrolledDecks
 from scorer.store import Database, GameStore, default_db_path
 from scorer.store.decks import DeckStore
 from webui.detection import DetectionService
@@ -47,9 +48,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if isinstance(app.json, DefaultJSONProvider):
         app.json.sort_keys = False      # answers keep their fields in the order written
     db = Database(Path(app.config["DB_PATH"] or default_db_path()))
+    games = GameStore(db)
     app.extensions["hanafuda"] = {
-        "store": GameStore(db),
-        "decks": DeckStore(db),
+        "store": games,
+        "decks": EnrolledDecks(DeckStore(db), games),
         "detection": DetectionService(
             detector=app.config["DETECTOR"], model_path=app.config["MODEL_PATH"],
             concurrency=int(app.config["DETECT_CONCURRENCY"]),

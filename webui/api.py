@@ -12,8 +12,8 @@ from scorer.cards import DECK, MONTHS
 from scorer.errors import InputError
 from scorer.field_accuracy import field_accuracy
 from scorer.session import GameSession
-from webui import decks, export, games, learning
-from webui.context import deck_store, detection, store
+from webui import decks, export, games
+from webui.context import detection, enrolled_decks, store
 
 bp = Blueprint("api", __name__)
 
@@ -66,8 +66,9 @@ def detect() -> Response:
     data = upload.read() if upload is not None else request.get_data(cache=False)
     deck = request.args.get("deck")
     if deck:
+        profile = enrolled_decks().profile(deck, detection().detector())
         found = detection().detect(data, crops=request.args.get("crops") == "1",
-                                   profile=decks.profile(deck))
+                                   profile=profile)
         return jsonify({**found, "deck": deck})
     return jsonify(detection().detect(data, crops=request.args.get("crops") == "1"))
 
@@ -85,7 +86,7 @@ def list_games() -> Response:
 
 @bp.post("/games")
 def create_game() -> tuple[Response, int]:
-    game = games.create_game(store(), deck_store(), _json_body())
+    game = games.create_game(store(), enrolled_decks().store, _json_body())
     return jsonify(games.view(GameSession(game))), 201
 
 
@@ -96,7 +97,7 @@ def get_game(game_id: int) -> Response:
 
 @bp.patch("/games/<int:game_id>")
 def update_game(game_id: int) -> Response:
-    game = games.update_game(store(), deck_store(), game_id, _json_body())
+    game = games.update_game(store(), enrolled_decks().store, game_id, _json_body())
     return jsonify(games.view(GameSession(game)))
 
 
@@ -122,7 +123,7 @@ def correct(game_id: int, number: int) -> tuple[Response, int]:
 def confirm(game_id: int, number: int) -> Response:
     with store().db.connection():           # one connection for the whole confirm
         done = games.confirm(store(), game_id, number, _parse_json())
-        learned = learning.learn(deck_store(), store(), detection(), done)    # after the round is saved
+        learned = enrolled_decks().learn(done, decks.detector_if_any)   # after the commit
         session = done.session.with_record(store().get_game(game_id)) \
             if done.game.learns else done.session
     rnd = next(r for r in session.record.rounds if r.number == number)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from flask import current_app
 
+from scorer.enrolled import EnrolledDecks
 from scorer.store import GameStore
-from scorer.store.decks import DeckStore
 from webui.detection import DetectionService
 
 
@@ -17,5 +17,5 @@ def detection() -> DetectionService:
     return current_app.extensions["hanafuda"]["detection"]
 
 
-def deck_store() -> DeckStore:
+def enrolled_decks() -> EnrolledDecks:
     return current_app.extensions["hanafuda"]["decks"]

@@ -1,10 +1,10 @@
-"""Enrolled decks for the web API: the *Your decks* page's list, enrolment (preview, then
-save what the player confirmed), export and delete; and ``POST /api/detect?deck=NAME``,
-which reads with a deck's profile.
+"""Enrolled decks for the web API, the transport side of ``scorer.enrolled``: the *Your
+decks* page's list, enrolment (preview, then save what the player confirmed), export and
+delete, with the uploads' limits and the HTTP refusals.
 
 Enrolment runs the command's code (``scorer.vision.enrol.enrol_images``, then
-``DeckStore.enrol``): the preview finds and names the crops, the page sends the confirmed
-crops back to be embedded and saved. Nothing is saved for bad input.
+``EnrolledDecks.enrol``): the preview finds and names the crops, the page sends the
+confirmed crops back to be embedded and saved. Nothing is saved for bad input.
 """
 
 from __future__ import annotations
@@ -12,55 +12,45 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-import threading
 import time
 from typing import Any
 
 import cv2
 import numpy as np
-from flask import current_app
-
 from scorer.cards import CODES, card
 from scorer.errors import InputError
 from scorer.store.decks import DeckCard, DeckNotFound, DeckRecord, check_name, png_url
 from scorer.vision.enrol import check_once, enrol_images, scan_code
 from scorer.vision.imageheader import ImageTooLarge
-from scorer.vision.profile import profile_from_cards, require_embedding
+from scorer.vision.profile import require_embedding
 from scorer.vision.report import check_header, decode_frame
-from webui.context import deck_store, detection
+from webui.context import detection, enrolled_decks
+from webui.detection import DetectorUnavailable
 from webui.errors import Refused
 
-_LOCK = threading.Lock()
 MAX_IMAGES = 60                 # 48 single-card images and a few layout photos
 TOTAL_CAPS = 2                  # the images of one preview together: this many image caps
 DATA_URL = re.compile(r"^data:image/(?:png|jpeg|webp|bmp);base64,([A-Za-z0-9+/=\s]+)$")
 
 
-def profile(name: str) -> Any:
-    """The profile of deck ``name`` for the app's detector, cached until the deck changes.
-    InputError (400) for an unknown deck or a model without card embeddings."""
-    check_name(name)
-    detector = detection().detector()
-    record = deck_store().get(name)
-    cache = current_app.extensions["hanafuda"].setdefault("profiles", {})
-    key = (name, record.updated_at, id(detector))
-    with _LOCK:
-        if key not in cache:
-            cache.clear()       # one deck at a time is what a table plays with
-            cache[key] = profile_from_cards(name, record.cards, detector)
-        return cache[key]
+def detector_if_any() -> Any:
+    """The app's detector (loaded now if need be), or None when there is none."""
+    try:
+        return detection().detector()
+    except DetectorUnavailable:
+        return None
 
 
 def listing() -> list[dict[str, Any]]:
     """The enrolled decks: name, cards, crops, created_at, updated_at."""
-    return deck_store().list()
+    return enrolled_decks().store.list()
 
 
 def record(name: str) -> DeckRecord:
     """Deck ``name`` with its crops; 404 when there is none."""
     check_name(name)
     try:
-        return deck_store().get(name)
+        return enrolled_decks().store.get(name)
     except DeckNotFound as exc:
         raise Refused(404, str(exc)) from None
 
@@ -68,7 +58,7 @@ def record(name: str) -> DeckRecord:
 def delete(name: str) -> None:
     check_name(name)
     try:
-        deck_store().delete(name)
+        enrolled_decks().store.delete(name)
     except DeckNotFound as exc:
         raise Refused(404, str(exc)) from None
 
@@ -180,7 +170,7 @@ def save(name: Any, body: Any, create: bool = False) -> DeckRecord:
     check_name(name)
     det = _detector()
     cards = _cards(body, det)
-    if create and name in deck_store().names():
+    if create and name in enrolled_decks().store.names():
         raise Refused(409, f"a deck named {name!r} exists: replace it or choose another name")
     with detection().slot():
-        return deck_store().enrol(name, cards, det)
+        return enrolled_decks().enrol(name, cards, det)

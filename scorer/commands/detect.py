@@ -87,8 +87,8 @@ def _run(args: argparse.Namespace) -> int:
     profile = None
     if args.deck:
         from scorer.commands.enroll import open_decks
-        from scorer.vision.profile import load_profile
-        profile = load_profile(open_decks(args.db), args.deck, detector)
+        from scorer.enrolled import EnrolledDecks
+        profile = EnrolledDecks(open_decks(args.db)).profile(args.deck, detector)
     deck = {"deck": args.deck} if args.deck else {}
     model_name = _display_path(detector.model_path)
     for number, (path, frame) in enumerate(frames, 1):

@@ -52,6 +52,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _run(args: argparse.Namespace) -> int:
     import cv2
 
+    from scorer.enrolled import EnrolledDecks
     from scorer.store import default_db_path
     from scorer.store.decks import DeckCard, DeckStore, check_name
     from scorer.vision import Detector
@@ -70,12 +71,11 @@ def _run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     enrolled = enrol_paths(det, args.paths) if args.paths else []
     cards = [DeckCard(c.code, c.crop, c.source) for c in enrolled]
-    if args.from_games:
-        from scorer.store.decks import crops_from_games
-        cards += crops_from_games(open_decks(args.db).path, args.game, det.crop_w,
-                                  det.crop_h)
     db = args.db or default_db_path()
-    rec = DeckStore(db).enrol(args.name, cards, det, replace=not (args.add or args.from_games))
+    decks = EnrolledDecks(open_decks(db) if args.from_games else DeckStore(db))
+    if args.from_games:
+        cards += decks.crops_from_games(args.game, det.crop_w, det.crop_h)
+    rec = decks.enrol(args.name, cards, det, replace=not (args.add or args.from_games))
     secs = time.perf_counter() - t0
     differ = {c.code: c.read_as for c in enrolled if c.read_as}
     if args.json:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from scorer.cards import DECK, Kind
+from scorer.cards import DECK, WILLOW_RIBBON, Kind
 from scorer.rules.base import MAX_ROUNDS, BaseGame, Preset
 from scorer.rules.ruleset import RuleSet
 from scorer.rules.context import Context, ContextField
@@ -16,7 +16,8 @@ from scorer.rules.sides import CheckedRound
 from scorer.rules.viewing import rain_option, rained_off
 from scorer.rules.yaku import Yaku, enabled, first_of_groups, hit
 
-SHORT_RIBBONS = tuple(c.code for c in DECK if c.kind is Kind.RIBBON and c.code != "11-3")
+SHORT_RIBBONS = tuple(c.code for c in DECK
+                      if c.kind is Kind.RIBBON and c.code != WILLOW_RIBBON)
 #: Card values by kind (RULES 3; a chaff's value is the chaff_points option).
 VALUES: dict[Kind, int] = {Kind.BRIGHT: 20, Kind.ANIMAL: 10, Kind.RIBBON: 5, Kind.CHAFF: 1}
 

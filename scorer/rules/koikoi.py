@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Collection, Iterable, Mapping, Sequence, cast
 
-from scorer.cards import DECK, Kind
+from scorer.cards import DECK, RAIN_MAN, SAKE_CUP, Kind
 from scorer.errors import InputError
 from scorer.rules.base import MAX_ROUNDS, BaseGame, Preset
 from scorer.rules.ruleset import RuleSet
@@ -16,11 +16,11 @@ from scorer.rules.context import MAX_CALLS, Context, ContextField, parse_name
 from scorer.rules.options import Alias, Option, boolean, choice, integer
 from scorer.rules.records import PileSummary, PlayerResult, RoundResult, YakuHit
 from scorer.rules.sides import CheckedRound
-from scorer.rules.viewing import RAIN_MAN, rain_option, rained_off
+from scorer.rules.viewing import rain_option, rained_off
 from scorer.rules.yaku import Yaku, enabled, first_of_groups, hit
 
-SAKE = "09-1"
-BRIGHTS = ("01-1", "03-1", "08-1", "11-1", "12-1")
+SAKE = SAKE_CUP
+BRIGHTS = tuple(c.code for c in DECK if c.kind is Kind.BRIGHT)
 DRY = tuple(c for c in BRIGHTS if c != RAIN_MAN)
 ISC = ("06-1", "07-1", "10-1")
 AKATAN = ("01-2", "02-2", "03-2")

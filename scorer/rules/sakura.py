@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, cast
 
-from scorer.cards import DECK, Kind
+from scorer.cards import DECK, LIGHTNING, RAIN_MAN, YELLOW_CHAFF, Kind, card
 from scorer.errors import InputError
 from scorer.rules.base import MAX_ROUNDS, BaseGame, Preset
 from scorer.rules.ruleset import RuleSet
@@ -110,7 +110,7 @@ def card_values(rs: RuleSet) -> dict[str, int]:
     yellow paulownia (option yellow_paulownia); 5 for the animals and the rain man."""
     values: dict[str, int] = {}
     for c in DECK:
-        if c.code == "11-1":
+        if c.code == RAIN_MAN:
             v = 5
         elif c.kind is Kind.BRIGHT:
             v = 20
@@ -118,7 +118,7 @@ def card_values(rs: RuleSet) -> dict[str, int]:
             v = 10
         elif c.kind is Kind.ANIMAL:
             v = 5
-        elif c.code == "12-2":
+        elif c.code == YELLOW_CHAFF:
             v = int(rs["yellow_paulownia"])
         else:
             v = 0
@@ -148,21 +148,21 @@ def _hand_over_leftovers(rnd: CheckedRound, rs: RuleSet, notes: list[str]) -> No
         if rnd.leftovers:
             notes.append(f"leftovers {', '.join(rnd.leftovers)} are dead")
         return
-    holder = next((s for s in rnd.sides if "11-4" in s.codes), None)
+    holder = next((s for s in rnd.sides if LIGHTNING in s.codes), None)
     if holder is None:
         raise InputError("gaji_month is given but no pile holds the lightning 11-4")
-    others = [c for c in holder.codes if c != "11-4" and int(c[:2]) == month]
+    others = [c for c in holder.codes if c != LIGHTNING and card(c).month == month]
     if not others:
         raise InputError(f"gaji_month {month}: {holder.name}'s pile, which holds the "
                          f"lightning, has no card of month {month:02d} for it to have taken")
     if rs["gaji_leftovers"] == "all":
         taken = list(rnd.leftovers)
     else:
-        taken = [c for c in rnd.leftovers if int(c[:2]) == month]
+        taken = [c for c in rnd.leftovers if card(c).month == month]
     dead = [c for c in rnd.leftovers if c not in taken]
     if taken:
         holder.codes.extend(taken)
-        member = next((m for m in holder.members if "11-4" in holder.member_codes.get(m, [])),
+        member = next((m for m in holder.members if LIGHTNING in holder.member_codes.get(m, [])),
                       None) or next(iter(holder.member_codes), holder.name)
         holder.member_codes.setdefault(member, []).extend(taken)
         notes.append(f"{holder.name} (gaji) takes the leftovers {', '.join(taken)}")

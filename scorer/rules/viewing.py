@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Collection
 
+from scorer.cards import LIGHTNING, RAIN_MAN, month_codes
 from scorer.rules.options import Option, choice
 
 if TYPE_CHECKING:
     from scorer.rules.ruleset import RuleSet
 
-RAIN_MAN, LIGHTNING = "11-1", "11-4"
-WILLOWS = ("11-1", "11-2", "11-3", "11-4")
+WILLOWS = month_codes(11)
 CANCELLERS: dict[str, tuple[str, ...]] = {
     "none": (),
     "rain_man": (RAIN_MAN,),

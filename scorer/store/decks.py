@@ -1,8 +1,9 @@
-"""Enrolled decks in the game database (tables ``decks`` and ``deck_cards``).
+"""Enrolled decks in the game database (tables ``decks`` and ``deck_cards``): their
+persistence only. Enrolment, learning from play and profiles are ``scorer.enrolled``'s.
 
 A deck keeps each card's crop (PNG) as the source of truth, and beside it the crop's
 embeddings by the classifier named in ``model``; a profile for another classifier is
-recomputed from the crops (``scorer.vision.profile.profile_from_record``).
+recomputed from the crops (``scorer.vision.profile.profile_from_cards``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import Any, Iterable
 
 import cv2
 import numpy as np
@@ -20,9 +21,6 @@ import numpy as np
 from scorer.cards import CODES, card
 from scorer.errors import InputError
 from scorer.store.database import Database
-
-if TYPE_CHECKING:
-    from scorer.store.rows import RoundRecord
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}$")
 MAX_CROPS_PER_CARD = 16
@@ -113,6 +111,15 @@ class DeckStore:
         known = ", ".join(self.names()) or "none yet; enrol one with hanafuda enroll"
         return DeckNotFound(f"no deck named {name!r} (decks: {known})")
 
+    def updated_at(self, name: str) -> str:
+        """When deck ``name`` last changed (what a cached profile is checked against)."""
+        with self.db.connection() as conn:
+            row = conn.execute("SELECT updated_at FROM decks WHERE name = ?",
+                               (name,)).fetchone()
+        if row is None:
+            raise self._not_found(name)
+        return str(row[0])
+
     def list(self) -> list[dict[str, Any]]:
         with self.db.connection() as conn:
             rows = conn.execute(
@@ -142,7 +149,7 @@ class DeckStore:
         return DeckRecord(d["name"], d["created_at"], d["updated_at"], cards)
 
     def save(self, name: str, cards: Iterable[DeckCard], replace: bool = True,
-             create: bool = True) -> DeckRecord:
+             create: bool = True) -> None:
         """Store ``cards`` as deck ``name`` (its old cards dropped unless ``replace`` is
         False, when they are added to), in one transaction. With ``create`` False a deck
         that does not exist (deleted meanwhile) is DeckNotFound, not made anew."""
@@ -179,66 +186,9 @@ class DeckStore:
                 "(SELECT id, ROW_NUMBER() OVER (PARTITION BY code ORDER BY id DESC) AS n "
                 "FROM deck_cards WHERE deck_id = ?) WHERE n <= ?)",
                 (deck_id, deck_id, MAX_CROPS_PER_CARD))
-        return self.get(name)
-
-    def enrol(self, name: str, cards: Sequence[DeckCard], detector,
-              replace: bool = True) -> DeckRecord:
-        """Embed the cards' crops with the detector's classifier (the profile's prototypes,
-        kept beside the crops) and save them (``save``): the one way ``hanafuda enroll``
-        and the page store a deck."""
-        from scorer.vision.profile import embed_cards
-
-        check_name(name)
-        embed_cards(cards, detector)
-        return self.save(name, cards, replace=replace)
 
     def delete(self, name: str) -> None:
         with self.db.write() as conn:
             if conn.execute("DELETE FROM decks WHERE name = ?", (name,)).rowcount == 0:
                 raise DeckNotFound(f"no deck named {name!r}")
 
-
-def crops_from_games(db: Path | str, game_ids: list[int] | None, crop_w: int,
-                     crop_h: int) -> list[DeckCard]:
-    """The crop of every card of the confirmed rounds (all games, or ``game_ids``), named
-    as the players confirmed it (a corrected card's crop follows the correction)."""
-    from scorer.store.repository import GameNotFound, GameStore
-
-    games = GameStore(db)
-    ids = game_ids or [g.id for g in games.list_games(limit=100_000)]
-    out: list[DeckCard] = []
-    for gid in ids:
-        try:
-            game = games.get_game(gid)
-        except GameNotFound:
-            raise InputError(f"no game {gid}") from None
-        for rnd in game.confirmed_rounds:
-            out += round_crops(gid, rnd, crop_w, crop_h)
-    if not out:
-        raise InputError("no card crops in the confirmed rounds of "
-                         + (f"game {', '.join(map(str, ids))}" if game_ids else "any game")
-                         + " (crops are kept for cards seen by the camera)")
-    return out
-
-
-def round_crops(game_id: int, rnd: RoundRecord, crop_w: int, crop_h: int) -> list[DeckCard]:
-    """The crop of every card of one round's piles that has one, named as the pile holds
-    it now (a corrected card under its new code; a removed card is gone, a card added by
-    hand has no crop), resized to ``crop_w`` x ``crop_h``."""
-    out: list[DeckCard] = []
-    for owner, pile in rnd.piles.items():
-        for code, url in pile.crops.items():
-            if code not in pile.codes:
-                continue
-            try:
-                data = base64.b64decode(url.split(",", 1)[1])
-            except (IndexError, ValueError):
-                continue
-            if not data:
-                continue
-            img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-            if img is None:
-                continue
-            crop = cv2.resize(img, (crop_w, crop_h), interpolation=cv2.INTER_AREA)
-            out.append(DeckCard(code, crop, f"game {game_id} round {rnd.number} {owner}"))
-    return out

@@ -302,7 +302,8 @@ class Detector:
 
     def embed(self, crops: np.ndarray) -> np.ndarray | None:
         """(N,H,W,3) uint8 BGR upright crops -> (N,D) L2-normalised card embeddings, or
-        None for a classifier exported without them (before the eighth version)."""
+        None for a classifier exported without an ``embedding`` output (``has_embedding``
+        is False: it cannot read with a deck profile)."""
         if not self.has_embedding:
             return None
         return self.cls.run(["embedding"], {self.cls.get_inputs()[0].name:

@@ -1,9 +1,9 @@
 """Advice on framing a photo: how well a card is read depends on how many pixels it gets.
 
-On validation scenes (``python -m training ceiling``, sixth model), the classifier names
-97% of the cards 40-60 px tall from their true boxes, but 85% of those 30-40 px tall and
-76% of those under 30 px. So when the cards in a frame are mostly under 40 px, the user
-is told to come closer.
+Measured on validation scenes (``python -m training ceiling``, which a new model reruns),
+the classifier names 97% of the cards 40-60 px tall from their true boxes, but 85% of
+those 30-40 px tall and 76% of those under 30 px. So when the cards in a frame are mostly
+under 40 px, the user is told to come closer.
 """
 
 from __future__ import annotations

@@ -168,8 +168,3 @@ def profile_from_cards(name: str, cards: list, detector, **kw) -> DeckProfile:
     codes = [c.code for c in cards for _ in range(len(c.embedding))]
     return DeckProfile(name, codes, np.concatenate([c.embedding for c in cards]), **kw)
 
-
-def load_profile(store, name: str, detector, **kw) -> DeckProfile:
-    """The profile of deck ``name`` in ``store`` (a ``scorer.store.decks.DeckStore``)."""
-    require_embedding(detector)
-    return profile_from_cards(name, store.get(name).cards, detector, **kw)

@@ -128,7 +128,7 @@ class SceneDetector:
                       for s in self.scenes]
 
     def detect(self, image: np.ndarray) -> Any:
-        from web_helpers import FakeDetections
+        from support.fakes import FakeDetections
         h, w = image.shape[:2]
         small = cv2.resize(image, (96, 54), interpolation=cv2.INTER_AREA).astype(np.float32)
         dists = [float(np.abs(small - s).mean()) for s in self.small]

@@ -8,14 +8,11 @@ from __future__ import annotations
 import os
 import random
 import re
-import sys
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # web_helpers
 
 from e2e_harness import (REPO, FlickerDetector, SceneDetector, ServerThread,
                          chromium_args, find_chromium, missing_browser_message, render,
@@ -159,8 +156,8 @@ def random_runs(seed: int) -> list[list[list[dict]]]:
 
 def check_js_stability_matches_python(page) -> None:
     """The page's stability module gives the same piles (and confidences, and the frame
-    of the last change) as tests.stability, frame by frame."""
-    from tests.stability import StabilityTracker
+    of the last change) as scorer.tracking, frame by frame."""
+    from scorer.tracking import StabilityTracker
     runs = random_runs(5)
     in_js = page.evaluate("""async (runs) => {
         const m = await import('/static/js/stability.js');

@@ -3,7 +3,7 @@
 // a track joins the pile once seen in NEED of its last WINDOW frames, and its code is the
 // one with the most accumulated probability (a rival must overtake, not tie), so a card
 // whose reading flickers lands once, and a track that changes its mind changes the pile.
-// Mirrors tests/stability.py (the reference, tested in Python and against this module).
+// Mirrors scorer/tracking.py (the reference, tested in Python and against this module).
 export const WINDOW = 6;
 export const NEED = 4;
 export const IOU_MATCH = 0.2;   // least overlap between a track's box and a detection of its code

@@ -1,5 +1,5 @@
 """Test doubles for the detector: ``FakeDetector`` stands in for ``scorer.vision.Detector``
-in the tests and the load benchmarks (bench/_support.py imports it from here)."""
+in the tests and the load benchmarks (``support.servers.make_detector``)."""
 
 from __future__ import annotations
 

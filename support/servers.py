@@ -15,9 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))   # the repository root
-
-from tests.fakes import FakeDetector  # the test double
+from support.fakes import FakeDetector  # the test double
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,7 +1,8 @@
 """One card, one code: the rule the page applies live to the camera's frames.
 
-The page runs the same rule in ``static/js/stability.js``; this is its reference, tested
-in Python (and against the page's module in the browser test).
+The page runs the same rule in ``webui/static/js/stability.js``; this is its reference,
+tested in Python (``tests/test_web_stability.py``, and against the page's module in the
+browser test) and run by ``bench.capture_fixes`` on filmed pile clips.
 
 Each detected box is followed across frames as a *track* (matched by overlap with the
 track's last box, moved as the whole view moved; a reading of the track's own code is
