@@ -1,7 +1,7 @@
 """Benchmark `scorer.vision.Detector` on 640x480 frames of a 20-card table.
 
     .venv/bin/python -m bench.bench_detect [--frames 60] [--threads 2] [--cards 20]
-                                           [--profile [ART_SET]]
+                                           [--profile [ART_SET]] [--compare MODEL]
 
 Prints per-frame latency (median and p90 over the frames, after 3 warm-up frames) for
 JPEG decode, localiser, classifier and total; the process's memory (RSS) before and
@@ -13,7 +13,9 @@ each frame also as ``/api/detect?deck=`` reads it: the deck's profile from the a
 deck service (``scorer.enrolled``, cached until the deck changes), then detection with
 it (the two runs of a frame back to back, so both see the same load). It also times
 reading and decoding the whole deck, what every such frame cost before the cache was
-checked by the deck's ``updated_at``.
+checked by the deck's ``updated_at``. ``--compare MODEL``: times another localiser file
+(with the classifier and refiner it names) on the same frames, the two alternating
+frame by frame (which goes first alternates too), so both see the same machine load.
 """
 
 from __future__ import annotations
@@ -49,6 +51,8 @@ def main(argv=None) -> int:
                    metavar="ART_SET", help="also time detection with a deck profile")
     p.add_argument("--crops", type=int, default=16,
                    help="with --profile: crops a card in the enrolled deck (at most 16)")
+    p.add_argument("--compare", default=None, metavar="MODEL",
+                   help="another localiser ONNX file, timed alternating frame by frame")
     a = p.parse_args(argv)
     from scorer.cards import CODES
     from scorer.errors import InputError
@@ -75,7 +79,13 @@ def main(argv=None) -> int:
     rows = []
     found = []
     with_prof, whole_deck = [], []
+    other = Detector(a.compare, threads=a.threads, tta=False if a.no_tta else None) \
+        if a.compare else None
+    other_ms: list[float] = []
+    other_found: list[int] = []
     for i, data in enumerate(frames):
+        if other is not None and i % 2 == 0:
+            _time_other(other, data, i, other_ms, other_found)
         if decks is not None:
             t0 = time.perf_counter()
             det.detect(decode_image(data), profile=decks.profile(a.profile, det))
@@ -93,6 +103,8 @@ def main(argv=None) -> int:
             rows.append(((t1 - t0) * 1e3, d.timings["localise"], d.timings["classify"],
                          (t2 - t1) * 1e3, (t2 - t0) * 1e3))
             found.append(len(d))
+        if other is not None and i % 2 == 1:
+            _time_other(other, data, i, other_ms, other_found)
     r = np.array(rows)
     sizes = {det.model_path.name: det.model_path.stat().st_size,
              det.classifier_path.name: det.classifier_path.stat().st_size}
@@ -114,6 +126,10 @@ def main(argv=None) -> int:
         print(f"  {'reading the whole deck':<22} median {np.median(whole_deck):7.2f} ms   "
               "(what each frame with a deck paid before the cache was checked by "
               "updated_at)")
+    if other_ms:
+        print(f"  {'compare: total':<22} median {np.median(other_ms):7.2f} ms   p90 "
+              f"{np.percentile(other_ms, 90):7.2f} ms   ({a.compare}, detected per "
+              f"frame: median {np.median(other_found):.0f})")
     print(f"memory: RSS {rss0:.0f} MiB before models, {rss1:.0f} MiB after loading, "
           f"{rss_mib():.0f} MiB at end; "
           f"peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
@@ -122,6 +138,17 @@ def main(argv=None) -> int:
         print(f"model: {n} {s / 2**20:.2f} MiB")
     print(f"model total: {total / 2**20:.2f} MiB")
     return 0
+
+
+def _time_other(det, data: bytes, i: int, ms: list, found: list) -> None:
+    """Decode and detect ``data`` with the compared model; kept after the warm-up."""
+    from scorer.vision import decode_image
+
+    t0 = time.perf_counter()
+    d = det.detect(decode_image(data))
+    if i >= 3:
+        ms.append((time.perf_counter() - t0) * 1e3)
+        found.append(len(d))
 
 
 def _enrol(det, art_set: str, per_card: int):

@@ -151,6 +151,10 @@ class GameSession:
         """Score round ``rnd`` with the round context a caller sent (parsed by the game's
         ``Context``): what confirming the round keeps."""
         r = self.record
+        if isinstance(raw_context, Mapping) or raw_context is None:
+            defaults = self.context_defaults(rnd.number)
+            raw_context = {**defaults, **{k: v for k, v in (raw_context or {}).items()
+                                          if not (k in defaults and v in (None, ""))}}
         context = self.game.context.parse(raw_context, list(r.players), self.ruleset.game)
         piles = {owner: list(pile.codes) for owner, pile in rnd.piles.items()}
         teams = [list(t) for t in r.teams] if r.teams else None
@@ -165,6 +169,13 @@ class GameSession:
         """Totals, running totals and the winner, from the results stored when each round
         was confirmed (so a game reads the same whatever later versions of the rules do)."""
         return standings(self.setup, self.results())
+
+    def context_defaults(self, number: int) -> dict[str, Any]:
+        """Context values round ``number`` takes from the rounds before it (Go-Stop's
+        nagari carry), where the round's own context does not give them."""
+        before = [RoundResult.from_dict(dict(r.result)) for r in self._played
+                  if r.result and r.number < number]
+        return self.game.context_from_log(before, self.ruleset)
 
     def context_fields(self) -> list[dict[str, Any]]:
         """The round context a confirm takes (the page draws its form from it)."""

@@ -127,8 +127,8 @@ def test_rules_lists_every_preset_and_option():
                  "settlement"]:
         assert name in proc.stdout
     out = ok_json("rules")
-    assert len(out["presets"]) == 7 and set(out["options"]) == {"sakura", "koikoi",
-                                                                "hanaawase"}
+    assert len(out["presets"]) == 9 and set(out["options"]) == {"sakura", "koikoi",
+                                                                "hanaawase", "gostop"}
     one = ok_json("rules", "koikoi-modern")
     rows = {r["key"]: r for r in one["options"]}
     assert rows["viewing"]["value"] == "off" and rows["viewing"]["default"] == "on"

@@ -35,11 +35,13 @@ def test_a_tiny_run_resumes_and_exports_a_detector_with_embeddings(tmp_path):
     kw = {"lodo_set": "hwatu-commons", "workers": 0, "threads": 1, "log": lambda m: None}
     ck = train_lodo(str(DEFAULT_ART_DIR), tmp_path, cfg, **kw)
     first = torch.load(tmp_path / "lodo_ckpt.pt", weights_only=False)
-    assert first["step"] == 2 and first["scenes"] > 0
+    assert first["step"] == 2 and first["history"][-1]["scenes"] > 0
+    assert set(first) == {"nets", "opt", "step", "elapsed", "rng", "history", "config"}
     more = LodoConfig(**{**cfg.__dict__, "steps": 3})
     train_lodo(str(DEFAULT_ART_DIR), tmp_path, more, **kw)
     again = torch.load(tmp_path / "lodo_ckpt.pt", weights_only=False)
-    assert again["step"] == 3 and again["scenes"] > first["scenes"]
+    assert again["step"] == 3
+    assert again["history"][-1]["scenes"] > first["history"][-1]["scenes"]  # unseen scenes
     loc = export_lodo(ck, SHIPPED, tmp_path / "model", str(DEFAULT_ART_DIR))
     det = Detector(loc)
     assert det.has_embedding

@@ -6,7 +6,7 @@ from scorer.errors import InputError
 from scorer.rules import GAMES, get_ruleset, list_presets, parse_set_args
 
 PRESET_NAMES = ["sakura", "sakura-victories", "koikoi", "koikoi-modern", "koikoi-classic",
-                "hanaawase", "hanaawase-zero-sum"]
+                "hanaawase", "hanaawase-zero-sum", "gostop", "matgo"]
 
 
 def test_every_preset_of_rules_6_1():

@@ -8,7 +8,7 @@ from scorer.rules import (GAMES, RoundInput, find_yaku, get_game, get_ruleset,
                           koikoi_multiplier, score_round)
 from scorer.rules.yaku import Yaku
 
-PRESET_OF = {"sakura": "sakura", "koikoi": "koikoi", "hanaawase": "hanaawase"}
+PRESET_OF = {name: game.presets[0].name for name, game in GAMES.items()}
 # Settings under which each yaku can be formed on its own.
 ENABLE = {("koikoi", "tsukifuda"): {"tsukifuda": "true"}}
 CONTEXT = {("koikoi", "tsukifuda"): {"month": 3}}

@@ -9,6 +9,8 @@ recipe file (``training/recipe.toml``; ``training/recipe.py`` describes its tabl
     python -m training rounds     # the classifier rounds on the exported boxes' crops
     python -m training realistic  # all networks together on realistic scenes (GPU if any)
     python -m training lodo       # a leave-one-deck-out classifier beside them
+    python -m training lite-loc   # the localiser on ImageNet features, as a candidate
+    python -m training shift      # the domain-shift slice (never trained or tuned on)
     python -m training tune       # detection thresholds on realistic validation scenes
     python -m training evaluate   # realistic test slices, leave-one-deck-out, old test
     python -m training ceiling    # reads on true outlines vs the detector's boxes (val)
@@ -33,7 +35,6 @@ import numpy as np
 from training import DEFAULT_ART_DIR, REPO_ROOT
 from training.recipe import DEFAULT_RECIPE, Recipe, RecipeError, load_recipe
 
-LARGE_BOX = 0.4  # boxes this share of the frame's height tall or more are close-ups
 COMMANDS = {
     "all": "every stage in order, then tune and evaluate",
     "cache": "render and cache the random scenes of the first stages",
@@ -43,6 +44,10 @@ COMMANDS = {
     "rounds": "the classifier rounds on crops the exported localiser cuts, then export",
     "realistic": "all three networks together on streamed realistic scenes, then export",
     "lodo": "a leave-one-deck-out classifier beside the shipped localiser, then export",
+    "lite-loc": "the localiser on ImageNet features (streamed scenes), exported as a "
+                "candidate beside the shipped classifier and refiner, then tuned",
+    "shift": "the domain-shift slice: held-out art, real photographs as tables, another "
+             "camera and light",
     "tune": "choose the detection thresholds on realistic validation scenes",
     "evaluate": "the realistic test's slices, leave-one-deck-out and the old test",
     "ceiling": "validation reads on true outlines beside the detector's (what boxes cost)",
@@ -74,6 +79,15 @@ def _parser() -> argparse.ArgumentParser:
         if name in ("all", "evaluate"):
             sp.add_argument("--no-lodo", action="store_true",
                             help="skip the leave-one-deck-out evaluation")
+        if name == "lite-loc":
+            sp.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto",
+                            help="where it trains (auto: a GPU if any)")
+        if name in ("shift", "evaluate", "tune"):
+            sp.add_argument("--model", default=None,
+                            help="the localiser ONNX file to measure (default: the shipped one)")
+            sp.add_argument("--tag", default=None,
+                            help="a label for the figures' file names (default: the model's "
+                                 "folder name)")
     return p
 
 
@@ -101,6 +115,7 @@ class Pipeline:
         self.base = self.run / "base-model" / f"{a.name}-localiser.onnx"
         self.shipped = self.models / f"{a.name}-localiser.onnx"
         self.lodo = self.run / "lodo-model" / f"{a.name}-lodo-localiser.onnx"
+        self.candidate = self.run / "lite-loc-model" / f"{a.name}-localiser.onnx"
         self._base_data = None  # the first stage's cache, loaded once for every stage
 
     # ------------------------------------------------------------ data
@@ -289,8 +304,41 @@ class Pipeline:
         self.log(f"exported {loc}")
         return loc
 
+    # ------------------------------------------------------------ lite localiser
+    def lite_loc(self, device: str = "auto") -> Path:
+        """The localiser on ImageNet features, trained on streamed scenes (never the
+        held-out deck), exported beside the shipped classifier and refiner, then tuned."""
+        from training.lite_loc import export_lite_loc, train_lite_loc
+        if not self.shipped.is_file():
+            raise RecipeError(f"no shipped model at {self.shipped} (its classifier and "
+                              f"refiner go with the new localiser)")
+        ck = train_lite_loc(self.a.art_dir, self.run / "lite_loc", self.r.lite_localiser,
+                            exclude_sets=(self.r.lodo_set,), log=self.log, device=device,
+                            workers=self.a.workers, seed=self.r.seed)
+        loc = export_lite_loc(ck, self.shipped, self.candidate.parent, self.a.name)
+        self.log(f"exported {loc}")
+        self.tune(loc, tag="lite-loc")
+        return loc
+
+    def shift(self, loc_path: Path, tag: str) -> dict:
+        """The domain-shift slice's figures for the localiser ``loc_path``."""
+        from scorer.vision import Detector
+        from training.shift import SHIFT_KINDS, shift_scene
+        from training.slices import evaluate_realistic
+        res = evaluate_realistic(Detector(loc_path, threads=self.a.threads), self.a.art_dir,
+                                 "shift_test", self.r.shift.per_kind, kinds=SHIFT_KINDS,
+                                 out_dir=self.models / "eval", tag=f"shift-test-{tag}",
+                                 scene=shift_scene)
+        self.log(f"shift slice {tag}: {json.dumps(res['realistic_framing'])}")
+        return res
+
+    def _model_arg(self) -> tuple[Path, str]:
+        """The ``--model`` file (default: the shipped one) and its label."""
+        path = Path(self.a.model) if getattr(self.a, "model", None) else self.shipped
+        return path, self.a.tag or ("shipped" if path == self.shipped else path.parent.name)
+
     # ------------------------------------------------------------ tune / evaluate
-    def tune(self, loc_path: Path, sets=None) -> dict:
+    def tune(self, loc_path: Path, sets=None, tag: str | None = None) -> dict:
         """Thresholds with the best realistic-framing F1 on validation scenes."""
         from scorer.vision import Detector
         from training.export import set_config
@@ -300,38 +348,47 @@ class Pipeline:
         scenes = realistic_candidates(det, self.a.art_dir, "val", t.per_kind, sets=sets,
                                       loc_threshold=min(t.loc_grid))
         grid = []
-        for ov, lt, ct, large in itertools.product((None, 0.5), t.loc_grid, t.cls_grid,
-                                                   (None, 0.1)):
+        for ov, lt, ct, large in itertools.product([v or None for v in t.overlap_grid],
+                                                   t.loc_grid, t.cls_grid,
+                                                   [v or None for v in t.large_grid]):
             r = score_selection(scenes, lambda c, lt=lt, ct=ct, ov=ov, large=large:
-                                pick(c, lt, ct, ov, large, LARGE_BOX))
+                                pick(c, lt, ct, ov, large, t.large_box))
             grid.append({"loc_threshold": lt, "cls_threshold": ct, "overlap_iou": ov,
                          "large_threshold": large, **r["equiv"],
                          "images_all_correct": r["images_all_correct"]})
         best = max(grid, key=lambda g: (g["f1"], g["images_all_correct"], -g["loc_threshold"]))
         out = self.models / "eval"
         out.mkdir(parents=True, exist_ok=True)
-        (out / f"tune-val-{loc_path.stem}.json").write_text(
+        (out / f"tune-val-{tag or loc_path.stem}.json").write_text(
             json.dumps({"best": best, "grid": grid}, indent=2) + "\n")
         large = best["large_threshold"]
         cfg = set_config(loc_path, {"loc_threshold": best["loc_threshold"],
                                     "cls_threshold": best["cls_threshold"],
                                     "overlap_iou": best["overlap_iou"],
                                     "large_threshold": best["loc_threshold"] if large is None
-                                    else large, "large_box": LARGE_BOX})
+                                    else large, "large_box": t.large_box})
         self.log(f"tuned on realistic validation scenes: {json.dumps(best)}; "
                  f"config {json.dumps(cfg)}")
         return best
 
-    def evaluate(self, lodo: bool = True) -> dict:
+    def evaluate(self, lodo: bool = True, loc_path: Path | None = None,
+                 tag: str = "shipped") -> dict:
+        """The realistic test and the domain-shift slice (with ``lodo``, the held-out deck
+        and the old random test too) for ``loc_path`` (default: the shipped model)."""
         from scorer.vision import Detector
         from training.evaluate import evaluate
         from training.slices import evaluate_realistic
         e = self.r.evaluate
         out = self.models / "eval"
-        det = Detector(self.shipped, threads=self.a.threads)
+        loc_path = loc_path or self.shipped
+        det = Detector(loc_path, threads=self.a.threads)
+        suffix = "" if tag == "shipped" else f"-{tag}"
         res = {"realistic": evaluate_realistic(det, self.a.art_dir, "test",
                                                e.realistic_per_kind, out_dir=out,
-                                               tag="realistic-test")}
+                                               tag=f"realistic-test{suffix}"),
+               "shift": self.shift(loc_path, tag)}
+        if tag != "shipped":  # a candidate: the shipped model's other figures stand
+            return res
         held = [self.r.lodo_set]
         if lodo and self.lodo.is_file():
             res["lodo"] = evaluate_realistic(Detector(self.lodo, threads=self.a.threads),
@@ -375,10 +432,15 @@ class Pipeline:
             self.realistic(a.device)
         elif cmd == "lodo":
             self.tune(self.train_lodo(), sets=self._not_held_out())
+        elif cmd == "lite-loc":
+            self.lite_loc(a.device)
+        elif cmd == "shift":
+            self.shift(*self._model_arg())
         elif cmd == "tune":
-            self.tune(self.shipped)
+            path, tag = self._model_arg()
+            self.tune(path, tag=None if path == self.shipped else tag)
         elif cmd == "evaluate":
-            self.evaluate(not a.no_lodo)
+            self.evaluate(not a.no_lodo, *self._model_arg())
         elif cmd == "ceiling":
             self.ceiling()
         elif cmd == "all":
@@ -390,6 +452,7 @@ class Pipeline:
             self.export_base(self.rounds())
             self.tune(self.realistic(a.device))
             self.tune(self.train_lodo(), sets=self._not_held_out())
+            self.lite_loc(a.device)
             self.evaluate(not a.no_lodo)
 
     def _not_held_out(self) -> list[str]:

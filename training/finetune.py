@@ -6,16 +6,14 @@ side by side on the same scenes (``training.stream``), rendered in worker proces
 The localiser and refiner never see the held-out deck (``lodo_set``), so they serve the
 leave-one-deck-out classifier (``training.lodo``) too.
 
-Training runs for a time budget (the learning rates follow a cosine over it), on a GPU
-when there is one. It checkpoints every minute and resumes from its checkpoint.
+Training runs for a number of steps or a time budget (``training.engine``: the learning
+rates follow a cosine over it), on a GPU when there is one. It checkpoints every minute
+and resumes from its checkpoint.
 """
 
 from __future__ import annotations
 
 import collections
-import json
-import math
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -23,6 +21,7 @@ import torch
 import torch.nn.functional as F
 from torch.utils.data import DataLoader
 
+from training.engine import Schedule, last_record, train_loop
 from training.models import DELTA_SCALE, LocNet, RefNet, build_classifier
 from training.onnx_weights import freeze_bn, load_from_onnx
 from training.scenes import ART_SETS
@@ -148,8 +147,10 @@ def _losses(nets: Nets, b: dict, device, gen, lodo_idx: int, crop=(0, 0)) -> dic
 def finetune(loc_path: Path, out_dir: Path, art_dir: str, cfg: FinetuneConfig,
              log=print, device: str = "auto") -> dict:
     """Train for ``cfg.steps`` steps, or else for ``cfg.minutes`` (counting earlier runs
-    resumed from ``out_dir``); writes ``finetuned.pt`` (the networks' state dicts) and
-    returns the history. ``device``: "auto" (a GPU if there is one), "cpu" or "cuda"."""
+    resumed from ``out_dir``), with the training engine. Its checkpoint,
+    ``finetuned.pt``, is what ``training.ship`` exports (the networks are under
+    ``nets``; ``config`` names the classifier's architecture). Returns the history.
+    ``device``: "auto" (a GPU if there is one), "cpu" or "cuda"."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     if device == "auto":
@@ -159,25 +160,8 @@ def finetune(loc_path: Path, out_dir: Path, art_dir: str, cfg: FinetuneConfig,
     # batches of crops vary in size every step: benchmarking each new shape costs seconds
     torch.backends.cudnn.benchmark = False
     nets = Nets(Path(loc_path), cfg, device)
-    ck_path = out_dir / "finetune_ckpt.pt"
-    step, elapsed, seen, hist = 0, 0.0, 0, []
-    if ck_path.is_file():
-        ck = torch.load(ck_path, map_location=device, weights_only=False)
-        nets.load(ck["nets"])
-        nets.opt.load_state_dict(ck["opt"])
-        step, elapsed, seen, hist = ck["step"], ck["elapsed"], ck["seen"], ck["hist"]
-        log(f"resumed at step {step}, {elapsed / 60:.1f} min, {seen} scenes")
-    budget = cfg.minutes * 60
-
-    def progress() -> float:
-        """How far along the schedule: by steps, or else by the clock."""
-        if cfg.steps:
-            return min(step / cfg.steps, 1.0)
-        return min((time.time() - t0) / budget, 1.0)
-
-    if (cfg.steps and step >= cfg.steps) or (not cfg.steps and elapsed >= budget):
-        log("finished already")
-        return {"hist": hist}
+    ckpt = out_dir / "finetuned.pt"
+    seen = int(last_record(ckpt, "scenes"))  # a resumed run goes on with unseen scenes
     scfg = StreamConfig(art_dir=str(art_dir))
     loader = DataLoader(SceneStream(scfg, start=seen), batch_size=cfg.batch,
                         num_workers=cfg.workers, collate_fn=collate,
@@ -188,61 +172,29 @@ def finetune(loc_path: Path, out_dir: Path, art_dir: str, cfg: FinetuneConfig,
                         # OpenCV, a test's server), a worker can hang for ever
                         multiprocessing_context="spawn" if cfg.workers else None)
     gen = torch.Generator(device=device)
-    gen.manual_seed(cfg.seed + step)
+    gen.manual_seed(cfg.seed + seen)
     lodo_idx = ART_SETS.index(cfg.lodo_set)
-    recent: collections.deque = collections.deque(maxlen=16)
+    read = {"scenes": seen}
+
+    def batches():
+        """Each fresh batch once, then ``replay`` - 1 recently seen ones."""
+        recent: collections.deque = collections.deque(maxlen=16)
+        for fresh in loader:
+            recent.append({k: v.to(device, non_blocking=True) for k, v in fresh.items()})
+            read["scenes"] += len(fresh["img"])
+            yield recent[-1]
+            for _ in range(cfg.replay - 1):
+                yield recent[int(torch.randint(len(recent), (1,)))]
+
     nets.train()
-    t0 = time.time() - elapsed
-    last_ck = time.time()
-    sums: dict = collections.defaultdict(float)
-    n_sum = 0
-    for fresh in loader:
-        recent.append({k: v.to(device, non_blocking=True) for k, v in fresh.items()})
-        seen += len(fresh["img"])
-        for r in range(cfg.replay):
-            b = recent[-1] if r == 0 else recent[int(torch.randint(len(recent), (1,)))]
-            frac = progress()
-            for g in nets.opt.param_groups:
-                warm = min(1.0, (step + 1) / 100)
-                g["lr"] = g["base_lr"] * warm * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * frac)))
-            losses = _losses(nets, b, device, gen, lodo_idx, (cfg.loc_crop_w, cfg.loc_crop_h))
-            total = sum(losses.values())
-            nets.opt.zero_grad(set_to_none=True)
-            total.backward()
-            for m in nets.all.values():
-                torch.nn.utils.clip_grad_norm_(m.parameters(), 10.0)
-            nets.opt.step()
-            step += 1
-            for k, v in losses.items():
-                sums[k] += float(v.detach())
-            n_sum += 1
-        done = progress() >= 1.0
-        if done or time.time() - last_ck >= 60:
-            rec = {"step": step, "scenes": seen, "minutes": round((time.time() - t0) / 60, 2),
-                   **{k: round(v / max(n_sum, 1), 4) for k, v in sums.items()}}
-            hist.append(rec)
-            log(json.dumps(rec))
-            sums.clear()
-            n_sum = 0
-            tmp = ck_path.with_suffix(".tmp")
-            torch.save({"nets": nets.state(), "opt": nets.opt.state_dict(), "step": step,
-                        "elapsed": time.time() - t0, "seen": seen, "hist": hist,
-                        "config": asdict(cfg)}, tmp)
-            tmp.replace(ck_path)
-            _save_nets(nets, hist, cfg, out_dir / "finetuned.pt")
-            last_ck = time.time()
-        if done:
-            break
-    _save_nets(nets, hist, cfg, out_dir / "finetuned.pt")
-    return {"hist": hist}
-
-
-def _save_nets(nets: Nets, hist: list, cfg: FinetuneConfig, path: Path) -> None:
-    """The networks alone (no optimiser): what ``training.ship`` exports."""
-    state = {k: {n: t.detach().cpu() for n, t in sd.items()} for k, sd in nets.state().items()}
-    tmp = path.with_suffix(".tmp")
-    torch.save({"nets": state, "hist": hist, "config": asdict(cfg), "cls_arch": nets.arch}, tmp)
-    tmp.replace(path)
+    schedule = Schedule(steps=cfg.steps, minutes=0.0 if cfg.steps else cfg.minutes,
+                        warmup=100, floor=0.05)
+    st = train_loop(nets.all, nets.opt, batches(),
+                    lambda b: _losses(nets, b, device, gen, lodo_idx,
+                                      (cfg.loc_crop_w, cfg.loc_crop_h)),
+                    schedule, ckpt, {**asdict(cfg), "cls_arch": nets.arch}, log=log,
+                    desc="realistic stage", record=lambda: dict(read))
+    return {"hist": st.history}
 
 
 def main(argv=None) -> int:

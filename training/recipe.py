@@ -97,6 +97,29 @@ class LodoConfig:
     lr: float = 1.5e-3
     cls_per_scene: int = 24
     arch: str = "lite0-b8f-x3"
+    warmup: int = 100
+    floor: float = 0.03  # the cosine's last learning rate, as a share of ``lr``
+
+
+@dataclass(frozen=True)
+class LiteLocConfig:
+    """The localiser on ImageNet features (``training.lite_loc``), on streamed scenes."""
+    steps: int = 0  # a fixed number of steps (reproducible); 0: train for ``minutes``
+    minutes: float = 60.0
+    batch: int = 8
+    replay: int = 2  # steps per fresh batch (the frozen features are computed once)
+    window: tuple[int, int] = (480, 352)  # random windows of the 640x480 input (x16)
+    lr: float = 2e-3
+    warmup: int = 100
+    floor: float = 0.05  # the cosine's last learning rate, as a share of ``lr``
+    angle_weight: float = 2.0
+    realistic_share: float = 0.7
+
+
+@dataclass(frozen=True)
+class ShiftConfig:
+    """The domain-shift slice (``training.shift``): never trained or tuned on."""
+    per_kind: int = 100
 
 
 @dataclass(frozen=True)
@@ -104,6 +127,10 @@ class TuneConfig:
     per_kind: int = 60
     loc_grid: tuple[float, ...] = (0.1, 0.15, 0.2, 0.25, 0.3)
     cls_grid: tuple[float, ...] = (0.3, 0.4, 0.5, 0.6, 0.7)
+    large_box: float = 0.4  # boxes this share of the frame's height or more are close-ups
+    large_grid: tuple[float, ...] = (0.0, 0.1)  # their own threshold (0: the same as others)
+    overlap_grid: tuple[float, ...] = (0.0, 0.5)  # one box per physical card above this
+    # IoU (0: off)
 
 
 @dataclass(frozen=True)
@@ -126,6 +153,8 @@ class Recipe:
     export: ExportConfig = field(default_factory=ExportConfig)
     realistic: RealisticConfig = field(default_factory=RealisticConfig)
     lodo: LodoConfig = field(default_factory=LodoConfig)
+    lite_localiser: LiteLocConfig = field(default_factory=LiteLocConfig)
+    shift: ShiftConfig = field(default_factory=ShiftConfig)
     tune: TuneConfig = field(default_factory=TuneConfig)
     evaluate: EvaluateConfig = field(default_factory=EvaluateConfig)
 
@@ -180,11 +209,18 @@ def parse_recipe(data: dict) -> Recipe:
     if len(set(names)) != len(names):
         raise RecipeError(f"stage names must differ: {names}")
     parts = {"classifier": ClassifierConfig, "refiner": RefinerConfig, "export": ExportConfig,
-             "realistic": RealisticConfig, "lodo": LodoConfig, "tune": TuneConfig, "evaluate": EvaluateConfig}
+             "realistic": RealisticConfig, "lodo": LodoConfig, "lite_localiser": LiteLocConfig,
+             "shift": ShiftConfig,
+             "tune": TuneConfig, "evaluate": EvaluateConfig}
     kw = {k: _record(cls, data.pop(k, {}), k) for k, cls in parts.items()}
     if rounds and any(r.grow for r in rounds) and not kw["classifier"].arch.startswith("lite0-b"):
         raise RecipeError("classifier_round.grow needs a truncated EfficientNet-Lite0 "
                           f"classifier (lite0-bN), not {kw['classifier'].arch}")
+    win = kw["lite_localiser"].window
+    if not (len(win) == 2 and all(isinstance(v, int) and 32 <= v and v % 16 == 0 for v in win)
+            and win[0] <= 640 and win[1] <= 480):
+        raise RecipeError(f"lite_localiser.window must be [width, height], multiples of 16 "
+                          f"within 640x480: {list(win)}")
     if not 0 < kw["export"].tta_below <= 1:
         raise RecipeError(f"export.tta_below must be in (0, 1]: {kw['export'].tta_below}")
     top = _record(Recipe, {k: v for k, v in data.items()}, "recipe")

@@ -16,14 +16,14 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.nn.functional as F
-from tqdm import tqdm
 
 from scorer.vision.geometry import (REF_H, REF_W, apply_delta, box_delta, context_crop,
                                     quad_iou, quad_to_rect, rect_to_quad)
 from training.data import CHUNK, MIN_CROP_VIS, run_chunks, weights_digest
 from training.models import DELTA_SCALE, RefNet
 from training.scenes import ART_SETS, SEED_RANGES, get_library, random_scene
-from training.train import Checkpointer, _lr_at, crops_to_tensor, jitter_colour, seed_all
+from training.engine import Schedule, checkpoint_step, train_loop
+from training.train import crops_to_tensor, jitter_colour, seed_all
 
 REFCROP_OFFSET = 70_000  # within each split's seed range, past the classifier's crops
 MATCH_IOU = 0.3
@@ -145,31 +145,30 @@ def train_refiner(data: dict, val: dict, out_dir: Path, steps: int = 5000, batch
     out_dir.mkdir(parents=True, exist_ok=True)
     model = RefNet()
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
-    ck = Checkpointer(out_dir / "ref_ckpt.pt")
-    step, _ = ck.load(model, opt)
-    rng = np.random.default_rng(seed + step)
-    scale = torch.tensor(DELTA_SCALE)
-    target = torch.from_numpy(data["delta"]) / scale
+    ckpt = out_dir / "ref_ckpt.pt"
+    rng = np.random.default_rng(seed + checkpoint_step(ckpt))
+    target = torch.from_numpy(data["delta"]) / torch.tensor(DELTA_SCALE)
+
+    def batches():
+        while True:
+            idx = rng.integers(0, len(target), batch)
+            yield augment_refiner(crops_to_tensor(data["crops"][idx]), target[idx], rng)
+
+    def losses(b) -> dict:
+        x, y = b
+        return {"loss": F.smooth_l1_loss(model(x), y.clamp(-6, 6))}
+
+    def validation() -> dict:
+        if val is None or not len(val["crops"]):
+            return {}
+        err = refiner_error(model, val)
+        return {f"val_abs_error_{when}": {k: round(v, 4) for k, v in err[when].items()}
+                for when in ("before", "after")}
+
     model.train()
-    bar = tqdm(range(step, steps), initial=step, total=steps, desc="refiner", unit="step",
-               mininterval=5)
-    for step in bar:
-        for g in opt.param_groups:
-            g["lr"] = _lr_at(step, steps, lr)
-        idx = rng.integers(0, len(target), batch)
-        x, y = augment_refiner(crops_to_tensor(data["crops"][idx]), target[idx], rng)
-        loss = F.smooth_l1_loss(model(x), y.clamp(-6, 6))
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        if step % 50 == 0:
-            bar.set_postfix(loss=f"{loss.item():.3f}")
-        if (step + 1) % 1000 == 0 or step + 1 == steps:
-            ck.save(model, opt, step + 1)
-            if val is not None and len(val["crops"]):
-                err = refiner_error(model, val)
-                log(f"refiner step {step + 1}: val |error| before "
-                    f"{ {k: round(v, 4) for k, v in err['before'].items()} } after "
-                    f"{ {k: round(v, 4) for k, v in err['after'].items()} }")
+    train_loop({"ref": model}, opt, batches(), losses,
+               Schedule(steps=steps, warmup=100, floor=0.02), ckpt,
+               {"steps": steps, "batch": batch, "lr": lr, "seed": seed}, log=log,
+               every_s=math.inf, every_steps=1000, desc="refiner", record=validation)
     torch.save(model.state_dict(), out_dir / "refiner.pt")
     return out_dir / "refiner.pt"

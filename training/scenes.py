@@ -39,6 +39,7 @@ SEED_RANGES = {
     "val": (1_000_000, 1_100_000),
     "test": (2_000_000, 2_100_000),
     "lodo_test": (3_000_000, 3_100_000),
+    "shift_test": (4_000_000, 4_100_000),  # the domain-shift slice (training.shift)
 }
 
 

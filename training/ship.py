@@ -50,7 +50,8 @@ def export_finetuned(ft_path: Path, base_loc: Path, out_dir: Path, name: str, ar
     with tempfile.TemporaryDirectory() as tmp:
         loc_ck, cls_ck, ref_ck = (Path(tmp) / f for f in ("loc.pt", "cls.pt", "ref.pt"))
         torch.save({"model": nets["loc"]}, loc_ck)
-        arch = ck.get("cls_arch", base_cfg.get("classifier_arch", "lite0-b8f-x3"))
+        arch = ck.get("config", {}).get("cls_arch") or base_cfg.get("classifier_arch",
+                                                                    "lite0-b8f-x3")
         torch.save({"model": nets[classifier], "arch": arch}, cls_ck)
         torch.save(nets["ref"], ref_ck)
         loc_path, cls_path = export_models(loc_ck, cls_ck, out_dir, name, loc_size=(640, 480),

@@ -79,9 +79,11 @@ def _true_outline_reads(detector, img, cards) -> list[int]:
 
 def evaluate_realistic(detector, art_dir=None, split: str = "test", per_kind: int = 120,
                        sets=None, kinds=KINDS, out_dir: Path | None = None,
-                       tag: str = "realistic-test", profile=None) -> dict:
+                       tag: str = "realistic-test", profile=None,
+                       scene=realistic_scene) -> dict:
     """Realistic framing and its slices for ``per_kind`` scenes of each kind (read with
-    ``profile``, a deck profile, when given)."""
+    ``profile``, a deck profile, when given). ``scene(lib, seed, kind, sets)`` renders
+    them: the realistic scenes, or the domain-shift slice's (``training.shift``)."""
     lib = get_library(art_dir)
     start = SEED_RANGES[split][0]
     overall = _Tally()
@@ -94,7 +96,7 @@ def evaluate_realistic(detector, art_dir=None, split: str = "test", per_kind: in
     ms = []
     for kind in kinds:
         for k in tqdm(range(per_kind), desc=f"{tag} {kind}", unit="scene", mininterval=5):
-            img, cards, info = realistic_scene(lib, realistic_seed(start, kind, k), kind, sets)
+            img, cards, info = scene(lib, realistic_seed(start, kind, k), kind, sets)
             det = detector.detect(img, profile=profile)
             ms.append(det.timings["infer"])
             s = min(detector.in_w / img.shape[1], detector.in_h / img.shape[0])

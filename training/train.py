@@ -1,19 +1,18 @@
-"""Training loops for the localiser and the crop classifier (CPU, resumable)."""
+"""The localiser and crop classifier trainers on cached scenes (on the training engine,
+resumable), their targets, augmentations and losses."""
 
 from __future__ import annotations
 
-import json
 import math
 import random
-import time
 from pathlib import Path
 
 import numpy as np
 import torch
 import torch.nn.functional as F
-from tqdm import tqdm
 
 from scorer.cards import DECK
+from training.engine import Schedule, checkpoint_step, train_loop
 from training.models import build_classifier, build_localiser
 from training.scenes import ART_SETS
 
@@ -27,13 +26,6 @@ def seed_all(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def _lr_at(step, total, base, warmup=100):
-    if step < warmup:
-        return base * (step + 1) / warmup
-    p = (step - warmup) / max(total - warmup, 1)
-    return base * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * min(p, 1.0))))
-
-
 def finished(out_dir: Path, steps: int) -> bool:
     """Whether a training run in ``out_dir`` has reached ``steps`` and saved its model."""
     out_dir = Path(out_dir)
@@ -42,30 +34,6 @@ def finished(out_dir: Path, steps: int) -> bool:
         return False
     return torch.load(ckpt, map_location="cpu", weights_only=False)["step"] >= steps
 
-
-class Checkpointer:
-    def __init__(self, path: Path):
-        self.path = Path(path)
-
-    def load(self, model, opt):
-        if not self.path.exists():
-            return 0, {}
-        ck = torch.load(self.path, map_location="cpu", weights_only=False)
-        model.load_state_dict(ck["model"])
-        opt.load_state_dict(ck["opt"])
-        torch.set_rng_state(ck["torch_rng"])
-        np.random.set_state(ck["np_rng"])
-        return ck["step"], ck.get("extra", {})
-
-    def save(self, model, opt, step, extra=None):
-        tmp = self.path.with_suffix(".tmp")
-        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step,
-                    "torch_rng": torch.get_rng_state(), "np_rng": np.random.get_state(),
-                    "extra": extra or {}}, tmp)
-        tmp.replace(self.path)
-
-
-# ------------------------------------------------------------------- classifier
 
 def jitter_colour(x: torch.Tensor, rng: np.random.Generator, contrast: tuple[float, float],
                   brightness: float) -> torch.Tensor:
@@ -170,45 +138,40 @@ def train_classifier(data: dict, val: dict, out_dir: Path, arch: str = "small",
         model.load_state_dict(state)
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr,
                             weight_decay=0.02)
-    ck = Checkpointer(out_dir / "cls_ckpt.pt")
-    start, extra = ck.load(model, opt)
-    rng = np.random.default_rng(seed + start)
+    ckpt = out_dir / "cls_ckpt.pt"
+    rng = np.random.default_rng(seed + checkpoint_step(ckpt))
     vsets = {"all": np.ones(len(val["crop_label"]), bool)}
     for s in ART_SETS:
         vsets[s] = val["crop_set"] == ART_SETS.index(s)
+
+    def batches():
+        while True:
+            idx = rng.choice(idx_all, batch - n_extra)
+            crops, labels = data["crops"][idx], data["crop_label"][idx]
+            if n_extra:
+                jdx = rng.choice(idx_extra, n_extra)
+                crops = np.concatenate([crops, extra_crops["crops"][jdx]])
+                labels = np.concatenate([labels, extra_crops["crop_label"][jdx]])
+            yield augment_crops(crops_to_tensor(crops), rng), \
+                torch.from_numpy(labels.astype(np.int64))
+
+    def losses(b) -> dict:
+        x, y = b
+        return {"loss": F.cross_entropy(model(x), y, label_smoothing=0.1)}
+
+    def validation() -> dict:
+        res = {k: eval_classifier(model, val["crops"][m], val["crop_label"][m])
+               for k, m in vsets.items()}
+        return {**{f"val_{k}_acc": round(v["acc"], 4) for k, v in res.items()},
+                **{f"val_{k}_acc_equiv": round(v["acc_equiv"], 4) for k, v in res.items()}}
+
     model.train()
-    t0 = time.time()
-    hist = extra.get("hist", [])
-    bar = tqdm(range(start, steps), initial=start, total=steps, desc=f"classifier {arch}",
-               unit="step", mininterval=5)
-    for step in bar:
-        for g in opt.param_groups:
-            g["lr"] = _lr_at(step, steps, lr)
-        idx = rng.choice(idx_all, batch - n_extra)
-        crops, labels = data["crops"][idx], data["crop_label"][idx]
-        if n_extra:
-            jdx = rng.choice(idx_extra, n_extra)
-            crops = np.concatenate([crops, extra_crops["crops"][jdx]])
-            labels = np.concatenate([labels, extra_crops["crop_label"][jdx]])
-        x = augment_crops(crops_to_tensor(crops), rng)
-        y = torch.from_numpy(labels.astype(np.int64))
-        loss = F.cross_entropy(model(x), y, label_smoothing=0.1)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        if step % 20 == 0:
-            bar.set_postfix(loss=f"{loss.item():.3f}")
-        if (step + 1) % eval_every == 0 or step + 1 == steps:
-            res = {k: eval_classifier(model, val["crops"][m], val["crop_label"][m])
-                   for k, m in vsets.items()}
-            rec = {"step": step + 1, "loss": float(loss.item()),
-                   "elapsed_s": round(time.time() - t0, 1),
-                   **{f"val_{k}_acc": round(v["acc"], 4) for k, v in res.items()},
-                   **{f"val_{k}_acc_equiv": round(v["acc_equiv"], 4) for k, v in res.items()}}
-            hist.append(rec)
-            log(json.dumps(rec))
-            ck.save(model, opt, step + 1, {"hist": hist, "arch": arch})
-    torch.save({"model": model.state_dict(), "arch": arch, "hist": hist},
+    st = train_loop({"cls": model}, opt, batches(), losses,
+                    Schedule(steps=steps, warmup=100, floor=0.02), ckpt,
+                    {"arch": arch, "steps": steps, "batch": batch, "lr": lr, "seed": seed},
+                    log=log, every_s=math.inf, every_steps=eval_every,
+                    desc=f"classifier {arch}", record=validation)
+    torch.save({"model": model.state_dict(), "arch": arch, "hist": st.history},
                out_dir / "classifier.pt")
     return out_dir / "classifier.pt"
 
@@ -385,43 +348,35 @@ def train_localiser(data: dict, val: dict, out_dir: Path, steps: int = 3000, bat
     if init is not None:
         model.load_state_dict(torch.load(init, map_location="cpu", weights_only=False)["model"])
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-3)
-    ck = Checkpointer(out_dir / "loc_ckpt.pt")
-    start, extra = ck.load(model, opt)
-    hist = extra.get("hist", [])
-    rng = np.random.default_rng(seed + start)
+    ckpt = out_dir / "loc_ckpt.pt"
+    schedule = Schedule(steps=steps, warmup=100, floor=0.02, restarts=tuple(cycles))
+    at = {"step": checkpoint_step(ckpt)}
+
+    def batches():
+        rng = np.random.default_rng(seed + at["step"])
+        while True:
+            if at["step"] in bounds:  # each cycle draws its own batches: resuming at a
+                rng = np.random.default_rng(seed + at["step"])  # boundary reproduces a run
+            idx = rng.choice(idx_all, batch)
+            imgs, c = data["loc_img"][idx], _batch_cards(data, idx)
+            if crop is not None:
+                imgs, c = random_crop_scenes(imgs, c, crop, rng)
+            x, c = augment_scenes(imgs, c, rng)
+            yield x, [torch.from_numpy(a) for a in loc_targets(c, batch, x.shape[2], x.shape[3])]
+            at["step"] += 1
+
+    def losses(b) -> dict:
+        x, t = b
+        # the first cycle from scratch weights the angle 1, later ones 2 (it under-learnt
+        # the card axis)
+        aw = 1.0 if schedule.cycle(at["step"]) == 0 and init is None else 2.0
+        return {"loss": loc_loss(model(x), *t, angle_weight=aw)[0]}
+
     model.train()
-    t0 = time.time()
-    bar = tqdm(range(start, steps), initial=start, total=steps, desc="localiser", unit="step",
-               mininterval=5)
-    for step in bar:
-        if step in bounds:  # each cycle draws its own batches: resuming at a boundary
-            rng = np.random.default_rng(seed + step)  # reproduces an uninterrupted run
-        k = max(i for i in range(len(bounds) - 1) if bounds[i] <= step)
-        c0, c1 = bounds[k], bounds[k + 1]
-        cur_lr = _lr_at(step - c0, c1 - c0, lr / 2 ** k, warmup=100 if k == 0 else 50)
-        aw = 1.0 if k == 0 and init is None else 2.0
-        for g in opt.param_groups:
-            g["lr"] = cur_lr
-        idx = rng.choice(idx_all, batch)
-        imgs, c = data["loc_img"][idx], _batch_cards(data, idx)
-        if crop is not None:
-            imgs, c = random_crop_scenes(imgs, c, crop, rng)
-        x, c = augment_scenes(imgs, c, rng)
-        t = [torch.from_numpy(a) for a in loc_targets(c, batch, x.shape[2], x.shape[3])]
-        loss, parts = loc_loss(model(x), *t, angle_weight=aw)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 10.0)
-        opt.step()
-        if step % 20 == 0:
-            bar.set_postfix(loss=f"{loss.item():.3f}", hm=f"{parts[0]:.3f}")
-        if (step + 1) % eval_every == 0 or step + 1 == steps:
-            rec = {"step": step + 1, "loss": round(loss.item(), 4),
-                   "parts": [round(p, 4) for p in parts],
-                   "val_loss": round(eval_localiser_loss(model, val, vidx), 4),
-                   "elapsed_s": round(time.time() - t0, 1)}
-            hist.append(rec)
-            log(json.dumps(rec))
-            ck.save(model, opt, step + 1, {"hist": hist})
-    torch.save({"model": model.state_dict(), "hist": hist}, out_dir / "localiser.pt")
+    st = train_loop({"loc": model}, opt, batches(), losses, schedule, ckpt,
+                    {"steps": steps, "batch": batch, "lr": lr, "cycles": list(cycles),
+                     "crop": list(crop) if crop else None, "seed": seed},
+                    log=log, every_s=math.inf, every_steps=eval_every, desc="localiser",
+                    record=lambda: {"val_loss": round(eval_localiser_loss(model, val, vidx), 4)})
+    torch.save({"model": model.state_dict(), "hist": st.history}, out_dir / "localiser.pt")
     return out_dir / "localiser.pt"

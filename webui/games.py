@@ -99,6 +99,7 @@ def view(session: GameSession, crops: bool = True) -> dict[str, Any]:
     out["finished"] = session.finished
     out["ruleset"] = session.ruleset.to_dict()
     out["context_fields"] = session.context_fields()
+    out["context_defaults"] = session.context_defaults(open_round) if open_round else {}
     out["open_round"] = open_round
     out["dealer"] = session.dealer(open_round) if open_round else None
     out["standings"] = session.standings().to_dict()

@@ -22,7 +22,8 @@ from typing import Any
 from scorer.errors import InputError
 from scorer.rules import GAMES
 
-METAVARS = {"player": "NAME", "month": "M", "codes": "CODE,CODE..."}
+METAVARS = {"player": "NAME", "players": "NAME,NAME...", "month": "M", "count": "N",
+            "codes": "CODE,CODE..."}
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ them (as python-chess lists its variants). Nothing here imports a game.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Protocol
+from typing import Any, Iterable, Mapping, Protocol, Sequence
 
 from scorer.rules.context import Context
 from scorer.rules.options import Alias, Option
@@ -29,6 +29,7 @@ class Preset:
     game: str
     description: str
     values: Mapping[str, Any] = field(default_factory=dict)
+    players: tuple[int, int] | None = None   # (min, max) where narrower than the game's
 
 
 class Game(Protocol):
@@ -74,6 +75,11 @@ class Game(Protocol):
     def total_text(self, summary: PileSummary) -> str:
         """One line that says what a pile's ``total`` is."""
 
+    def context_from_log(self, results: Sequence[RoundResult],
+                         rs: RuleSet) -> dict[str, Any]:
+        """Context values the next round takes from the rounds before it (a default
+        where the round does not give them), e.g. Go-Stop's nagari carry."""
+
 
 class BaseGame:
     """Defaults for the optional parts of ``Game``: no teams, no extra checks, won on
@@ -94,6 +100,10 @@ class BaseGame:
 
     def dealer_breaks_game_ties(self, rs: RuleSet) -> bool:
         return False
+
+    def context_from_log(self, results: Sequence[RoundResult],
+                         rs: RuleSet) -> dict[str, Any]:
+        return {}
 
     def total_text(self, summary: PileSummary) -> str:
         return (f"card points {summary.card_points} + yaku {summary.yaku_points} = "

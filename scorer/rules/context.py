@@ -17,7 +17,8 @@ from scorer.errors import InputError
 #: The most koi-koi calls one player can make in a round (one per turn, 8 turns).
 MAX_CALLS = 20
 
-FIELD_KINDS = ("player", "count_per_player", "choice_per_player", "month", "codes")
+FIELD_KINDS = ("player", "count_per_player", "choice_per_player", "month", "codes", "choice",
+               "count", "players")
 
 C = TypeVar("C", bound="Context")
 
@@ -28,7 +29,9 @@ class ContextField:
 
     ``player`` a player's name or nobody; ``count_per_player`` {player: integer
     ``minimum``..``maximum``}; ``choice_per_player`` {player: one of ``choices``};
-    ``month`` 1..12 or none; ``codes`` card codes.
+    ``month`` 1..12 or none; ``codes`` card codes; ``choice`` one of ``choices`` or none;
+    ``count`` one integer ``minimum``..``maximum`` (0 if not given); ``players`` player
+    names in an order (each once).
     """
 
     key: str
@@ -89,6 +92,25 @@ def _player(value: Any, key: str, players: Sequence[str] | None) -> str:
     if players is not None and name not in players:
         raise InputError(f"{key} {name!r} is not a player (players: {', '.join(players)})")
     return name
+
+
+def _choice(value: Any, spec: ContextField) -> str:
+    choice = str(value).strip().lower()
+    if choice not in spec.choices:
+        raise InputError(f"{spec.key}: unknown {choice[:40]!r} (allowed: "
+                         f"{', '.join(spec.choices)})")
+    return choice
+
+
+def _players(value: Any, key: str, players: Sequence[str] | None) -> tuple[str, ...]:
+    items = [v for v in value.split(",") if v.strip()] if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)):
+        raise InputError(f"{key} must be a list of player names, not {value!r}")
+    names = tuple(_player(v, key, players) for v in items)
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise InputError(f"{key} names {name!r} twice")
+    return names
 
 
 def _per_player(value: Any, spec: ContextField,
@@ -162,6 +184,13 @@ class Context:
             return None if empty else parse_int(value, spec.key, 1, 12)
         if spec.kind == "player":
             return None if empty else _player(value, spec.key, players)
+        if spec.kind == "choice":
+            return None if empty else _choice(value, spec)
+        if spec.kind == "count":
+            return 0 if empty else parse_int(value, spec.key, spec.minimum or 0,
+                                             spec.maximum or 0)
+        if spec.kind == "players":
+            return () if empty else _players(value, spec.key, players)
         per = {} if empty else _per_player(value, spec, players)
         if spec.kind == "count_per_player" and players is not None:
             per = {p: per.get(p, 0) for p in players}

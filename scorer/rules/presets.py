@@ -106,8 +106,9 @@ def get_ruleset(name: str | None = None, overrides: Mapping[str, Any] | None = N
     if overrides:
         _apply(game, values, overrides, "--set")
     changed = tuple(k for k in values if k not in base or values[k] != base[k])
+    low, high = preset.players or (game.min_players, game.max_players)
     return RuleSet(preset.name, preset.game, preset.description, FrozenOptions(values),
-                   changed, game.min_players, game.max_players)
+                   changed, low, high)
 
 
 def list_presets() -> list[RuleSet]:

@@ -44,6 +44,7 @@ class PileSummary:
     total: int = 0
     game: str = ""
     notes: tuple[str, ...] = ()
+    extra: Mapping[str, Any] = field(default_factory=dict)  # a game's own keys (counts)
 
     @property
     def yaku_points(self) -> int:
@@ -53,7 +54,7 @@ class PileSummary:
         return {"game": self.game, "card_points": self.card_points,
                 "yaku": [y.to_dict() for y in self.yaku],
                 "yaku_points": self.yaku_points, "total": self.total,
-                "notes": list(self.notes)}
+                "notes": list(self.notes), **self.extra}
 
 
 @dataclass

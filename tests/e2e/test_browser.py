@@ -15,9 +15,8 @@ from pathlib import Path
 import pytest
 
 from e2e_harness import (REPO, FlickerDetector, SceneDetector, ServerThread,
-                         chromium_args, find_chromium, missing_browser_message, render,
+                         chromium_args, find_chromium, render,
                          shipped_detector, write_y4m)
-from gate import in_ci
 from scorer.rules import RoundInput, get_ruleset, score_round
 from webui import create_app
 
@@ -72,17 +71,6 @@ def toast_takes_no_clicks(page) -> None:
     page.wait_for_selector("#toast:not([hidden])")
     assert page.evaluate("""() => { const t = document.getElementById('toast').getBoundingClientRect();
         return document.elementFromPoint(t.left + t.width / 2, t.top + t.height / 2)?.id !== 'toast'; }""")
-
-
-@pytest.fixture(scope="module")
-def playwright_sync():
-    if CHROMIUM is None:
-        if in_ci():
-            pytest.fail(missing_browser_message())
-        pytest.skip(missing_browser_message())
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        yield p
 
 
 def launch(p, y4m: Path):

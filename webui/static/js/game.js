@@ -364,8 +364,12 @@ function contextInput(f, player) {
   const data = { key: f.key, kind: f.kind, ...(player ? { player } : {}) };
   const choices = (values, none) => [el("option", { value: "", text: none }),
     ...values.map(([v, t]) => el("option", { value: v, text: t }))];
+  const given = (g.context_defaults || {})[f.key];
   if (f.kind === "player") return el("select", { id, dataset: data }, choices(g.players.map((p) => [p, p]), "nobody"));
   if (f.kind === "count_per_player") return el("input", { type: "number", min: f.minimum, max: f.maximum, value: 0, dataset: data });
+  if (f.kind === "count") return el("input", { id, type: "number", min: f.minimum, max: f.maximum, value: given ?? 0, dataset: data });
+  if (f.kind === "choice") return el("select", { id, dataset: data }, choices(f.choices.map((c) => [c, c]), "—"));
+  if (f.kind === "players") return el("input", { id, type: "text", maxlength: 200, placeholder: `e.g. ${g.players.slice(0, 2).join(", ")}`, dataset: data });
   if (f.kind === "choice_per_player") return el("select", { dataset: data }, choices(f.choices.map((c) => [c, c]), "—"));
   if (f.kind === "month") return el("select", { id, dataset: data },
     choices([...state.deck.months.values()].map((m) => [m.number, `${m.number} ${m.english}`]), "—"));
@@ -381,7 +385,7 @@ function renderContext() {
     const row = el("label", { title: f.help || "" }, `${f.label} `);
     if (perPlayer) for (const p of state.game.players) row.append(` ${p} `, contextInput(f, p));
     else row.append(contextInput(f));
-    (f.kind === "player" || f.kind === "count_per_player" ? box : more).append(row);
+    (["player", "choice", "count", "count_per_player"].includes(f.kind) ? box : more).append(row);
   }
   if (more.children.length > 1) box.append(more);
 }
@@ -395,6 +399,8 @@ function context() {
       if (kind === "count_per_player") out[key] = { ...(out[key] || {}), [player]: Number(value || 0) };
       else if (value) out[key] = { ...(out[key] || {}), [player]: value };
     } else if (kind === "month") { if (value) out[key] = Number(value); }
+    else if (kind === "count") out[key] = Number(value || 0);
+    else if (kind === "players") { const names = value.split(",").map((n) => n.trim()).filter(Boolean); if (names.length) out[key] = names; }
     else if (kind === "codes") { const codes = value.split(/[\s,]+/).filter(Boolean); if (codes.length) out[key] = codes; }
     else out[key] = value || null;
   }

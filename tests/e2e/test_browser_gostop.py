@@ -1,0 +1,69 @@
+"""End to end in headless Chromium: a 3-player Go-Stop game on the page, cards entered by
+hand, with a nagari, a go-bak and a pi-bak among its rounds; the round form comes from the
+game's context schema and carries the nagari from the log; standings and the CSV export."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import cv2
+
+from e2e_harness import ServerThread, write_y4m
+from gate import SCENE_JPEG
+from test_browser import launch, pick_several, save_pile, shown, wait_ready
+from tests.web_helpers import make_app
+
+TEN_PI = ["01-3", "01-4", "02-3", "02-4", "03-3", "03-4", "04-3", "04-4", "05-3", "05-4"]
+ROUNDS = [
+    ({"Ann": ["01-1", "03-1", "08-1"], "Bob": [], "Cy": []}, None, {}),            # nagari
+    ({"Ann": ["01-1", "03-1", "08-1"], "Bob": ["10-3"], "Cy": ["10-4"]}, "Ann",
+     {"Bob": 1}),                                                                     # go-bak
+    ({"Ann": ["06-3", "08-1"], "Bob": TEN_PI + ["12-2", "12-1"],
+      "Cy": ["07-3", "07-4", "08-3", "08-4", "09-3", "09-4"]}, "Bob", {}),            # pi-bak
+]
+SCORES = [{"Ann": 0, "Bob": 0, "Cy": 0}, {"Ann": 24, "Bob": -24, "Cy": 0},
+          {"Ann": -6, "Bob": 9, "Cy": -3}]
+
+
+def test_three_player_gostop_game_in_chromium(playwright_sync, tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    with ServerThread(app) as server:
+        # the cards are entered by hand: any camera picture does (a committed one, no art)
+        browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(server.url + "/")
+        wait_ready(page)
+        page.select_option("#preset", "gostop")
+        assert page.eval_on_selector_all("#player-count option", "els => els.map(e => e.value)") \
+            == ["3"]
+        for i, name in enumerate(("Ann", "Bob", "Cy"), start=1):
+            page.fill(f"input[name='player-{i}']", name)
+        page.fill("#rounds", "3")
+        page.click("#start-game")
+        page.wait_for_url(re.compile(r"/games/\d+$"))
+        wait_ready(page)
+        assert "camera does not read them" in page.text_content("#round-context")
+        for n, (piles, stopper, goes) in enumerate(ROUNDS, start=1):
+            page.wait_for_selector(f"#round-title:text('Round {n} of 3')")
+            assert page.input_value("#ctx-nagari") == ("1" if n == 2 else "0")
+            for owner, codes in piles.items():
+                if codes:
+                    page.click(f"article.pile[data-owner='{owner}'] button.add")
+                    pick_several(page, codes)
+                save_pile(page, owner)
+            if stopper:
+                page.select_option("#ctx-stopped_by", stopper)
+            for player, count in goes.items():
+                page.fill(f"[data-key='goes'][data-player='{player}']", str(count))
+            page.click("#confirm-round")
+            page.wait_for_selector(f"#history details.round[data-round='{n}']")
+        totals = {p: sum(s[p] for s in SCORES) for p in ("Ann", "Bob", "Cy")}
+        assert totals == {"Ann": 18, "Bob": -15, "Cy": -3}
+        for owner, total in totals.items():
+            assert page.text_content(f"#standings tr[data-owner='{owner}'] .total") == shown(total)
+        assert "Ann wins" in page.text_content("#winner-banner")
+        gid = page.url.rsplit("/", 1)[1]
+        csv_text = page.evaluate(f"fetch('/api/games/{gid}/export.csv').then(r => r.text())")
+        assert len(csv_text.strip().splitlines()) == 1 + 9
+        browser.close()

@@ -1,0 +1,93 @@
+"""The training engine: its schedule, its checkpoint format and resuming a run."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pytest
+import torch
+
+from training.engine import Schedule, load_checkpoint, train_loop
+
+
+def test_schedule_warms_up_then_follows_a_cosine_to_its_floor():
+    s = Schedule(steps=1000, warmup=100, floor=0.05)
+    assert s.factor(0, 0) == pytest.approx(0.01 * (0.05 + 0.95 * 1.0), rel=1e-3)
+    assert s.factor(99, 0) == pytest.approx(0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * 0.099)))
+    assert s.factor(500, 0) == pytest.approx(0.05 + 0.95 * 0.5, abs=1e-6)
+    assert s.factor(1000, 0) == pytest.approx(0.05)
+    assert s.factor(5000, 0) == pytest.approx(0.05)  # never below the floor
+
+
+def test_schedule_by_minutes_counts_elapsed_time():
+    s = Schedule(minutes=10, warmup=1, floor=0.0)
+    assert s.progress(10**6, 300) == pytest.approx(0.5)
+    assert s.factor(10**6, 600) == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize("kw", [{}, {"steps": 10, "minutes": 1.0}])
+def test_schedule_needs_exactly_one_length(kw):
+    with pytest.raises(ValueError):
+        Schedule(**kw)
+
+
+def _run(ckpt, steps: int, stop_after: int | None = None):
+    """A tiny regression trained by the engine; ``stop_after`` interrupts the run."""
+    torch.manual_seed(0)
+    net = torch.nn.Linear(3, 1)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    w = torch.tensor([[1.0, -2.0, 0.5]])
+
+    def batches():
+        for _ in itertools.count():
+            x = torch.randn(16, 3)  # drawn from the global RNG: resumed with the checkpoint
+            yield x, x @ w.T
+
+    def losses(b):
+        x, y = b
+        return {"mse": torch.nn.functional.mse_loss(net(x), y)}
+
+    data = batches()
+    if stop_after is not None:
+        data = itertools.islice(data, stop_after)
+    st = train_loop({"net": net}, opt, data, losses, Schedule(steps=steps, warmup=2), ckpt,
+                    {"what": "test"}, log=lambda m: None, every_s=0.0)
+    return net, st
+
+
+def test_an_interrupted_run_resumes_to_the_same_weights(tmp_path):
+    whole, st = _run(tmp_path / "a.pt", 12)
+    assert st.step == 12 and len(st.history) == 12
+    _run(tmp_path / "b.pt", 12, stop_after=5)  # interrupted after 5 steps
+    assert load_checkpoint(tmp_path / "b.pt")["step"] == 5
+    resumed, st2 = _run(tmp_path / "b.pt", 12)
+    assert st2.step == 12
+    assert torch.equal(whole.weight, resumed.weight) and torch.equal(whole.bias, resumed.bias)
+    assert whole.weight[0, 1] < -1.0  # it learned something
+
+
+def test_checkpoint_holds_everything_a_resume_needs(tmp_path):
+    _run(tmp_path / "c.pt", 3)
+    ck = load_checkpoint(tmp_path / "c.pt")
+    assert set(ck) == {"nets", "opt", "step", "elapsed", "rng", "history", "config"}
+    assert set(ck["rng"]) == {"torch", "numpy", "python"} and ck["config"] == {"what": "test"}
+    assert not list(tmp_path.glob("*.tmp"))  # written atomically, nothing left behind
+
+
+def test_a_finished_run_does_not_train_again(tmp_path):
+    _run(tmp_path / "d.pt", 4)
+    before = load_checkpoint(tmp_path / "d.pt")["nets"]["net"]["weight"].clone()
+    net, st = _run(tmp_path / "d.pt", 4)
+    assert st.step == 4 and torch.equal(net.weight, before)
+
+
+def test_warm_restarts_start_each_cycle_from_half_the_last_peak():
+    s = Schedule(steps=300, warmup=10, floor=0.0, restarts=(100, 200))
+    assert [s.cycle(t) for t in (0, 99, 100, 199, 200, 299)] == [0, 0, 1, 1, 2, 2]
+    assert s.factor(9, 0) == pytest.approx(1.0, abs=0.03)  # warm: the peak, barely decayed
+    assert s.factor(99, 0) < 0.01  # the end of a cycle
+    assert s.factor(104, 0) == pytest.approx(0.5, abs=0.01)  # warmed up again, half peak
+    assert s.factor(204, 0) == pytest.approx(0.25, abs=0.01)
+    with pytest.raises(ValueError):
+        Schedule(minutes=5, restarts=(10,))

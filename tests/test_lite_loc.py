@@ -1,0 +1,70 @@
+"""The localiser on ImageNet features and the domain-shift slice it is judged on."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from training.models import LiteLoc
+from training.recipe import RecipeError, load_recipe, parse_recipe
+from training.scenes import SEED_RANGES
+
+
+def test_lite_loc_keeps_the_detector_contract_and_its_frozen_imagenet_layers():
+    torch.manual_seed(0)
+    net = LiteLoc(pretrained=True)
+    out = net(torch.rand(1, 3, 480, 640) * 255)
+    assert out.shape == (1, 7, 120, 160)  # the 7 maps at stride 4 the detector reads
+    frozen = [p.clone() for p in list(net.stem.parameters()) + list(net.frozen.parameters())]
+    stats = net.frozen[0]._bn1.running_mean.clone()
+    trained = [p for p in net.parameters() if p.requires_grad]
+    assert trained and len(trained) < len(list(net.parameters()))
+    opt = torch.optim.SGD(trained, lr=0.1)
+    net.train()
+    net(torch.rand(2, 3, 96, 128) * 255).square().mean().backward()
+    opt.step()
+    after = list(net.stem.parameters()) + list(net.frozen.parameters())
+    assert all(torch.equal(a, b) for a, b in zip(frozen, after, strict=True))
+    assert torch.equal(net.frozen[0]._bn1.running_mean, stats)  # batch norms stay ImageNet's
+    # the head starts at the prior: no confident false peaks before training
+    assert torch.sigmoid(out[0, 0]).max() < 0.2
+
+
+def test_the_recipe_describes_the_lite_localiser_and_the_shift_slice():
+    r = load_recipe()
+    assert r.lite_localiser.window == (480, 352) and r.shift.per_kind > 0
+    with pytest.raises(RecipeError, match="window"):
+        parse_recipe({"localiser": [{"name": "a", "size": [320, 240], "steps": 1, "scenes": 1,
+                                     "lr": 1e-3}],
+                      "lite_localiser": {"window": [470, 352]}})
+
+
+@pytest.fixture(scope="module")
+def lib():  # the card art: tests using it are marked ``art``
+    from training.scenes import get_library
+    return get_library()
+
+
+@pytest.mark.art
+def test_shift_scenes_use_the_held_out_art_real_photos_and_their_own_seeds(lib):
+    from training.realistic import realistic_seed
+    from training.shift import HELD_OUT_SET, SHIFT_KINDS, shift_scene, table_photos
+    assert len(table_photos()) >= 8
+    lo, hi = SEED_RANGES["shift_test"]
+    assert all(not (lo < b and a < hi) for k, (a, b) in SEED_RANGES.items() if k != "shift_test")
+    for kind in SHIFT_KINDS:
+        seed = realistic_seed(lo, kind, 0)
+        img, cards, info = shift_scene(lib, seed, kind)
+        again, cards2, _ = shift_scene(lib, seed, kind)
+        assert np.array_equal(img, again) and [c.code for c in cards] == [c.code for c in cards2]
+        assert info.physical and info.kind == kind
+        assert {c.art_set for c in cards} <= {HELD_OUT_SET}
+    img, cards, _ = shift_scene(lib, realistic_seed(lo, "pile", 1), "pile")
+    assert len(cards) >= 3 and img.dtype == np.uint8
+
+
+def test_shift_slice_is_never_in_a_training_stream():
+    from training.stream import SceneStream, StreamConfig
+    with pytest.raises(ValueError, match="train range"):
+        SceneStream(StreamConfig(art_dir=".", first_seed=SEED_RANGES["shift_test"][0]))

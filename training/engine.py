@@ -1,0 +1,215 @@
+"""One training engine: a schedule, a checkpoint format and a loop.
+
+A trainer supplies its networks, an optimiser, an iterable of batches and a function
+that turns a batch into named losses; the engine sets the learning rate, steps the
+optimiser, logs progress (tqdm and a JSON history), and checkpoints atomically so an
+interrupted run resumes where it stopped, with the same random state.
+
+The checkpoint is one torch file: ``{"nets": {name: state_dict}, "opt", "step",
+"elapsed", "rng", "history", "config"}``. The stages hand these files to each other;
+ONNX is written once, when a model ships.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Mapping
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Linear warm-up, then a cosine down to ``floor`` x the base rate, over ``steps``
+    steps, or else over ``minutes`` of training time (counting resumed runs).
+
+    ``restarts`` (steps only): warm restarts at these steps; each later cycle runs its
+    own warm-up (half as long) and cosine, from half the previous cycle's peak."""
+
+    steps: int = 0
+    minutes: float = 0.0
+    warmup: int = 100
+    floor: float = 0.05
+    restarts: tuple[int, ...] = ()
+
+    def __post_init__(self):
+        if (self.steps > 0) == (self.minutes > 0):
+            raise ValueError("a schedule runs for steps or for minutes: give exactly one")
+        if self.restarts and not self.steps:
+            raise ValueError("warm restarts need a schedule by steps")
+
+    def cycle(self, step: int) -> int:
+        """Which cycle ``step`` is in (0 without restarts)."""
+        return sum(1 for b in self._bounds()[1:-1] if step >= b)
+
+    def _bounds(self) -> list[int]:
+        return [0] + [b for b in self.restarts if 0 < b < self.steps] + [self.steps]
+
+    def progress(self, step: int, elapsed_s: float) -> float:
+        """How far along the schedule, 0..1."""
+        if self.steps:
+            return min(step / self.steps, 1.0)
+        return min(elapsed_s / (self.minutes * 60), 1.0)
+
+    def factor(self, step: int, elapsed_s: float) -> float:
+        """The learning rate's multiplier at this point."""
+        if self.restarts:
+            k = self.cycle(step)
+            c0, c1 = self._bounds()[k], self._bounds()[k + 1]
+            warm = min(1.0, (step - c0 + 1) / max(self.warmup // (2 if k else 1), 1))
+            frac = min((step - c0) / max(c1 - c0, 1), 1.0)
+            peak = 0.5 ** k
+        else:
+            warm = min(1.0, (step + 1) / max(self.warmup, 1))
+            frac, peak = self.progress(step, elapsed_s), 1.0
+        cos = 0.5 * (1 + math.cos(math.pi * frac))
+        return peak * warm * (self.floor + (1 - self.floor) * cos)
+
+
+def last_record(path: Path, key: str, default=0):
+    """``key`` of the last history record in the checkpoint at ``path`` (``default``
+    when there is no checkpoint or no such record): where a resumed stream goes on."""
+    path = Path(path)
+    if not path.is_file():
+        return default
+    hist = load_checkpoint(path)["history"]
+    return hist[-1].get(key, default) if hist else default
+
+
+def checkpoint_step(path: Path) -> int:
+    """The step an engine checkpoint at ``path`` reached (0 when there is none)."""
+    path = Path(path)
+    return int(load_checkpoint(path)["step"]) if path.is_file() else 0
+
+
+def _rng_state() -> dict:
+    return {"torch": torch.get_rng_state(), "numpy": np.random.get_state(),
+            "python": random.getstate()}
+
+
+def _set_rng_state(state: dict) -> None:
+    torch.set_rng_state(state["torch"])
+    np.random.set_state(state["numpy"])
+    random.setstate(state["python"])
+
+
+def save_checkpoint(path: Path, nets: Mapping[str, torch.nn.Module], opt, step: int,
+                    elapsed: float, history: list, config: dict) -> None:
+    """Write the checkpoint atomically (a temporary file, then a rename)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    state = {"nets": {k: {n: t.detach().cpu() for n, t in m.state_dict().items()}
+                      for k, m in nets.items()},
+             "opt": opt.state_dict() if opt is not None else None, "step": step,
+             "elapsed": elapsed, "rng": _rng_state(), "history": history, "config": config}
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    torch.save(state, tmp)
+    tmp.replace(path)
+
+
+def load_checkpoint(path: Path) -> dict:
+    """An engine checkpoint (``save_checkpoint``'s dictionary)."""
+    return torch.load(Path(path), map_location="cpu", weights_only=False)
+
+
+def load_nets(path: Path, nets: Mapping[str, torch.nn.Module]) -> dict:
+    """Load the networks' weights from an engine checkpoint; returns the checkpoint."""
+    ck = load_checkpoint(path)
+    for k, m in nets.items():
+        m.load_state_dict(ck["nets"][k])
+    return ck
+
+
+@dataclass
+class RunState:
+    """Where a run stands: steps taken, seconds trained, the history records."""
+
+    step: int = 0
+    elapsed: float = 0.0
+    history: list | None = None
+
+
+def train_loop(nets: Mapping[str, torch.nn.Module], opt: torch.optim.Optimizer,
+               batches: Iterable, step_losses: Callable[[object], dict],
+               schedule: Schedule, ckpt: Path, config: dict, log=print,
+               every_s: float = 60.0, desc: str = "train",
+               on_checkpoint: Callable[[RunState], None] | None = None,
+               record: Callable[[], dict] | None = None, every_steps: int = 0) -> RunState:
+    """Train until the schedule ends, resuming from ``ckpt`` when it exists.
+
+    ``step_losses(batch)`` returns ``{name: scalar tensor}``; their sum is minimised.
+    Each parameter group's rate is its ``base_lr`` times ``schedule.factor``. A batch
+    may be used for several steps: ``batches`` decides what it yields. The trainer puts
+    its networks in training mode (some keep parts frozen). ``record()`` adds the
+    trainer's own figures to each history record (e.g. how many scenes it has read, so
+    a resumed stream goes on with unseen ones); ``on_checkpoint`` runs after each save.
+    A checkpoint is saved every ``every_s`` seconds, every ``every_steps`` steps (when
+    set) and at the end."""
+    ckpt = Path(ckpt)
+    st = RunState(history=[])
+    if ckpt.is_file():
+        ck = load_checkpoint(ckpt)
+        for k, m in nets.items():
+            m.load_state_dict(ck["nets"][k])
+        if ck.get("opt") is not None:
+            opt.load_state_dict(ck["opt"])
+        _set_rng_state(ck["rng"])
+        st = RunState(ck["step"], ck["elapsed"], ck["history"])
+        log(f"resumed {ckpt.name} at step {st.step}, {st.elapsed / 60:.1f} min")
+    if schedule.progress(st.step, st.elapsed) >= 1.0:
+        log(f"{desc}: finished already")
+        return st
+    for g in opt.param_groups:
+        g.setdefault("base_lr", g["lr"])
+    t0 = time.time() - st.elapsed
+    last = time.time()
+    sums: dict = defaultdict(float)
+    n = 0
+    total = schedule.steps or None
+    bar = tqdm(total=total, initial=st.step if total else 0, desc=desc, unit="step",
+               mininterval=10, disable=None)
+    for batch in batches:
+        elapsed = time.time() - t0
+        f = schedule.factor(st.step, elapsed)
+        for g in opt.param_groups:
+            g["lr"] = g["base_lr"] * f
+        losses = step_losses(batch)
+        loss = sum(losses.values())
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        for m in nets.values():
+            torch.nn.utils.clip_grad_norm_([p for p in m.parameters() if p.requires_grad], 10.0)
+        opt.step()
+        st.step += 1
+        bar.update(1)
+        for k, v in losses.items():
+            sums[k] += float(v.detach())
+        n += 1
+        st.elapsed = time.time() - t0
+        done = schedule.progress(st.step, st.elapsed) >= 1.0
+        if done or time.time() - last >= every_s or \
+                (every_steps and st.step % every_steps == 0):
+            rec = {"step": st.step, "minutes": round(st.elapsed / 60, 2), "lr_factor": round(f, 4),
+                   **{k: round(v / max(n, 1), 4) for k, v in sums.items()},
+                   **(record() if record is not None else {})}
+            st.history.append(rec)
+            bar.set_postfix({k: v for k, v in rec.items() if k not in ("step", "minutes")})
+            log(json.dumps(rec))
+            sums.clear()
+            n = 0
+            save_checkpoint(ckpt, nets, opt, st.step, st.elapsed, st.history, config)
+            if on_checkpoint is not None:
+                on_checkpoint(st)
+            last = time.time()
+        if done:
+            break
+    bar.close()
+    return st

@@ -1,0 +1,144 @@
+"""The localiser on ImageNet features (``training.models.LiteLoc``), trained on streamed
+scenes by the training engine, then exported beside the shipped classifier and refiner.
+
+Only the localiser trains here: the classifier already reads 97% of the required cards
+right from their true outlines, and the refiner corrects boxes from a crop. The frozen
+stem and first blocks are computed once per fresh batch and replayed (``replay`` steps
+per batch): they are most of the forward cost, and no gradient flows into them.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import shutil
+import warnings
+from dataclasses import asdict
+from pathlib import Path
+from typing import Iterator
+
+import torch
+from torch.utils.data import DataLoader
+
+from training.engine import Schedule, load_nets, train_loop
+from training.models import LiteLoc
+from training.recipe import LiteLocConfig
+from training.stream import SceneStream, StreamConfig, collate
+from training.train import loc_loss
+
+
+def _worker_init(_: int) -> None:
+    import cv2
+
+    cv2.setNumThreads(1)
+    torch.set_num_threads(1)
+
+
+def _jitter(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    n = x.shape[0]
+    gain = 0.75 + 0.5 * torch.rand(n, 3, 1, 1, generator=gen)
+    bri = 50 * torch.rand(n, 1, 1, 1, generator=gen) - 25
+    return (x * gain + bri).clamp(0, 255)
+
+
+def _window(x, maps, w: int, h: int, gen):
+    """One random window (aligned to 16 px) of the frames and of their target maps."""
+    H, W = x.shape[2:]
+    if w >= W and h >= H:
+        return x, maps
+    x0 = int(torch.randint((W - w) // 16 + 1, (1,), generator=gen)) * 16
+    y0 = int(torch.randint((H - h) // 16 + 1, (1,), generator=gen)) * 16
+    return (x[:, :, y0:y0 + h, x0:x0 + w],
+            [m[..., y0 // 4:(y0 + h) // 4, x0 // 4:(x0 + w) // 4] for m in maps])
+
+
+def feature_batches(net: LiteLoc, loader, cfg: LiteLocConfig, device, seed: int = 0
+                    ) -> Iterator[tuple]:
+    """(frozen features, targets) for each step: each fresh batch once, then ``replay`` - 1
+    recently seen ones."""
+    gen = torch.Generator()
+    gen.manual_seed(seed)
+    recent: collections.deque = collections.deque(maxlen=12)
+    for b in loader:
+        x = b["img"].permute(0, 3, 1, 2).flip(1).float()  # BGR uint8 -> RGB float
+        maps = [b[k] for k in ("hm", "ign", "reg", "regm")]
+        x, maps = _window(_jitter(x, gen), maps, *cfg.window, gen)
+        with torch.no_grad():
+            f = net.frozen_features(x.to(device))
+        recent.append((f, [m.to(device) for m in maps]))
+        yield recent[-1]
+        for _ in range(cfg.replay - 1):
+            yield recent[int(torch.randint(len(recent), (1,), generator=gen))]
+
+
+def train_lite_loc(art_dir: str, out_dir: Path, cfg: LiteLocConfig, exclude_sets=(),
+                   log=print, device: str = "auto", workers: int = 1, seed: int = 0,
+                   pretrained: bool = True) -> Path:
+    """Train (or resume) into ``out_dir/lite_loc.pt``; returns the checkpoint's path."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    dev = torch.device("cuda" if device == "auto" and torch.cuda.is_available() else
+                       ("cpu" if device == "auto" else device))
+    torch.manual_seed(seed)
+    net = LiteLoc(pretrained=pretrained).to(dev)
+    opt = torch.optim.AdamW([p for p in net.parameters() if p.requires_grad], lr=cfg.lr,
+                            weight_decay=1e-4)
+    ckpt = out_dir / "lite_loc.pt"
+    start = 0
+    if ckpt.is_file():  # resume the stream after the scenes already used
+        start = int(torch.load(ckpt, map_location="cpu", weights_only=False)["step"]
+                    ) // cfg.replay * cfg.batch
+    scfg = StreamConfig(art_dir=str(art_dir), realistic_share=cfg.realistic_share,
+                        exclude_sets=tuple(exclude_sets), ref_per_scene=0, cls_per_scene=0)
+    loader = DataLoader(SceneStream(scfg, start=start), batch_size=cfg.batch,
+                        num_workers=workers, collate_fn=collate,
+                        prefetch_factor=4 if workers else None,
+                        persistent_workers=bool(workers), worker_init_fn=_worker_init,
+                        multiprocessing_context="spawn" if workers else None)
+
+    def losses(batch) -> dict:
+        f, maps = batch
+        return {"loc": loc_loss(net.forward_features(f), *maps,
+                                angle_weight=cfg.angle_weight)[0]}
+
+    net.train()  # the stem and the frozen blocks stay in eval mode (LiteLoc.train)
+    schedule = Schedule(steps=cfg.steps, minutes=0.0 if cfg.steps else cfg.minutes,
+                        warmup=cfg.warmup, floor=cfg.floor)
+    train_loop({"loc": net}, opt, feature_batches(net, loader, cfg, dev, seed), losses, schedule,
+               ckpt, {**asdict(cfg), "seed": seed}, log=log, desc="lite localiser")
+    return ckpt
+
+
+def export_lite_loc(ckpt: Path, base_loc: Path, out_dir: Path, name: str = "hanafuda") -> Path:
+    """``{name}-localiser.onnx`` in ``out_dir`` from the checkpoint, with the base
+    localiser's detection settings, and the base's classifier and refiner copied beside
+    it (re-tune the thresholds after)."""
+    import onnx
+
+    from training.ship import onnx_config
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    base_loc = Path(base_loc)
+    cfg = onnx_config(base_loc)
+    net = LiteLoc(pretrained=False)
+    load_nets(ckpt, {"loc": net})
+    net.eval()
+    path = out_dir / f"{name}-localiser.onnx"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(net, torch.rand(1, 3, 480, 640) * 255, str(path),
+                          input_names=["image"], output_names=["maps"], opset_version=17,
+                          dynamo=False)
+    for key in ("classifier", "refiner"):
+        src = base_loc.parent / cfg[key]
+        dst = out_dir / cfg[key].replace(base_loc.stem.replace("-localiser", ""), name)
+        if src.resolve() != dst.resolve():
+            shutil.copyfile(src, dst)
+        cfg[key] = dst.name
+    cfg["localiser_arch"] = "lite0-b8-fpn"
+    m = onnx.load(str(path))
+    entry = m.metadata_props.add()
+    entry.key, entry.value = "hanafuda", json.dumps(cfg)
+    onnx.save(m, str(path))
+    return path
