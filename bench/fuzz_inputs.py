@@ -576,12 +576,22 @@ def fuzz_save_pile(fz: Fuzzer, n: int, seed: int) -> None:
         body = st.fixed_dictionaries({"owner": owners_of(fz, gid), "codes": code_lists()},
                                      optional={
             "detected": maybe(code_lists(), json_values()),
+            "version": maybe(st.integers(0, 3), json_values()),
             "source": st.sampled_from(["camera", "photo", "manual", "x", ""]) | json_values(),
             "crops": maybe(st.dictionaries(st.sampled_from(list(CODES)) | st.text(max_size=6),
                                            crop, max_size=4), json_values())})
         b = data.draw(body_wrapper(body))
         _send(fz, "save_pile", method, f"/api/games/{gid}/rounds/{number}/piles", b, ex[0], ex[1])
     run()
+
+
+def _put_pile(fz: Fuzzer, gid: Any, number: Any, owner: str, codes: list) -> None:
+    """Save a pile as the page does: naming the version it replaces."""
+    game = fz.client.get(f"/api/games/{gid}").json or {}
+    rnd = next((r for r in game.get("rounds", []) if r["number"] == number), {})
+    pile = rnd.get("piles", {}).get(owner)
+    fz.client.put(f"/api/games/{gid}/rounds/{number}/piles", headers=CSRF,
+                  json={"owner": owner, "codes": codes, "version": pile["version"] if pile else 0})
 
 
 def fuzz_correct(fz: Fuzzer, n: int, seed: int) -> None:
@@ -593,15 +603,14 @@ def fuzz_correct(fz: Fuzzer, n: int, seed: int) -> None:
     def run(gid, number, ex, data, seed_pile):
         owner = data.draw(owners_of(fz, gid))
         if isinstance(owner, str) and seed_pile:      # a saved pile to correct, often
-            fz.client.put(f"/api/games/{gid}/rounds/{number}/piles",
-                          json={"owner": owner, "codes": seed_pile}, headers=CSRF)
+            _put_pile(fz, gid, number, owner, seed_pile)
         body = st.fixed_dictionaries({
             "owner": st.just(owner),
             "action": mostly(st.sampled_from(["add", "remove", "replace"]),
                              st.sampled_from(["ADD", "", "drop"]) | json_values()),
             "old_code": mostly(st.sampled_from(seed_pile or ["01-1"]), codes(), 60),
             "new_code": mostly(st.sampled_from(list(CODES)), codes(), 60)},
-            optional={"extra": json_values()})
+            optional={"extra": json_values(), "version": maybe(st.integers(0, 3), json_values())})
         b = data.draw(body_wrapper(body))
         _send(fz, "correct", "POST", f"/api/games/{gid}/rounds/{number}/corrections", b,
               ex[0], ex[1])
@@ -632,9 +641,7 @@ def fuzz_confirm(fz: Fuzzer, n: int, seed: int) -> None:
                 game = fz.client.get(f"/api/games/{gid}").json
                 number = game["open_round"] or number
                 for i, owner in enumerate(game["owners"]):
-                    fz.client.put(f"/api/games/{gid}/rounds/{number}/piles",
-                                  json={"owner": owner, "codes": list(CODES[i * 5:i * 5 + 5])},
-                                  headers=CSRF)
+                    _put_pile(fz, gid, number, owner, list(CODES[i * 5:i * 5 + 5]))
         _send(fz, "confirm", "POST", f"/api/games/{gid}/rounds/{number}/confirm", b, ex[0], ex[1])
     run()
 

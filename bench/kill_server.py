@@ -143,7 +143,11 @@ class Player(threading.Thread):
             key = (self.game, n, owner)
             with led.lock:
                 led.in_flight[key] = codes
-            status, data = self.call("PUT", url + "/piles", {"owner": owner, "codes": codes})
+            saved = next((r["piles"].get(owner) for r in game["rounds"] if r["number"] == n),
+                         None)             # a resumed round: the version it has now
+            status, data = self.call("PUT", url + "/piles", {"owner": owner, "codes": codes,
+                                                             "version": saved["version"]
+                                                             if saved else 0})
             if status != 200:
                 self.report.problems.append(("pile refused", key, status, data))
                 return
@@ -155,7 +159,8 @@ class Player(threading.Thread):
                     led.in_flight[key] = [new] + codes[1:]
                 status, data = self.call("POST", url + "/corrections",
                                          {"owner": owner, "action": "replace",
-                                          "old_code": old, "new_code": new})
+                                          "old_code": old, "new_code": new,
+                                          "version": data["pile"]["version"]})
                 if status != 201:
                     self.report.problems.append(("correction refused", key, status, data))
                     return

@@ -5,6 +5,14 @@ games through the JSON API against a ``hanafuda serve`` subprocess.
         [--game-clients 2] [--saturate-clients 16] [--saturate-seconds 10]
         [--model auto|fake|PATH] [--fake-delay 0.08] [--fake-cpu]
 
+    .venv/bin/python bench/load_server.py --club 8 --fps 4 --seconds 30 [--bombs 2]
+        [--target-port PORT]
+
+Club night (``--club N``): N cameras post 960x540 JPEG frames (q0.85, as the page does)
+at ``--fps`` each, at random phases, each waiting for its answer as camera.js does;
+``--bombs K`` adds K clients posting a 117 kB PNG that decodes to 12000x3333 back to
+back. Prints per client the 503s, p50/p99 of the answered frames and the answered fps.
+
 Phase 1 (``--seconds``): detect clients post 640x480 JPEG frames back to back (on a 503
 they wait 50 ms, as the page does, then post the next frame) while game clients create
 2-player games, save both piles, correct a card, confirm each round, read the game and
@@ -63,6 +71,141 @@ def frames(count: int = 8) -> list[bytes]:
             cv2.rectangle(img, (x, y), (x + 70, y + 110), tuple(int(c) for c in rng.integers(0, 255, 3)), -1)
         out.append(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 85])[1].tobytes())
     return out
+
+
+def club_frames(count: int = 8, width: int = 960, height: int = 540,
+                quality: int = 85) -> list[bytes]:
+    """Frames as the page posts them: ``width`` x ``height`` JPEGs at ``quality`` (the
+    page's 960 px, 0.85), of piles rendered from the card art (else ``frames``' plain
+    ones, resized)."""
+    import cv2
+    import numpy as np
+    out: list[bytes] = []
+    try:
+        from scorer.cards import CODES
+        from training.scenes import render_scene
+        rng = np.random.default_rng(11)
+        for i in range(count):
+            codes = list(rng.choice(CODES, 14, replace=False))
+            img, _ = render_scene(codes, seed=7_000 + i, easy=False, width=width, height=height)
+            out.append(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])[1].tobytes())
+        return out
+    except Exception:  # no training package or card art
+        pass
+    for data in frames(count):
+        img = cv2.resize(cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR),
+                         (width, height))
+        out.append(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])[1].tobytes())
+    return out
+
+
+def png_bomb(width: int = 12_000, height: int = 3_333) -> bytes:
+    """A small PNG (about 120 kB) that decodes to ``width`` x ``height`` (40 megapixels:
+    inside the caps)."""
+    import cv2
+    import numpy as np
+    return cv2.imencode(".png", np.zeros((height, width, 3), np.uint8),
+                        [cv2.IMWRITE_PNG_COMPRESSION, 9])[1].tobytes()
+
+
+# --------------------------------------------------------------------------- club night
+@dataclass
+class CameraLog:
+    """One camera client's frames: the status and latency (ms) of each."""
+    name: str
+    sent: list = field(default_factory=list)         # (status, ms)
+    errors: int = 0
+
+    def line(self, seconds: float) -> str:
+        ok = [ms for s, ms in self.sent if s == 200]
+        busy = sum(1 for s, _ in self.sent if s == 503)
+        other = Counter(s for s, _ in self.sent if s not in (200, 503))
+        return (f"  {self.name:<9} sent {len(self.sent):4d}  200 {len(ok):4d}  503 {busy:4d}"
+                f" ({100 * busy / max(len(self.sent), 1):4.1f}%)"
+                + (f"  other {dict(other)}" if other else "")
+                + (f"  conn errors {self.errors}" if self.errors else "")
+                + f"  p50 {percentile(ok, 50):6.1f} ms  p99 {percentile(ok, 99):6.1f} ms"
+                f"  answered {len(ok) / max(seconds, 1e-9):4.2f} fps")
+
+
+def camera_client(port: int, data: list[bytes], stop: threading.Event, log: CameraLog,
+                  fps: float, phase: float, headers: dict | None = None) -> None:
+    """Posts as camera.js does: a frame, its answer awaited, then the rest of the
+    1/``fps`` interval; starting ``phase`` seconds in."""
+    client = Client(port, timeout=60, headers=headers)
+    interval = 1.0 / fps
+    if stop.wait(phase):
+        return
+    i = 0
+    while not stop.is_set():
+        t0 = time.perf_counter()
+        try:
+            status, _, _ = client.call("POST", "/api/detect?crops=1", raw=data[i % len(data)],
+                                       content_type="image/jpeg")
+            log.sent.append((status, (time.perf_counter() - t0) * 1e3))
+        except DOWN:
+            log.errors += 1
+        i += 1
+        stop.wait(max(0.0, interval - (time.perf_counter() - t0)))
+    client.close()
+
+
+def bomb_client(port: int, bomb: bytes, stop: threading.Event, log: CameraLog,
+                headers: dict | None = None) -> None:
+    """Posts the PNG bomb to /api/detect back to back (on a 503, after its Retry-After
+    would be polite: it does not wait)."""
+    client = Client(port, timeout=120, headers=headers)
+    while not stop.is_set():
+        t0 = time.perf_counter()
+        try:
+            status, _, _ = client.call("POST", "/api/detect", raw=bomb, content_type="image/png")
+            log.sent.append((status, (time.perf_counter() - t0) * 1e3))
+        except DOWN:
+            log.errors += 1
+            time.sleep(0.05)
+    client.close()
+
+
+def club_night(port: int, clients: int = 8, fps: float = 4.0, seconds: float = 30.0,
+               bombs: int = 0, seed: int = 1, headers: dict | None = None,
+               out: Callable[[str], None] = print) -> list[CameraLog]:
+    """``clients`` cameras at ``fps`` at random phases, and ``bombs`` clients posting PNG
+    bombs, for ``seconds`` against the server on ``port``; prints per client its 503s,
+    p50/p99 and answered fps."""
+    import random
+    rng = random.Random(seed)
+    data = club_frames()
+    bomb = png_bomb() if bombs else b""
+    stop = threading.Event()
+    cams = [CameraLog(f"camera {i + 1}") for i in range(clients)]
+    evil = [CameraLog(f"bomb {i + 1}") for i in range(bombs)]
+    threads = [threading.Thread(target=camera_client, daemon=True,
+                                args=(port, data, stop, log, fps, rng.random() / fps, headers))
+               for log in cams]
+    threads += [threading.Thread(target=bomb_client, args=(port, bomb, stop, log, headers),
+                                 daemon=True) for log in evil]
+    out(f"club night: {clients} cameras at {fps:g} fps (960x540 JPEG q85, "
+        f"{sum(map(len, data)) // len(data) // 1000} kB a frame, random phases)"
+        + (f", {bombs} clients posting a {len(bomb) // 1000} kB PNG of 12000x3333" if bombs
+           else "") + f", {seconds:g} s")
+    t0 = time.perf_counter()
+    for t in threads:
+        t.start()
+    time.sleep(seconds)
+    stop.set()
+    for t in threads:
+        t.join(120)
+    took = time.perf_counter() - t0
+    for log in cams + evil:
+        out(log.line(took))
+    sent = [s for log in cams for s, _ in log.sent]
+    ok = [ms for log in cams for s, ms in log.sent if s == 200]
+    five = sum(1 for s in sent if s >= 500)
+    out(f"  cameras together: {len(sent)} frames, 5xx {five} ({100 * five / max(len(sent), 1):.1f}%), "
+        f"answered {100 * len(ok) / max(len(sent), 1):.1f}%, p50 {percentile(ok, 50):.1f} ms, "
+        f"p99 {percentile(ok, 99):.1f} ms, slowest camera "
+        f"{min((sum(1 for s, _ in c.sent if s == 200) / took for c in cams), default=0):.2f} fps")
+    return cams + evil
 
 
 # --------------------------------------------------------------------------- results
@@ -191,11 +334,14 @@ def game_client(port: int, stop: threading.Event, samples: Samples, seed: int) -
                 rng.shuffle(deck)
                 url = f"/api/games/{gid}/rounds/{n}"
                 call("pile", "PUT", url + "/piles", {"owner": "Ann", "codes": deck[:12],
-                                                     "detected": deck[1:13], "source": "camera"})
-                call("pile", "PUT", url + "/piles", {"owner": "Bob", "codes": deck[20:32]})
+                                                     "detected": deck[1:13], "source": "camera",
+                                                     "version": 0})
+                _, saved = call("pile", "PUT", url + "/piles", {"owner": "Bob", "codes": deck[20:32],
+                                                                "version": 0})
                 call("correct", "POST", url + "/corrections",
                      {"owner": "Bob", "action": "replace", "old_code": deck[20],
-                      "new_code": deck[40]})
+                      "new_code": deck[40],
+                      "version": (saved or {}).get("pile", {}).get("version", 1)})
                 call("confirm", "POST", url + "/confirm", {})
                 call("read", "GET", f"/api/games/{gid}")
             call("export", "GET", f"/api/games/{gid}/export.csv")
@@ -249,14 +395,13 @@ def start_server(tmp: Path, model: str, fake_delay: float,
 
 
 def serve_fake(port: int, db: Path, delay: float, cpu: bool) -> None:
-    from waitress import serve
-
     from support.servers import FAKE_PILE, FakeDetector
     from webui import create_app
+    from webui.server import make_server
     app = create_app({"DB_PATH": db, "DETECTOR": FakeDetector(FAKE_PILE, delay=delay, cpu=cpu)})
+    server = make_server(app, "127.0.0.1", port)         # hanafuda serve's settings
     print(f"Open http://127.0.0.1:{port}/", flush=True)
-    serve(app, host="127.0.0.1", port=port, threads=4, ident="hanafuda-scorer",
-          clear_untrusted_proxy_headers=True)
+    server.run()
 
 
 def run_load(seconds: float = 60, detect_clients: int = 4, game_clients: int = 2,
@@ -293,6 +438,26 @@ def run_load(seconds: float = 60, detect_clients: int = 4, game_clients: int = 2
     return report
 
 
+def run_club(a: argparse.Namespace) -> int:
+    """Club night against ``--target-port``, or a ``hanafuda serve`` started for it."""
+    if a.target_port:
+        logs = club_night(a.target_port, a.club, a.fps, a.seconds, a.bombs)
+    else:
+        with tempfile.TemporaryDirectory() as t:
+            server, what = start_server(Path(t), a.model, a.fake_delay, a.fake_cpu)
+            try:
+                server.wait_ready(timeout=120)
+                warm = Client(server.port, timeout=120)
+                warm.call("POST", "/api/detect", raw=club_frames(1)[0], content_type="image/jpeg")
+                warm.close()
+                print(f"detector: {what}")
+                logs = club_night(server.port, a.club, a.fps, a.seconds, a.bombs)
+                print(f"server RSS after: {server.rss_mib():.1f} MiB")
+            finally:
+                server.stop()
+    return 0 if all(s < 500 or s == 503 for log in logs for s, _ in log.sent) else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seconds", type=float, default=60)
@@ -304,6 +469,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fake-delay", type=float, default=0.08)
     p.add_argument("--fake-cpu", action="store_true",
                    help="the fake detector keeps a core busy instead of sleeping")
+    p.add_argument("--club", type=int, default=0, metavar="N",
+                   help="club night: N cameras posting 960x540 frames at --fps, at random "
+                        "phases, for --seconds (no game clients, no saturation phase)")
+    p.add_argument("--fps", type=float, default=4.0)
+    p.add_argument("--bombs", type=int, default=0,
+                   help="club night: this many clients posting a PNG bomb back to back")
+    p.add_argument("--target-port", type=int, default=0,
+                   help="club night against a server already running on this port")
     p.add_argument("--serve-fake", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     p.add_argument("--db", type=Path, default=None, help=argparse.SUPPRESS)
@@ -311,6 +484,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.serve_fake:
         serve_fake(a.port, a.db, a.fake_delay, a.fake_cpu)
         return 0
+    if a.club or a.bombs:
+        return run_club(a)
     report = run_load(a.seconds, a.detect_clients, a.game_clients, a.saturate_clients,
                       a.saturate_seconds, a.model, a.fake_delay, a.fake_cpu)
     report.report()

@@ -22,16 +22,18 @@ import threading
 from typing import Any, Callable
 
 import cv2
-import numpy as np
 
-from scorer.errors import InputError
+from scorer.errors import Busy, InputError
 from scorer.store import Confirmation, GameNotFound, GameStore, RoundRecord
-from scorer.store.decks import DeckCard, DeckNotFound, DeckRecord, DeckStore, check_name
+from scorer.store.decks import (DeckCard, DeckNotFound, DeckRecord, DeckStore, SourceGone,
+                                check_name)
 from scorer.vision.geometry import CROP_H, CROP_W
+from scorer.vision.image import check, decode
 from scorer.vision.profile import (DeckProfile, embed_cards, profile_from_cards,
                                    require_embedding)
 
 log = logging.getLogger(__name__)
+CROP_PIXELS = 96 * 150      # the most a kept crop decodes to (older pages kept this size)
 
 
 class EnrolledDecks:
@@ -90,7 +92,9 @@ class EnrolledDecks:
                              + " (crops are kept for cards seen by the camera)")
         return out
 
-    def learn(self, done: Confirmation, detector: Callable[[], Any]) -> dict[str, Any]:
+    def learn(self, done: Confirmation, detector: Callable[[], Any],
+              schedule: Callable[[int, Callable[[], list[DeckCard]]], list[DeckCard]] | None = None,
+              ) -> dict[str, Any]:
         """Add the crop of every card of the confirmed round's piles (named as the players
         confirmed it) to the game's deck, when the game has one and learns; embedded as
         ``enrol`` does when ``detector()`` (called only if there are crops; None when
@@ -98,30 +102,44 @@ class EnrolledDecks:
         them when it is built). -> ``{"learned": N}``, with a ``"learn_note"`` when
         nothing could be learned although the game learns.
 
+        ``schedule(cost, job)`` runs the decoding and embedding (the web's image workers:
+        ``cost`` in pixels); without it they run here.
+
         Called after the round's transaction has committed, so learning can never lose or
-        fail a confirmation: any failure is logged and reported as ``"learned": 0``."""
+        fail a confirmation: any failure is logged and reported as ``"learned": 0``. The
+        crops keep their game, and go with it when it is deleted (a delete since the
+        confirm leaves nothing learned)."""
         game, rnd = done.game, done.round
         if not game.learns:
             return {"learned": 0}
         if not game.deck_enrolled:
             return _deck_gone(game.deck)
         try:
-            det, cards = None, []
-            if any(pile.crops for pile in rnd.piles.values()):
-                det = detector()
-                cards = round_crops(game.id, rnd, getattr(det, "crop_w", CROP_W),
-                                    getattr(det, "crop_h", CROP_H))
+            det = detector() if any(p.crops for p in rnd.piles.values()) else None
+            size = (det.crop_w, det.crop_h) if det is not None else (CROP_W, CROP_H)
+
+            def job() -> list[DeckCard]:
+                cards = round_crops(game.id, rnd, *size)
+                if cards and det is not None and det.has_embedding:
+                    embed_cards(cards, det)
+                return cards
+
+            count = sum(len(p.crops) for p in rnd.piles.values())
+            cards = schedule(count * CROP_PIXELS, job) if schedule and count else job()
             if not cards:
                 self.games.set_learned(game.id, rnd.number, 0)
                 return _note("no card crops in this round to learn from (cards seen by the "
                              "camera or in a photo have one)")
-            if getattr(det, "has_embedding", False):
-                embed_cards(cards, det)
             self.store.save(str(game.deck), cards, replace=False, create=False)
             self.games.set_learned(game.id, rnd.number, len(cards))
             return {"learned": len(cards)}
         except DeckNotFound:                # deleted since the round was confirmed
             return _deck_gone(game.deck)
+        except SourceGone:                  # the game was deleted since: its crops go too
+            return _note(f"game {game.id} was deleted: nothing learned from it")
+        except Busy:
+            return _note("the server was too busy to learn from this round's crops; the "
+                         "round is confirmed")
         except Exception:
             log.exception("learning from game %s round %s failed", game.id, rnd.number)
             return _note("learning from this round failed (see the server's log); the "
@@ -151,9 +169,11 @@ def round_crops(game_id: int, rnd: RoundRecord, crop_w: int, crop_h: int) -> lis
                 continue
             if not data:
                 continue
-            img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-            if img is None:
+            try:                            # the image gate, as every upload
+                img = decode(check(data), 2 * max(crop_w, crop_h)).image
+            except InputError:
                 continue
             crop = cv2.resize(img, (crop_w, crop_h), interpolation=cv2.INTER_AREA)
-            out.append(DeckCard(code, crop, f"game {game_id} round {rnd.number} {owner}"))
+            out.append(DeckCard(code, crop, f"game {game_id} round {rnd.number} {owner}",
+                                game_id=game_id))
     return out

@@ -5,20 +5,30 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 
-@dataclass
-class FakeDetections:
-    cards: list[dict[str, Any]]
-    timings: dict[str, float] = field(default_factory=dict)
+def detections_of(cards: Sequence[dict[str, Any]], image: Any = None,
+                  crops: bool = False, crop_size: tuple[int, int] = (72, 112)) -> Any:
+    """A real ``Detections`` record of cards given as ``{"code", "box"[, "confidence"]}``
+    dicts (the box's corners as the quad); with ``crops``, each card's crop cut from
+    ``image`` as a detector cuts it."""
+    import numpy as np
 
-    def to_cards(self) -> list[dict[str, Any]]:
-        return self.cards
-
-    def __len__(self) -> int:
-        return len(self.cards)
+    from scorer.cards import card
+    from scorer.vision import Detections
+    from scorer.vision.geometry import rectify
+    boxes = np.array([c["box"] for c in cards], np.float32).reshape(-1, 4)
+    quads = np.stack([boxes[:, [0, 1]], boxes[:, [2, 1]], boxes[:, [2, 3]], boxes[:, [0, 3]]],
+                     1)
+    conf = np.array([c.get("confidence", 0.9) for c in cards], np.float32)
+    cut = None
+    if crops and image is not None:
+        cut = np.stack([rectify(image, q, *crop_size) for q in quads]) if len(quads) else \
+            np.zeros((0, crop_size[1], crop_size[0], 3), np.uint8)
+    size = (int(image.shape[1]), int(image.shape[0])) if image is not None else (0, 0)
+    return Detections(boxes, conf, np.array([card(c["code"]).class_index for c in cards],
+                                            np.int64), quads, conf, crops=cut, image_size=size)
 
 
 class FakeDetector:
@@ -30,6 +40,9 @@ class FakeDetector:
     detections at once; ``entered`` is set by the first call."""
 
     model_path = "fake-detector"
+    crop_w, crop_h = 72, 112
+    useful_side = 1920
+    has_embedding = False
 
     def __init__(self, codes: Sequence[str] | Callable[[Any], list[str]] = ("08-1",),
                  delay: float = 0.0, cpu: bool = False,
@@ -44,7 +57,8 @@ class FakeDetector:
         self.entered = threading.Event()
         self._lock = threading.Lock()
 
-    def detect(self, image: Any, decode_ms: float = 0.0, profile: Any = None) -> Any:
+    def detect(self, image: Any, decode_ms: float = 0.0, profile: Any = None,
+               crops: bool = False) -> Any:
         with self._lock:
             self.calls += 1
             self.running += 1
@@ -60,28 +74,23 @@ class FakeDetector:
                     cv2.GaussianBlur(image, (9, 9), 0)
             elif self.delay:
                 time.sleep(self.delay)
-            return self._detections(image, decode_ms)
+            return self._detections(image, decode_ms, crops)
         finally:
             with self._lock:
                 self.running -= 1
 
-    def _detections(self, image: Any, decode_ms: float) -> Any:
+    def _detections(self, image: Any, decode_ms: float, crops: bool = False) -> Any:
         """A real ``Detections`` record (the CLI annotates it), the cards in a row."""
-        import numpy as np
-
-        from scorer.cards import card
-        from scorer.vision import Detections
         codes = self.codes(image) if callable(self.codes) else list(self.codes)
-        boxes = np.array([[10.0 + 40 * i, 10.0, 40.0 + 40 * i, 60.0] for i in range(len(codes))],
-                         np.float32).reshape(-1, 4)
-        quads = np.stack([boxes[:, [0, 1]], boxes[:, [2, 1]], boxes[:, [2, 3]], boxes[:, [0, 3]]],
-                         1)
-        conf = np.full(len(codes), 0.9, np.float32)
-        det = Detections(boxes, conf, np.array([card(c).class_index for c in codes], np.int64),
-                         quads, conf)
+        det = detections_of([{"code": c, "box": [10.0 + 40 * i, 10.0, 40.0 + 40 * i, 60.0]}
+                             for i, c in enumerate(codes)], image, crops,
+                            (self.crop_w, self.crop_h))
         det.timings = {"decode": round(decode_ms, 2), "infer": self.delay * 1e3,
                        "total": round(decode_ms + self.delay * 1e3, 2)}
         return det
+
+    def embed(self, crops: Any) -> Any:
+        return None
 
 
 class EmbeddingFakeDetector(FakeDetector):
@@ -90,7 +99,6 @@ class EmbeddingFakeDetector(FakeDetector):
     the deck profile of every ``detect`` call (None without one)."""
 
     classifier_path = __file__
-    crop_w, crop_h = 72, 112
     has_embedding = True
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -102,6 +110,7 @@ class EmbeddingFakeDetector(FakeDetector):
         v = np.stack([np.append(c.reshape(-1, 3).mean(0) / 255.0, 1.0) for c in crops])
         return (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
 
-    def detect(self, image: Any, decode_ms: float = 0.0, profile: Any = None) -> Any:
+    def detect(self, image: Any, decode_ms: float = 0.0, profile: Any = None,
+               crops: bool = False) -> Any:
         self.profiles.append(profile)
-        return super().detect(image, decode_ms)
+        return super().detect(image, decode_ms, crops=crops)

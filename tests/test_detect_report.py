@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from scorer.errors import InputError
-from scorer.vision.detector import MAX_PIXELS
+from scorer.vision.image import MAX_PIXELS
 from scorer.vision.imageheader import ImageTooLarge
 from scorer.vision.report import ImageLimits, detect_report, read_frame
 from support.fakes import FakeDetector

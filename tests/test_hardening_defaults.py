@@ -139,7 +139,7 @@ def test_names_and_counts_bounded(client, body) -> None:
     {"owner": "A" * 100_000, "codes": []},
 ])
 def test_pile_size_and_codes_bounded(client, pile) -> None:
-    r = client.put("/api/games/1/rounds/1/piles", json=pile, headers=CSRF)
+    r = client.put("/api/games/1/rounds/1/piles", json={**pile, "version": 0}, headers=CSRF)
     assert r.status_code == 400 and len(r.json["error"]) < 400
 
 
@@ -231,7 +231,7 @@ def test_token_required_beyond_loopback_and_never_logged(tmp_path: Path) -> None
 
 def test_error_log_carries_no_token(tmp_path: Path, caplog) -> None:
     class Broken(FakeDetector):
-        def detect(self, image, decode_ms: float = 0.0):
+        def detect(self, image, decode_ms: float = 0.0, **kw):
             raise RuntimeError("model blew up")
 
     c = app_for(tmp_path, ACCESS_TOKEN=TOKEN, DETECTOR=Broken()).test_client()

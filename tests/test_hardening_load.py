@@ -1,6 +1,6 @@
 """Hardening, load: bench/load_server.py for a few seconds against a `hanafuda serve`-like
-subprocess with a slow fake detector, and a deterministic check that a saturated
-detector answers 503 at once instead of queueing the frame."""
+subprocess with a slow fake detector, and a deterministic check that frames wait their
+turn and only a frame that cannot start by its deadline gets 503."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from support.servers import Client, FakeDetector
 from bench.load_server import frames, run_load
 
 
-def test_load_no_errors_and_503_when_saturated() -> None:
+def test_load_no_errors_and_no_503_while_the_turns_fit_the_deadline() -> None:
     report = run_load(seconds=3, detect_clients=3, game_clients=1, saturate_clients=8,
                       saturate_seconds=2, model="fake", fake_delay=0.1, out=lambda _: None)
     load, sat = report.load, report.saturation
@@ -21,8 +21,9 @@ def test_load_no_errors_and_503_when_saturated() -> None:
     assert {s for s, _ in load.by_kind["detect"]} <= {200, 503}
     for kind in set(load.by_kind) - {"detect"}:                    # game endpoints
         assert {s for s, _ in load.by_kind[kind]} <= {200, 201}, kind
-    assert {s for s, _ in sat.by_kind["detect"]} <= {200, 503}
-    assert sat.latencies("detect", 503), "8 clients on 2 detection slots never saw a 503"
+    # 8 clients posting back to back on one worker a core: each waits its turn, and a
+    # turn (8 frames of 0.1 s over the workers) fits the 1 s deadline: no frame refused
+    assert {s for s, _ in sat.by_kind["detect"]} == {200}
     assert sat.retry_after_missing == 0
     assert all(v == v for v in report.rss.values())                # RSS was readable
 
@@ -35,19 +36,19 @@ class GatedDetector(FakeDetector):
         self.gate = threading.Event()
         self.inside = threading.Semaphore(0)
 
-    def detect(self, image, decode_ms: float = 0.0):
+    def detect(self, image, decode_ms: float = 0.0, **kw):
         self.inside.release()
         self.gate.wait(30)
-        return super().detect(image, decode_ms)
+        return super().detect(image, decode_ms, **kw)
 
 
-def test_saturated_detection_answers_503_without_queueing(tmp_path: Path) -> None:
-    from waitress.server import create_server
-
+def test_frames_past_their_deadline_answer_503_and_never_run(tmp_path: Path) -> None:
     from webui import create_app
+    from webui.server import make_server
     det = GatedDetector()
-    app = create_app({"DB_PATH": tmp_path / "g.db", "DETECTOR": det, "DETECT_CONCURRENCY": 2})
-    server = create_server(app, host="127.0.0.1", port=0, threads=4)
+    app = create_app({"DB_PATH": tmp_path / "g.db", "DETECTOR": det, "DETECT_WORKERS": 2,
+                      "DETECT_DEADLINE": 0.3})
+    server = make_server(app, "127.0.0.1", 0)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     port = server.effective_port
@@ -61,8 +62,8 @@ def test_saturated_detection_answers_503_without_queueing(tmp_path: Path) -> Non
         for t in holders:
             t.start()
         assert det.inside.acquire(timeout=30) and det.inside.acquire(timeout=30)
-        # both slots are held and the gate is shut: more frames must be refused now,
-        # not queued behind the gate (a queued request would wait 30 s and get a 200)
+        # both workers are held and the gate is shut: a frame waits its deadline, then is
+        # refused (a frame kept queued behind the gate would wait 30 s and get a 200)
         client = Client(port, timeout=60)
         for _ in range(5):
             status, body, headers = client.call("POST", "/api/detect", raw=frame,

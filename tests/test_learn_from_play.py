@@ -17,7 +17,7 @@ from scorer.store import GameStore
 from scorer.store.decks import DeckCard, DeckNotFound, DeckStore
 from scorer.store.schema import MIGRATIONS, connect, current_version, migrate
 from scorer.vision.profile import model_key
-from web_helpers import CSRF, jpeg, make_app
+from web_helpers import CSRF, jpeg, make_app, with_version
 from support.fakes import EmbeddingFakeDetector, FakeDetector
 
 
@@ -34,7 +34,7 @@ def _enrol(db: Path, name: str = "home") -> DeckStore:
 
 
 def _call(client, method, url, body=None):
-    return client.open(url, method=method, json=body, headers=CSRF)
+    return client.open(url, method=method, json=with_version(client, url, body), headers=CSRF)
 
 
 def _game(client, **setup):
@@ -209,7 +209,7 @@ def test_a_version_3_database_keeps_its_games(tmp_path) -> None:
     assert (game.deck, game.learn, game.learns, game.rounds[0].learned) == \
         (None, True, False, None)
     conn = connect(path)
-    assert current_version(conn) == len(MIGRATIONS) == 4
+    assert current_version(conn) == len(MIGRATIONS) == 5
     conn.close()
 
 

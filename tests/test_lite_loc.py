@@ -68,3 +68,23 @@ def test_shift_slice_is_never_in_a_training_stream():
     from training.stream import SceneStream, StreamConfig
     with pytest.raises(ValueError, match="train range"):
         SceneStream(StreamConfig(art_dir=".", first_seed=SEED_RANGES["shift_test"][0]))
+
+
+def _figures(f1: float, kinds: dict[str, float]) -> dict:
+    eq = lambda v: {"equiv": {"f1": v}, "images_all_correct": 0.5,  # noqa: E731
+                    "false_cards_per_image": 0.1}
+    return {"realistic_framing": eq(f1), "kinds": {k: eq(v) for k, v in kinds.items()},
+            "recall": {"required": {"recall_equiv": f1}}}
+
+
+def test_a_new_model_ships_only_if_it_beats_the_old_on_the_shift_slice_and_every_slice():
+    from training.compare import may_ship, rows
+    old_r, old_s = _figures(0.90, {"pile": 0.9, "closeup": 0.9}), _figures(0.77, {"pile": 0.8})
+    better = _figures(0.93, {"pile": 0.95, "closeup": 0.91})
+    assert may_ship(old_r, better, old_s, _figures(0.80, {"pile": 0.85})) == (True, [])
+    ok, lost = may_ship(old_r, _figures(0.95, {"pile": 0.97, "closeup": 0.89}), old_s,
+                        _figures(0.80, {"pile": 0.85}))
+    assert not ok and lost == ["realistic closeup F1 0.900 -> 0.890"]
+    ok, lost = may_ship(old_r, better, old_s, _figures(0.76, {"pile": 0.85}))
+    assert not ok and lost[0].startswith("shift F1")
+    assert ("realistic pile: F1", 0.9, 0.95) in rows(old_r, better, "realistic")

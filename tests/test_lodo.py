@@ -58,10 +58,9 @@ def test_month_misreads_name_the_true_and_the_read_month():
     rect = (100.0, 100.0, 60.0, 96.0, 0.0)
     april = SimpleNamespace(quad=rect_to_quad(*rect), class_id=13)        # 04-2
     march = SimpleNamespace(quad=rect_to_quad(300, 100, 60, 96, 0), class_id=8)
-    det = Detections(class_id=np.array([25, 9]),                           # 07-2, 03-2
-                     quads=np.stack([rect_to_quad(*rect),
-                                     rect_to_quad(300, 100, 60, 96, 0)]).astype(np.float32))
+    det = Detections.from_quads(np.stack([rect_to_quad(*rect), rect_to_quad(300, 100, 60, 96, 0)]),
+                                np.ones(2), np.eye(49)[[25, 9]], (640, 480))  # 07-2, 03-2
     assert _month_misreads(det, [april, march]) == ["04->07"]
-    far = Detections(class_id=np.array([25]),
-                     quads=rect_to_quad(500, 400, 60, 96, 0)[None].astype(np.float32))
+    far = Detections.from_quads(rect_to_quad(500, 400, 60, 96, 0)[None], np.ones(1),
+                                np.eye(49)[[25]], (640, 480))
     assert _month_misreads(far, [april]) == []

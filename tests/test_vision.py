@@ -151,21 +151,21 @@ def _probs(*rows: tuple[int, float]) -> np.ndarray:
 def test_select_cards_applies_both_thresholds_and_drops_not_a_card():
     probs = _probs((0, 0.9), (5, 0.9), (7, 0.2), (48, 0.95), (9, 0.6))
     loc = np.array([0.5, 0.1, 0.9, 0.9, 0.3], np.float32)
-    keep, cls = select_cards(loc, probs, loc_threshold=0.2, cls_threshold=0.3)
-    assert keep.tolist() == [0, 4]
-    assert cls.tolist() == [0, 9]
+    mask = select_cards(loc, probs, loc_threshold=0.2, cls_threshold=0.3)
+    assert mask.dtype == bool and np.nonzero(mask)[0].tolist() == [0, 4]
+    assert probs.argmax(1)[mask].tolist() == [0, 9]
 
 
 def test_select_cards_gives_a_card_claimed_twice_to_the_likelier_box_only():
     probs = _probs((12, 0.55), (3, 0.9), (12, 0.8), (12, 0.4))
-    keep, cls = select_cards(np.ones(4, np.float32), probs, 0.2, 0.3)
-    assert keep.tolist() == [1, 2]
-    assert cls.tolist() == [3, 12]
+    mask = select_cards(np.ones(4, np.float32), probs, 0.2, 0.3)
+    assert np.nonzero(mask)[0].tolist() == [1, 2]
+    assert probs.argmax(1)[mask].tolist() == [3, 12]
 
 
 def test_select_cards_on_no_boxes():
-    keep, cls = select_cards(np.zeros(0, np.float32), np.zeros((0, 49), np.float32), 0.2, 0.3)
-    assert len(keep) == 0 and len(cls) == 0
+    mask = select_cards(np.zeros(0, np.float32), np.zeros((0, 49), np.float32), 0.2, 0.3)
+    assert mask.shape == (0,) and mask.dtype == bool
 
 
 @pytest.mark.art
@@ -173,12 +173,12 @@ def test_detect_picks_its_cards_from_the_candidates_with_select_cards(detector):
     img, _ = render_scene(["01-1", "02-1", "03-1", "04-2", "05-3", "06-1", "07-4", "08-2"],
                           seed=5, card_height=70)
     cand = detector.candidates(img)
-    keep, cls = select_cards(cand.loc_score, cand.probs, detector.loc_threshold,
-                             detector.cls_threshold)
+    cards = cand[select_cards(cand.loc_score, cand.probs, detector.loc_threshold,
+                              detector.cls_threshold)]
     det = detector.detect(img)
     assert len(det) > 0
-    assert sorted(det.class_id.tolist()) == sorted(cls.tolist())
-    assert sorted(det.loc_score.tolist()) == sorted(cand.loc_score[keep].tolist())
+    assert sorted(det.class_id.tolist()) == sorted(cards.class_id.tolist())
+    assert sorted(det.loc_score.tolist()) == sorted(cards.loc_score.tolist())
 
 
 def test_select_cards_keeps_one_box_per_physical_card_when_asked():
@@ -188,6 +188,6 @@ def test_select_cards_keeps_one_box_per_physical_card_when_asked():
     probs = np.zeros((3, 49), np.float32)
     probs[0, 5], probs[1, 9], probs[2, 20] = 0.9, 0.6, 0.8  # box 1 re-reads box 0's card
     loc = np.ones(3, np.float32)
-    assert select_cards(loc, probs, 0.2, 0.3)[1].tolist() == [5, 9, 20]
-    keep, cls = select_cards(loc, probs, 0.2, 0.3, quads, overlap_iou=0.5)
-    assert keep.tolist() == [0, 2] and cls.tolist() == [5, 20]
+    assert probs.argmax(1)[select_cards(loc, probs, 0.2, 0.3)].tolist() == [5, 9, 20]
+    mask = select_cards(loc, probs, 0.2, 0.3, quads, overlap_iou=0.5)
+    assert np.nonzero(mask)[0].tolist() == [0, 2] and probs.argmax(1)[mask].tolist() == [5, 20]

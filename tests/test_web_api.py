@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
-from web_helpers import (CSRF, FakeDetections, FakeDetector, jpeg, make_app, png,
+from web_helpers import (CSRF, FakeDetector, detections_of, with_version, jpeg, make_app, png,
                          png_header)
 
 
@@ -24,7 +25,7 @@ def client(app):
 
 
 def post(client, url, body=None, method="POST"):
-    return client.open(url, method=method, json=body, headers=CSRF)
+    return client.open(url, method=method, json=with_version(client, url, body), headers=CSRF)
 
 
 def new_game(client, **body):
@@ -65,9 +66,9 @@ def test_detect_raw_jpeg(client) -> None:
 
 def test_detect_hints_when_the_cards_are_small(tmp_path) -> None:
     class Far(FakeDetector):
-        def detect(self, image, decode_ms=0.0):
-            return FakeDetections([{"code": "08-1", "box": [5.0, 5.0, 17.0, 25.0]},
-                                   {"code": "01-1", "box": [30.0, 5.0, 42.0, 24.0]}])
+        def detect(self, image, decode_ms=0.0, **kw):
+            return detections_of([{"code": "08-1", "box": [5.0, 5.0, 17.0, 25.0]},
+                                  {"code": "01-1", "box": [30.0, 5.0, 42.0, 24.0]}], image)
 
     client = make_app(tmp_path, DETECTOR=Far()).test_client()
     r = client.post("/api/detect", data=jpeg(64, 48), headers={**CSRF, "Content-Type": "image/jpeg"})
@@ -109,27 +110,74 @@ def test_detect_upload_over_the_size_cap_is_413(tmp_path: Path) -> None:
     assert r.status_code == 413 and r.is_json
 
 
-def test_detect_saturated_answers_503_at_once(tmp_path: Path) -> None:
+def _post_frame(app, port: int, data: bytes | None = None):
+    """A frame from one client (its own connection: address and port)."""
+    return app.test_client().post("/api/detect", data=data or jpeg(),
+                                  headers={**CSRF, "Content-Type": "image/jpeg"},
+                                  environ_overrides={"REMOTE_PORT": port})
+
+
+def test_detect_waits_for_a_worker_instead_of_refusing(tmp_path: Path) -> None:
+    """One worker, held: a second client's frame waits its turn and is answered 200 once
+    the worker frees within the deadline (the old fixed cap answered it 503)."""
     gate = threading.Event()
     detector = FakeDetector(gate=gate)
-    app = make_app(tmp_path, DETECTOR=detector, DETECT_CONCURRENCY=1)
-    first: dict = {}
-
-    def hold() -> None:
-        first["r"] = app.test_client().post("/api/detect", data=jpeg(),
-                                            headers={**CSRF, "Content-Type": "image/jpeg"})
-
-    t = threading.Thread(target=hold)
-    t.start()
+    app = make_app(tmp_path, DETECTOR=detector, DETECT_WORKERS=1, DETECT_DEADLINE=30)
+    out: dict = {}
+    first = threading.Thread(target=lambda: out.setdefault("a", _post_frame(app, 1)))
+    first.start()
     assert detector.entered.wait(5)
-    r = app.test_client().post("/api/detect", data=jpeg(),
-                               headers={**CSRF, "Content-Type": "image/jpeg"})
-    assert r.status_code == 503 and r.headers["Retry-After"] == "1" and "busy" in r.json["error"]
-    # answered while the first detection still holds the only slot: it did not queue
-    assert t.is_alive() and detector.calls == 1
+    second = threading.Thread(target=lambda: out.setdefault("b", _post_frame(app, 2)))
+    second.start()
+    svc = app.extensions["hanafuda"]["detection"]
+    while svc.scheduler.snapshot()["light_waiting"] == 0:
+        time.sleep(0.01)
     gate.set()
-    t.join(5)
-    assert first["r"].status_code == 200
+    first.join(10), second.join(10)
+    assert out["a"].status_code == 200 and out["b"].status_code == 200
+    assert detector.max_running == 1
+
+
+def test_detect_503_only_when_the_deadline_cannot_be_met(tmp_path: Path) -> None:
+    gate = threading.Event()
+    detector = FakeDetector(gate=gate)
+    app = make_app(tmp_path, DETECTOR=detector, DETECT_WORKERS=1, DETECT_DEADLINE=0.2)
+    first = threading.Thread(target=lambda: _post_frame(app, 1))
+    first.start()
+    assert detector.entered.wait(5)
+    r = _post_frame(app, 2)                     # the worker stays held past its deadline
+    assert r.status_code == 503 and r.headers["Retry-After"] == "1" and "busy" in r.json["error"]
+    assert detector.calls == 1                  # the late frame was never run
+    gate.set()
+    first.join(10)
+    assert _post_frame(app, 3).status_code == 200
+
+
+def test_a_clients_stale_frame_is_dropped_for_its_newest(tmp_path: Path) -> None:
+    """A client that posts again while its frame waits: the older one is answered 409
+    (superseded) without being run, the newest is answered."""
+    gate = threading.Event()
+    seen: list[int] = []
+    detector = FakeDetector(codes=lambda img: seen.append(int(img.shape[1])) or ["08-1"],
+                            gate=gate)
+    app = make_app(tmp_path, DETECTOR=detector, DETECT_WORKERS=1, DETECT_DEADLINE=30)
+    out: dict = {}
+    busy = threading.Thread(target=lambda: _post_frame(app, 1))
+    busy.start()
+    assert detector.entered.wait(5)
+    svc = app.extensions["hanafuda"]["detection"]
+    old = threading.Thread(target=lambda: out.setdefault("old", _post_frame(app, 2, jpeg(80, 48))))
+    old.start()
+    while svc.scheduler.snapshot()["light_waiting"] == 0:
+        time.sleep(0.01)
+    new = threading.Thread(target=lambda: out.setdefault("new", _post_frame(app, 2, jpeg(96, 48))))
+    new.start()
+    old.join(10)
+    assert out["old"].status_code == 409 and out["old"].json["superseded"] is True
+    gate.set()
+    new.join(10), busy.join(10)
+    assert out["new"].status_code == 200
+    assert 80 not in seen and 96 in seen
 
 
 def test_detector_created_once_lazily(tmp_path: Path, monkeypatch) -> None:
@@ -223,7 +271,7 @@ def test_unknown_game_is_404_everywhere(client) -> None:
                         ("POST", "/api/games/999/rounds/1/corrections"),
                         ("POST", "/api/games/999/rounds/1/confirm"),
                         ("GET", "/api/games/999/export.csv"), ("GET", "/api/games/999/export.json")]:
-        r = client.open(url, method=method, json={"owner": "Ann", "codes": []}, headers=CSRF)
+        r = client.open(url, method=method, json={"owner": "Ann", "codes": [], "version": 0}, headers=CSRF)
         assert r.status_code == 404 and r.json["error"] == "no game 999", (method, url)
     assert client.get("/api/nothing").status_code == 404
     assert client.get("/api/games/abc").status_code == 404

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from web_helpers import CSRF, make_app
+from web_helpers import CSRF, make_app, with_version
 
 TEN_PI = ["01-3", "01-4", "02-3", "02-4", "03-3", "03-4", "04-3", "04-4", "05-3", "05-4"]
 
@@ -21,7 +21,7 @@ def client(tmp_path: Path):
 
 
 def post(client, url, body=None, method="POST"):
-    return client.open(url, method=method, json=body, headers=CSRF)
+    return client.open(url, method=method, json=with_version(client, url, body), headers=CSRF)
 
 
 def play_round(client, gid, n, piles, context):

@@ -335,7 +335,8 @@ class Pipeline:
     def _model_arg(self) -> tuple[Path, str]:
         """The ``--model`` file (default: the shipped one) and its label."""
         path = Path(self.a.model) if getattr(self.a, "model", None) else self.shipped
-        return path, self.a.tag or ("shipped" if path == self.shipped else path.parent.name)
+        return path, getattr(self.a, "tag", None) or ("shipped" if path == self.shipped
+                                                      else path.parent.name)
 
     # ------------------------------------------------------------ tune / evaluate
     def tune(self, loc_path: Path, sets=None, tag: str | None = None) -> dict:
@@ -415,45 +416,38 @@ class Pipeline:
         return res
 
     # ------------------------------------------------------------ commands
-    def command(self, cmd: str) -> None:
+    def stages(self) -> dict:
+        """Each command's work, in recipe order; ``all`` runs the training stages
+        (``ALL``) in this order, then the evaluation."""
         a = self.a
-        if cmd == "cache":
-            self.data()
-        elif cmd == "train-loc":
-            self.train_loc()
-        elif cmd == "train-cls":
-            self.train_cls()
-        elif cmd == "train-ref":
-            self.train_ref()
-            self.export_base(self._last_classifier())
-        elif cmd == "rounds":
-            self.export_base(self.rounds())
-        elif cmd == "realistic":
-            self.realistic(a.device)
-        elif cmd == "lodo":
-            self.tune(self.train_lodo(), sets=self._not_held_out())
-        elif cmd == "lite-loc":
-            self.lite_loc(a.device)
-        elif cmd == "shift":
-            self.shift(*self._model_arg())
-        elif cmd == "tune":
-            path, tag = self._model_arg()
-            self.tune(path, tag=None if path == self.shipped else tag)
-        elif cmd == "evaluate":
-            self.evaluate(not a.no_lodo, *self._model_arg())
-        elif cmd == "ceiling":
-            self.ceiling()
-        elif cmd == "all":
-            self.train_loc()
-            self.train_cls()
-            self.export_base()
-            self.train_ref()
-            self.export_base()
-            self.export_base(self.rounds())
-            self.tune(self.realistic(a.device))
-            self.tune(self.train_lodo(), sets=self._not_held_out())
-            self.lite_loc(a.device)
-            self.evaluate(not a.no_lodo)
+        return {
+            "cache": self.data,
+            "train-loc": self.train_loc,
+            "train-cls": self.train_cls,
+            "base": self.export_base,
+            "train-ref": lambda: (self.train_ref(), self.export_base(self._last_classifier())),
+            "rounds": lambda: self.export_base(self.rounds()),
+            "realistic": lambda: self.tune(self.realistic(a.device)) if a.command == "all"
+            else self.realistic(a.device),
+            "lodo": lambda: self.tune(self.train_lodo(), sets=self._not_held_out()),
+            "lite-loc": lambda: self.lite_loc(a.device),
+            "shift": lambda: self.shift(*self._model_arg()),
+            "tune": self._tune_command,
+            "evaluate": lambda: self.evaluate(not a.no_lodo, *self._model_arg()),
+            "ceiling": self.ceiling,
+        }
+
+    ALL = ("train-loc", "train-cls", "base", "train-ref", "rounds", "realistic", "lodo",
+           "lite-loc", "evaluate")
+
+    def command(self, cmd: str) -> None:
+        stages = self.stages()
+        for name in (self.ALL if cmd == "all" else (cmd,)):
+            stages[name]()
+
+    def _tune_command(self) -> None:
+        path, tag = self._model_arg()
+        self.tune(path, tag=None if path == self.shipped else tag)
 
     def _not_held_out(self) -> list[str]:
         from training.scenes import ART_SETS

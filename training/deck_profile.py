@@ -95,7 +95,8 @@ def score(det: Detector, cache: list, profile: DeckProfile | None) -> dict:
     overall, kinds = _Tally(), {k: _Tally() for k in KINDS}
     for kind, loc, probs, emb, req, opt in cache:
         p = probs if profile is None or not len(probs) else profile.adjust(probs, emb)
-        _, cls = select_cards(loc, p, det.loc_threshold, det.cls_threshold)
+        cls = p.argmax(1)[select_cards(loc, p, det.loc_threshold, det.cls_threshold)] \
+            if len(p) else []
         for t in (overall, kinds[kind]):
             t.add([int(i) for i in cls], req, opt)
     return {"f1": overall.report()["equiv"]["f1"],

@@ -200,8 +200,8 @@ def true_box_ceiling(detector, art_dir=None, split: str = "val", n_scenes: int =
             continue
         rects = np.array([quad_to_rect(c.quad) for c in seen], np.float32)
         probs = detector.classify(detector.cut(img, rects)[1])
-        _, cls = select_cards(np.ones(len(seen), np.float32), probs, detector.loc_threshold,
-                              detector.cls_threshold)
+        cls = probs.argmax(1)[select_cards(np.ones(len(seen), np.float32), probs,
+                                           detector.loc_threshold, detector.cls_threshold)]
         for t, v in enumerate(_multiset_hits([EQUIV[i] for i in cls], req, opt)):
             ceil[t] += v
         for c, p in zip(seen, probs.argmax(1)):

@@ -19,14 +19,13 @@ from pathlib import Path
 
 import torch
 import torch.nn.functional as F
-from torch.utils.data import DataLoader
 
 from training.engine import Schedule, last_record, train_loop
 from training.models import DELTA_SCALE, LocNet, RefNet, build_classifier
 from training.onnx_weights import freeze_bn, load_from_onnx
 from training.scenes import ART_SETS
 from training.ship import onnx_config
-from training.stream import SceneStream, StreamConfig, collate
+from training.stream import StreamConfig, scene_loader
 from training.train import loc_loss
 
 CLS_ARCH = "lite0-b8f-x3"
@@ -46,14 +45,6 @@ class FinetuneConfig:
     loc_crop_h: int = 0  # frames): the frame's scale at a smaller input's cost
     lodo_set: str = "hwatu-commons"
     seed: int = 0
-
-
-def _worker_init(_: int) -> None:
-    """One thread per rendering worker: the workers are the parallelism."""
-    import cv2
-
-    cv2.setNumThreads(1)
-    torch.set_num_threads(1)
 
 
 def _to_input(x: torch.Tensor, device) -> torch.Tensor:
@@ -163,14 +154,7 @@ def finetune(loc_path: Path, out_dir: Path, art_dir: str, cfg: FinetuneConfig,
     ckpt = out_dir / "finetuned.pt"
     seen = int(last_record(ckpt, "scenes"))  # a resumed run goes on with unseen scenes
     scfg = StreamConfig(art_dir=str(art_dir))
-    loader = DataLoader(SceneStream(scfg, start=seen), batch_size=cfg.batch,
-                        num_workers=cfg.workers, collate_fn=collate,
-                        prefetch_factor=4 if cfg.workers else None,
-                        persistent_workers=bool(cfg.workers), pin_memory=device.type == "cuda",
-                        worker_init_fn=_worker_init,
-                        # forked from a process whose other threads hold locks (onnxruntime,
-                        # OpenCV, a test's server), a worker can hang for ever
-                        multiprocessing_context="spawn" if cfg.workers else None)
+    loader = scene_loader(scfg, seen, cfg.batch, cfg.workers, pin_memory=device.type == "cuda")
     gen = torch.Generator(device=device)
     gen.manual_seed(cfg.seed + seen)
     lodo_idx = ART_SETS.index(cfg.lodo_set)

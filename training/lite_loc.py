@@ -18,20 +18,12 @@ from pathlib import Path
 from typing import Iterator
 
 import torch
-from torch.utils.data import DataLoader
 
 from training.engine import Schedule, load_nets, train_loop
 from training.models import LiteLoc
 from training.recipe import LiteLocConfig
-from training.stream import SceneStream, StreamConfig, collate
+from training.stream import StreamConfig, scene_loader
 from training.train import loc_loss
-
-
-def _worker_init(_: int) -> None:
-    import cv2
-
-    cv2.setNumThreads(1)
-    torch.set_num_threads(1)
 
 
 def _jitter(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
@@ -90,11 +82,7 @@ def train_lite_loc(art_dir: str, out_dir: Path, cfg: LiteLocConfig, exclude_sets
                     ) // cfg.replay * cfg.batch
     scfg = StreamConfig(art_dir=str(art_dir), realistic_share=cfg.realistic_share,
                         exclude_sets=tuple(exclude_sets), ref_per_scene=0, cls_per_scene=0)
-    loader = DataLoader(SceneStream(scfg, start=start), batch_size=cfg.batch,
-                        num_workers=workers, collate_fn=collate,
-                        prefetch_factor=4 if workers else None,
-                        persistent_workers=bool(workers), worker_init_fn=_worker_init,
-                        multiprocessing_context="spawn" if workers else None)
+    loader = scene_loader(scfg, start, cfg.batch, workers)
 
     def losses(batch) -> dict:
         f, maps = batch

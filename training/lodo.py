@@ -24,13 +24,12 @@ from pathlib import Path
 
 import torch
 import torch.nn.functional as F
-from torch.utils.data import DataLoader
 
 from training.engine import Schedule, last_record, train_loop
-from training.finetune import _jitter, _to_input, _turn_half, _worker_init
+from training.finetune import _jitter, _to_input, _turn_half
 from training.models import build_classifier
 from training.recipe import LodoConfig, add_options, from_options
-from training.stream import SceneStream, StreamConfig, collate
+from training.stream import StreamConfig, scene_loader
 
 
 def _crop_batches(loader, batch: int):
@@ -63,11 +62,7 @@ def train_lodo(art_dir: str, out_dir: Path, cfg: LodoConfig, lodo_set: str,
     start = int(last_record(ck_path, "scenes"))  # a resumed run goes on with unseen scenes
     scfg = StreamConfig(art_dir=str(art_dir), exclude_sets=(lodo_set,),
                         cls_per_scene=cfg.cls_per_scene, ref_per_scene=0)
-    loader = DataLoader(SceneStream(scfg, start=start), batch_size=4,
-                        num_workers=workers, collate_fn=collate,
-                        prefetch_factor=4 if workers else None,
-                        persistent_workers=bool(workers), worker_init_fn=_worker_init,
-                        multiprocessing_context="spawn" if workers else None)
+    loader = scene_loader(scfg, start, 4, workers)
     gen = torch.Generator().manual_seed(seed + start)
     read = {"scenes": start}
 

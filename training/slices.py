@@ -231,6 +231,6 @@ def pick(cand, loc_threshold: float, cls_threshold: float, overlap_iou: float | 
     from scorer.vision.detector import select_cards
     thr = np.full(len(cand), loc_threshold, np.float32)
     if large_threshold is not None and len(cand):
-        thr[cand.heights() >= large_box * cand.frame_h] = large_threshold
-    return select_cards(cand.loc_score, cand.probs, thr, cls_threshold, cand.quads,
-                        overlap_iou)[1]
+        thr[cand.heights() >= large_box * cand.image_size[1]] = large_threshold
+    return cand.class_id[select_cards(cand.loc_score, cand.probs, thr, cls_threshold,
+                                      cand.quads, overlap_iou)]

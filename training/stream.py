@@ -15,12 +15,14 @@ Seeds are drawn from the train range only (``SEED_RANGES['train']``), one per sc
 from __future__ import annotations
 
 import math
+import os
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 import torch
-from torch.utils.data import IterableDataset, get_worker_info
+from torch.utils.data import DataLoader, IterableDataset, get_worker_info
 
 from scorer.vision.geometry import (CROP_H, CROP_W, REF_H, REF_W, box_delta, context_crop,
                                     quad_iou, quad_to_rect, rect_to_quad, rectify)
@@ -182,3 +184,45 @@ class SceneStream(IterableDataset):
                 return
             yield scene_sample(lib, seed, self.cfg)
             k += nw
+
+
+# thread pools a rendering worker must not start: the workers are the parallelism (with
+# many workers on a big machine, each one's default pools oversubscribe every core)
+_ONE_THREAD = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
+def _worker_init(_: int) -> None:
+    import cv2
+
+    cv2.setNumThreads(1)
+    torch.set_num_threads(1)
+
+
+@contextmanager
+def _one_thread_env():
+    """Spawned workers inherit the environment as it is when they start."""
+    old = {k: os.environ.get(k) for k in _ONE_THREAD}
+    os.environ.update({k: "1" for k in _ONE_THREAD})
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def scene_loader(cfg: StreamConfig, start: int, batch: int, workers: int,
+                 pin_memory: bool = False):
+    """Batches of ``scene_sample``s from seed ``start`` on, rendered in ``workers``
+    spawned processes (0: in this one). Forked from a process whose other threads hold
+    locks (onnxruntime, OpenCV, a test's server), a worker can hang for ever: spawned."""
+    loader = DataLoader(SceneStream(cfg, start=start), batch_size=batch, num_workers=workers,
+                        collate_fn=collate, prefetch_factor=4 if workers else None,
+                        persistent_workers=bool(workers), pin_memory=pin_memory,
+                        worker_init_fn=_worker_init,
+                        multiprocessing_context="spawn" if workers else None)
+    with _one_thread_env():  # the workers start with the iterator
+        batches = iter(loader)
+    yield from batches

@@ -11,7 +11,12 @@
 ``MAX_CONTENT_LENGTH`` upload cap in bytes (default 8 MiB; over it: 413)
 ``MAX_IMAGE_PIXELS``   image dimension cap (default and most: the decoder's 40 megapixels;
                        ``MAX_IMAGE_SIDE`` 12000 px a side); a higher one is refused
-``DETECT_CONCURRENCY`` detections at once; beyond it ``/api/detect`` answers 503 at once
+``DETECT_WORKERS``     image workers (default: one a CPU core); the image work of every
+                       endpoint is scheduled on them (``webui.scheduler``)
+``DETECT_DEADLINE``    seconds a camera frame may wait for a worker (default 1.0); only a
+                       frame that cannot start by then is answered 503 with Retry-After
+``IMAGE_BUDGET``       decoded pixels of large images waiting or running at once (default
+                       twice ``MAX_IMAGE_PIXELS``); beyond it a large image is refused (503)
 """
 
 from __future__ import annotations
@@ -35,7 +40,9 @@ DEFAULTS: dict[str, Any] = {
     "MAX_CONTENT_LENGTH": 8 * 1024 * 1024,
     "MAX_IMAGE_PIXELS": 40_000_000,
     "MAX_IMAGE_SIDE": 12_000,
-    "DETECT_CONCURRENCY": 2,
+    "DETECT_WORKERS": None,
+    "DETECT_DEADLINE": 1.0,
+    "IMAGE_BUDGET": None,
     "JSON_SORT_KEYS": False,
 }
 
@@ -54,9 +61,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         "decks": EnrolledDecks(DeckStore(db), games),
         "detection": DetectionService(
             detector=app.config["DETECTOR"], model_path=app.config["MODEL_PATH"],
-            concurrency=int(app.config["DETECT_CONCURRENCY"]),
+            workers=app.config["DETECT_WORKERS"],
+            deadline=float(app.config["DETECT_DEADLINE"]),
             max_pixels=int(app.config["MAX_IMAGE_PIXELS"]),
-            max_side=int(app.config["MAX_IMAGE_SIDE"])),
+            max_side=int(app.config["MAX_IMAGE_SIDE"]),
+            heavy_budget=app.config["IMAGE_BUDGET"]),
     }
 
     from webui import api, errors, pages, security

@@ -12,8 +12,10 @@ from scorer.cards import DECK, MONTHS
 from scorer.errors import InputError
 from scorer.field_accuracy import field_accuracy
 from scorer.session import GameSession
+from scorer.store import GameNotFound
 from webui import decks, export, games
-from webui.context import detection, enrolled_decks, store
+from webui.context import client, detection, enrolled_decks, store
+from webui.errors import Refused
 
 bp = Blueprint("api", __name__)
 
@@ -65,12 +67,12 @@ def detect() -> Response:
     upload = request.files.get("image")
     data = upload.read() if upload is not None else request.get_data(cache=False)
     deck = request.args.get("deck")
+    crops = request.args.get("crops") == "1"
     if deck:
         profile = enrolled_decks().profile(deck, detection().detector())
-        found = detection().detect(data, crops=request.args.get("crops") == "1",
-                                   profile=profile)
+        found = detection().detect(data, client(), crops, profile=profile)
         return jsonify({**found, "deck": deck})
-    return jsonify(detection().detect(data, crops=request.args.get("crops") == "1"))
+    return jsonify(detection().detect(data, client(), crops))
 
 
 @bp.get("/accuracy")
@@ -107,25 +109,56 @@ def delete_game(game_id: int) -> Response:
     return jsonify({"deleted": game_id})
 
 
+def _version(body: Any) -> int:
+    """The version of the pile a write replaces: ``If-Match: "N"`` or the body's
+    ``version`` (0: a pile not saved yet). A write that names none is refused (428)."""
+    raw: Any = request.headers.get("If-Match")
+    if raw is not None:
+        raw = raw.strip().removeprefix("W/").strip('"')
+    elif isinstance(body, dict):
+        raw = body.get("version")
+    if raw is None:
+        raise Refused(428, "name the version of the pile this write replaces (the pile's "
+                           "'version', 0 for a pile not saved yet, or If-Match)")
+    if isinstance(raw, bool) or not (isinstance(raw, int) or
+                                     (isinstance(raw, str) and raw.isascii() and raw.isdigit()
+                                      and len(raw) < 12)):
+        raise InputError("version must be a whole number (the pile's 'version')")
+    return int(raw)
+
+
+def _pile_answer(game_id: int, pile: Any, status: int = 200) -> tuple[Response, int]:
+    resp = jsonify({"pile": pile.to_dict(crops=False), "game": _view(game_id)})
+    resp.headers["ETag"] = f'"{pile.version}"'
+    return resp, status
+
+
 @bp.put("/games/<int:game_id>/rounds/<int:number>/piles")
-def save_pile(game_id: int, number: int) -> Response:
-    pile = games.save_pile(store(), game_id, number, _json_body())
-    return jsonify({"pile": pile.to_dict(crops=False), "game": _view(game_id)})
+def save_pile(game_id: int, number: int) -> tuple[Response, int]:
+    body = _json_body()
+    return _pile_answer(game_id, games.save_pile(store(), game_id, number, body,
+                                                 _version(body)))
 
 
 @bp.post("/games/<int:game_id>/rounds/<int:number>/corrections")
 def correct(game_id: int, number: int) -> tuple[Response, int]:
-    pile = games.correct(store(), game_id, number, _json_body())
-    return jsonify({"pile": pile.to_dict(crops=False), "game": _view(game_id)}), 201
+    body = _json_body()
+    return _pile_answer(game_id, games.correct(store(), game_id, number, body,
+                                               _version(body)), 201)
 
 
 @bp.post("/games/<int:game_id>/rounds/<int:number>/confirm")
 def confirm(game_id: int, number: int) -> Response:
     with store().db.connection():           # one connection for the whole confirm
         done = games.confirm(store(), game_id, number, _parse_json())
-        learned = enrolled_decks().learn(done, decks.detector_if_any)   # after the commit
-        session = done.session.with_record(store().get_game(game_id)) \
-            if done.game.learns else done.session
+        learned = enrolled_decks().learn(done, decks.detector_if_any,   # after the commit
+                                          decks.schedule_learning)
+        session = done.session
+        if done.game.learns:            # the round's learned count, unless deleted since
+            try:
+                session = session.with_record(store().get_game(game_id))
+            except GameNotFound:        # the round was committed: the answer says so
+                pass
     rnd = next(r for r in session.record.rounds if r.number == number)
     return jsonify({"round": rnd.to_dict(), "game": games.view(session), **learned})
 

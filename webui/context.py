@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from flask import current_app
+from typing import Hashable
+
+from flask import current_app, request
 
 from scorer.enrolled import EnrolledDecks
 from scorer.store import GameStore
@@ -19,3 +21,10 @@ def detection() -> DetectionService:
 
 def enrolled_decks() -> EnrolledDecks:
     return current_app.extensions["hanafuda"]["decks"]
+
+
+def client() -> Hashable:
+    """Who sent the request, for the scheduler's turns: its address and port (one
+    keep-alive connection, as a camera posts its frames one after another)."""
+    env = request.environ
+    return (env.get("REMOTE_ADDR"), env.get("REMOTE_PORT"))

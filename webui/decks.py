@@ -13,24 +13,27 @@ import base64
 import binascii
 import re
 import time
-from typing import Any
+from typing import Any, Callable, Iterable, TypeVar
 
 import cv2
 import numpy as np
 from scorer.cards import CODES, card
 from scorer.errors import InputError
 from scorer.store.decks import DeckCard, DeckNotFound, DeckRecord, check_name, png_url
+from scorer.vision.detector import CardDetector
 from scorer.vision.enrol import check_once, enrol_images, scan_code
-from scorer.vision.imageheader import ImageTooLarge
+from scorer.vision.image import ImageLimits, ImageTooLarge, Upload, decode
 from scorer.vision.profile import require_embedding
-from scorer.vision.report import check_header, decode_frame
-from webui.context import detection, enrolled_decks
+from webui.context import client, detection, enrolled_decks
 from webui.detection import DetectorUnavailable
 from webui.errors import Refused
 
+T = TypeVar("T")
 MAX_IMAGES = 60                 # 48 single-card images and a few layout photos
 TOTAL_CAPS = 2                  # the images of one preview together: this many image caps
-DATA_URL = re.compile(r"^data:image/(?:png|jpeg|webp|bmp);base64,([A-Za-z0-9+/=\s]+)$")
+# a crop the page sends back is one card (the preview's are 72x112); a scan-sized one is fine
+CROP_LIMITS = ImageLimits(max_pixels=4_000_000, max_side=4_000)
+DATA_URL = re.compile(r"data:image/(?:png|jpeg|webp|bmp);base64,([A-Za-z0-9+/=\s]+)")
 
 
 def detector_if_any() -> Any:
@@ -39,6 +42,12 @@ def detector_if_any() -> Any:
         return detection().detector()
     except DetectorUnavailable:
         return None
+
+
+def schedule_learning(cost: int, job: Callable[[], T]) -> T:
+    """Run a confirmed round's learning (decoding and embedding its crops) on the image
+    workers, as the request's client."""
+    return detection().scheduler.run(client(), cost, job)
 
 
 def listing() -> list[dict[str, Any]]:
@@ -69,45 +78,38 @@ def _label(name: str | None, i: int) -> str:
     return base.strip()[:60] or f"image {i + 1}"
 
 
-def _decode(name: str, data: bytes, info: Any) -> np.ndarray:
-    try:
-        return decode_frame(data, info).image
-    except InputError as exc:
-        raise type(exc)(f"{name}: {exc}") from None
-
-
-def _checked(name: str, data: bytes) -> Any:
-    """The image's header checked against /api/detect's limits; the message names it."""
-    try:
-        return check_header(data, detection().limits)
-    except InputError as exc:
-        raise type(exc)(f"{name}: {exc}") from None
-
-
-def read_uploads(files: list[tuple[str | None, bytes]]) -> tuple[list, list]:
-    """Uploaded images (file name, bytes) -> (scans, photos), each (name, image): images
-    named by a card code (``08-1.png``) are single-card images, the others layout photos
-    in the order sent. Every header is checked before any image is decoded."""
+def read_uploads(files: list[tuple[str | None, bytes]]) -> list[tuple[str, Upload]]:
+    """Uploaded images (file name, bytes) -> (name, checked upload): every header checked
+    by the image gate before any image is decoded, and the images together within
+    TOTAL_CAPS image caps."""
     if not files:
         raise InputError("send layout photos or single-card images (multipart field "
                          "'images')")
     if len(files) > MAX_IMAGES:
         raise InputError(f"{len(files)} images: send at most {MAX_IMAGES} at once")
-    limits = detection().limits
     named = [(_label(name, i), data) for i, (name, data) in enumerate(files)]
-    infos = [_checked(name, data) for name, data in named]
-    total = sum(info.width * info.height for info in infos)
+    uploads = [(name, detection().check(data, name)) for name, data in named]
+    _within_caps(u for _, u in uploads)
+    return uploads
+
+
+def _within_caps(uploads: Iterable[Upload]) -> None:
+    limits = detection().limits
+    total = sum(u.info.width * u.info.height for u in uploads)
     if total > TOTAL_CAPS * limits.max_pixels:
         raise ImageTooLarge(f"the images together are {total / 1e6:.0f} megapixels, over the "
                             f"cap of {TOTAL_CAPS * limits.max_pixels / 1e6:.0f}: send "
                             "smaller photos")
-    scans, photos = [], []
-    for (name, data), info in zip(named, infos):
-        (scans if scan_code(name) else photos).append((name, _decode(name, data, info)))
-    return scans, photos
 
 
-def _detector() -> Any:
+def _decoded(name: str, upload: Upload, useful_side: int | None) -> np.ndarray:
+    try:
+        return decode(upload, useful_side).image
+    except InputError as exc:
+        raise type(exc)(f"{name}: {exc}") from None
+
+
+def _detector() -> CardDetector:
     det = detection().detector()
     require_embedding(det)              # a deck is saved with its embeddings
     return det
@@ -116,11 +118,19 @@ def _detector() -> Any:
 def preview(files: list[tuple[str | None, bytes]]) -> dict[str, Any]:
     """The crops the enrolment finds in the uploads, each named by the layout (or its
     file name), for the player to confirm or fix; nothing is saved."""
-    scans, photos = read_uploads(files)
+    uploads = read_uploads(files)
     det = _detector()
     start = time.perf_counter()
-    with detection().slot():
-        cards = enrol_images(det, scans, photos)
+    scans = [(n, u) for n, u in uploads if scan_code(n)]
+    photos = [(n, u) for n, u in uploads if not scan_code(n)]
+    scan_side = 2 * max(det.crop_w, det.crop_h)     # a scan becomes one crop
+
+    def job() -> list:
+        return enrol_images(det, [(n, _decoded(n, u, scan_side)) for n, u in scans],
+                            [(n, _decoded(n, u, det.useful_side)) for n, u in photos])
+
+    cards = detection().run(client(), [u for _, u in uploads], job, det.useful_side,
+                            heavy=True)
     have = {c.code for c in cards}
     return {"cards": [{"code": c.code, "name": card(c.code).name, "source": c.source,
                        "read_as": c.read_as, "crop": png_url(c.crop)} for c in cards],
@@ -129,9 +139,9 @@ def preview(files: list[tuple[str | None, bytes]]) -> dict[str, Any]:
             "seconds": round(time.perf_counter() - start, 2)}
 
 
-def _crop(i: int, url: Any, det: Any) -> np.ndarray:
-    """A crop sent back by the page (an image data URL), at the classifier's crop size."""
-    found = DATA_URL.match(url) if isinstance(url, str) else None
+def _crop(i: int, url: Any) -> tuple[str, Upload]:
+    """A crop sent back by the page (an image data URL), checked by the image gate."""
+    found = DATA_URL.fullmatch(url) if isinstance(url, str) else None
     if not found:
         raise InputError(f"card {i + 1}: 'crop' must be an image data URL "
                          "(data:image/png;base64,...)")
@@ -140,13 +150,19 @@ def _crop(i: int, url: Any, det: Any) -> np.ndarray:
     except (binascii.Error, ValueError):
         raise InputError(f"card {i + 1}: its crop is not valid base64") from None
     name = f"card {i + 1}"
-    img = _decode(name, data, _checked(name, data))
+    return name, detection().check(data, name, CROP_LIMITS)
+
+
+def _resized(name: str, upload: Upload, det: CardDetector) -> np.ndarray:
+    """A crop at the classifier's crop size."""
+    img = _decoded(name, upload, 2 * max(det.crop_w, det.crop_h))
     if img.shape[:2] != (det.crop_h, det.crop_w):
         img = cv2.resize(img, (det.crop_w, det.crop_h), interpolation=cv2.INTER_AREA)
     return img
 
 
-def _cards(body: Any, det: Any) -> list[DeckCard]:
+def _cards(body: Any) -> list[tuple[str, str, Upload]]:
+    """The confirmed cards a save sends: (code, source, checked crop) each."""
     items = body.get("cards") if isinstance(body, dict) else None
     if not isinstance(items, list) or not items:
         raise InputError('send the deck\'s cards: {"cards": [{"code": "01-1", "crop": '
@@ -159,8 +175,9 @@ def _cards(body: Any, det: Any) -> list[DeckCard]:
             raise InputError(f"card {i + 1}: give its 'code' (MM-K) and 'crop'")
         source = item.get("source")
         source = source[:200] if isinstance(source, str) and source else "page"
-        out.append(DeckCard(card(item["code"]).code, _crop(i, item.get("crop"), det), source))
-    check_once(out)
+        out.append((card(item["code"]).code, source, _crop(i, item.get("crop"))))
+    check_once([DeckCard(code, None, source) for code, source, _ in out])
+    _within_caps(u for _, _, (_, u) in out)
     return out
 
 
@@ -169,8 +186,15 @@ def save(name: Any, body: Any, create: bool = False) -> DeckRecord:
     as a new deck (409 if the name is taken). Embedded and saved as the command does."""
     check_name(name)
     det = _detector()
-    cards = _cards(body, det)
+    sent = _cards(body)
     if create and name in enrolled_decks().store.names():
         raise Refused(409, f"a deck named {name!r} exists: replace it or choose another name")
-    with detection().slot():
-        return enrolled_decks().enrol(name, cards, det)
+
+    decks = enrolled_decks()                 # the job runs on a worker, outside the request
+
+    def job() -> DeckRecord:
+        cards = [DeckCard(code, _resized(n, u, det), source) for code, source, (n, u) in sent]
+        return decks.enrol(name, cards, det)
+
+    return detection().run(client(), [u for _, _, (_, u) in sent], job,
+                           2 * max(det.crop_w, det.crop_h))

@@ -1,23 +1,26 @@
-"""Detection for the web API: one shared detector, bounded concurrency, clear errors."""
+"""Image work for the web API: one shared detector, every image through the one gate
+(``scorer.vision.image``), and every decode and detection scheduled on the workers
+(``webui.scheduler``: fair per client, a short deadline, a pixel budget)."""
 
 from __future__ import annotations
 
 import threading
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Hashable, Sequence, TypeVar
 
 from scorer.errors import InputError
-from scorer.vision.report import ImageLimits, check_header, decode_frame, detect_report
-from webui.crops import add_crops
+from scorer.vision.detector import CardDetector
+from scorer.vision.image import ImageLimits, Upload, check, decode
+from scorer.vision.report import detect_report
+from webui.scheduler import Busy, Scheduler, Superseded, cores
+
+__all__ = ["Busy", "Superseded", "DetectorUnavailable", "DetectionService"]
+
+T = TypeVar("T")
 
 
 def _str(path: Any) -> str | None:
     return str(path) if path else None
-
-
-class Busy(Exception):
-    """Every detection slot is taken; the client should retry shortly (503)."""
 
 
 class DetectorUnavailable(Exception):
@@ -25,16 +28,19 @@ class DetectorUnavailable(Exception):
 
 
 class DetectionService:
-    """Holds the app's one detector, created lazily on the first request."""
+    """Holds the app's one detector (created lazily on the first request) and the
+    scheduler its work runs on."""
 
-    def __init__(self, detector: Any = None, model_path: str | Path | None = None,
-                 concurrency: int = 2, max_pixels: int = 40_000_000,
-                 max_side: int = 12_000) -> None:
+    def __init__(self, detector: CardDetector | None = None,
+                 model_path: str | Path | None = None, workers: int | None = None,
+                 deadline: float = 1.0, max_pixels: int = 40_000_000,
+                 max_side: int = 12_000, heavy_budget: int | None = None) -> None:
         self._detector = detector
         self._model_path = model_path
         self._lock = threading.Lock()
-        self._slots = threading.BoundedSemaphore(max(1, concurrency))
         self.limits = ImageLimits(max_pixels, max_side)
+        self.scheduler = Scheduler(workers, deadline,
+                                   heavy_budget=heavy_budget or 2 * self.limits.max_pixels)
 
     @property
     def loaded(self) -> bool:
@@ -60,35 +66,48 @@ class DetectionService:
         return {"localiser": str(loc),
                 **{k: str(p) if p.is_file() and p != loc else None for k, p in beside.items()}}
 
-    def detector(self) -> Any:
+    def detector(self) -> CardDetector:
         with self._lock:
             if self._detector is None:
                 try:
                     from scorer.vision import Detector
-                    self._detector = Detector(model_path=self._model_path)
+                    # one onnxruntime thread per worker: the workers fill the cores
+                    threads = max(1, cores() // self.scheduler.workers)
+                    self._detector = Detector(model_path=self._model_path, threads=threads)
                 except (ImportError, OSError, InputError, RuntimeError) as exc:
                     raise DetectorUnavailable(f"no card detector: {exc}") from None
             return self._detector
 
-    @contextmanager
-    def slot(self) -> Iterator[None]:
-        """Hold one of the detection slots (the detector's work at once is bounded); Busy
-        (503) at once when all are taken."""
-        if not self._slots.acquire(blocking=False):
-            raise Busy("detection is busy; retry in a moment")
+    def check(self, data: bytes, name: str | None = None,
+              limits: ImageLimits | None = None) -> Upload:
+        """The image gate: its header checked once (InputError, ImageTooLarge over the
+        limits, the message naming ``name`` when given)."""
         try:
-            yield
-        finally:
-            self._slots.release()
+            return check(data, limits or self.limits)
+        except InputError as exc:
+            if name is None:
+                raise
+            raise type(exc)(f"{name}: {exc}") from None
 
-    def detect(self, data: bytes, crops: bool = False, profile: Any = None) -> dict[str, Any]:
+    def run(self, client: Hashable, uploads: Sequence[Upload], fn: Callable[[], T],
+            useful_side: int | None = None, heavy: bool | None = None) -> T:
+        """Run ``fn`` (which decodes ``uploads``) on the scheduler at their pixel cost."""
+        cost = sum(u.cost(useful_side) for u in uploads)
+        return self.scheduler.run(client, cost, fn, heavy)
+
+    def detect(self, data: bytes, client: Hashable = None, crops: bool = False,
+               profile: Any = None) -> dict[str, Any]:
         """The DESIGN.md detect JSON for one image's bytes (``scorer.vision.report``);
-        with ``crops``, each card also has its rectified crop as a small JPEG data URL
-        (``crop``); ``profile``: an enrolled deck's profile to read the cards with. The
-        header is checked before a detection slot is taken."""
-        info = check_header(data, self.limits)
-        with self.slot():
-            report = detect_report(self.detector(), decode_frame(data, info), profile)
-        if crops:
-            add_crops(report.frame.image, report.cards)
-        return report.to_dict(self.model_name)
+        with ``crops``, each card also has the crop the classifier read as a small JPEG
+        data URL (``crop``); ``profile``: an enrolled deck's profile to read the cards
+        with. The header is checked before the job is scheduled; a JPEG larger than the
+        detector can use is decoded smaller."""
+        upload = self.check(data)
+        det = self.detector()
+        side = det.useful_side
+
+        def job() -> dict[str, Any]:
+            report = detect_report(det, decode(upload, side), profile, crops)
+            return report.to_dict(self.model_name)
+
+        return self.run(client, [upload], job, side)

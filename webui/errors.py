@@ -2,7 +2,8 @@
 
 Bad input is a 4xx with a one-line message, never a 500: InputError -> 400,
 ImageTooLarge and oversize uploads -> 413, an unknown game -> 404, a request that does
-not fit the game's state -> 409, ``Refused`` -> its status, a saturated or missing detector -> 503.
+not fit the game's state -> 409, ``Refused`` -> its status, a newer frame from the same
+client -> 409, work that cannot start in time or a missing detector -> 503.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ import logging
 from flask import Flask, Response, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from scorer.errors import InputError
+from scorer.errors import InputError, StalePile
 from scorer.store import GameNotFound, StateError
-from webui.detection import Busy, DetectorUnavailable
+from webui.detection import Busy, DetectorUnavailable, Superseded
 from scorer.vision.imageheader import ImageTooLarge
 
 log = logging.getLogger(__name__)
@@ -56,6 +57,14 @@ def init_app(app: Flask) -> None:
         app.register_error_handler(
             exc_type, lambda exc, status=status: error_response(status, str(exc)))
 
+    @app.errorhandler(StalePile)
+    def stale(exc: StalePile) -> Response:
+        pile = exc.current.to_dict(crops=False) if exc.current is not None else None
+        resp = error_response(409, str(exc), stale=True, pile=pile)
+        if exc.current is not None:
+            resp.headers["ETag"] = f'"{exc.current.version}"'
+        return resp
+
     @app.errorhandler(Refused)
     def refused(exc: Refused) -> Response:
         return error_response(exc.status, str(exc))
@@ -63,8 +72,12 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(Busy)
     def busy(exc: Busy) -> Response:
         resp = error_response(503, str(exc))
-        resp.headers["Retry-After"] = "1"
+        resp.headers["Retry-After"] = str(exc.retry_after)
         return resp
+
+    @app.errorhandler(Superseded)
+    def superseded(exc: Superseded) -> Response:
+        return error_response(409, str(exc), superseded=True)
 
     @app.errorhandler(DetectorUnavailable)
     def unavailable(exc: DetectorUnavailable) -> Response:

@@ -116,18 +116,20 @@ def _owner(payload: Any, fields: str) -> Any:
     return payload.get("owner")
 
 
-def save_pile(store: GameStore, game_id: int, number: int, payload: Any) -> PileRecord:
-    owner = _owner(payload, "owner, codes, detected, source")
+def save_pile(store: GameStore, game_id: int, number: int, payload: Any,
+              version: int) -> PileRecord:
+    owner = _owner(payload, "owner, codes, detected, source, version")
     source = payload.get("source") or "manual"
     return store.save_pile(game_id, number, owner, payload.get("codes", []),
                            detected=payload.get("detected") or [], source=source,
-                           crops=payload.get("crops"))
+                           crops=payload.get("crops"), version=version)
 
 
-def correct(store: GameStore, game_id: int, number: int, payload: Any) -> PileRecord:
-    owner = _owner(payload, "owner, action, old_code, new_code")
+def correct(store: GameStore, game_id: int, number: int, payload: Any,
+            version: int) -> PileRecord:
+    owner = _owner(payload, "owner, action, old_code, new_code, version")
     return store.correct(game_id, number, owner, payload.get("action"),
-                         payload.get("old_code"), payload.get("new_code"))
+                         payload.get("old_code"), payload.get("new_code"), version=version)
 
 
 def confirm(store: GameStore, game_id: int, number: int, payload: Any) -> Confirmation:

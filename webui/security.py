@@ -12,6 +12,7 @@
   needs the custom header ``X-Requested-With: hanafuda`` (a cross-site form cannot set it,
   and a cross-site script cannot send it without a CORS preflight this app never grants),
   and its ``Origin``, when present, must be this server.
+* Wrong tokens are slowed per client address (``Guesses``): ten a minute, then 429.
 * Headers on every response: CSP (self only, no inline script), nosniff,
   frame-ancestors 'none' / X-Frame-Options DENY, no referrer, and no caching of the API.
 """
@@ -20,6 +21,10 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import math
+import threading
+import time
+from collections import OrderedDict, deque
 from urllib.parse import urlencode, urlsplit
 
 from flask import Flask, Response, redirect, request
@@ -51,7 +56,39 @@ def _host_name(host: str) -> str:
         return ""
 
 
+class Guesses:
+    """Wrong access tokens per client address: after ``free`` of them within ``window``
+    seconds, that address's tokens are not even compared until the oldest is ``window``
+    seconds old (429 with Retry-After), so guessing runs at ``free`` tries a window."""
+
+    def __init__(self, free: int = 10, window: float = 60.0, most: int = 4096) -> None:
+        self.free, self.window, self.most = free, window, most
+        self._seen: OrderedDict[str, deque[float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def wait(self, who: str) -> int:
+        """Seconds ``who`` must wait before a token of theirs is compared (0: none)."""
+        now = time.monotonic()
+        with self._lock:
+            times = self._seen.get(who)
+            while times and now - times[0] >= self.window:
+                times.popleft()
+            if not times or len(times) < self.free:
+                return 0
+            return max(1, math.ceil(self.window - (now - times[0])))
+
+    def failed(self, who: str) -> None:
+        with self._lock:
+            times = self._seen.pop(who, None) or deque(maxlen=self.free)
+            times.append(time.monotonic())
+            self._seen[who] = times
+            while len(self._seen) > self.most:      # bounded: the oldest addresses go
+                self._seen.popitem(last=False)
+
+
 def init_app(app: Flask) -> None:
+    guesses = app.extensions.setdefault("token_guesses", Guesses())
+
     @app.before_request
     def require_token() -> Response | None:
         token = app.config.get("ACCESS_TOKEN")
@@ -60,6 +97,16 @@ def init_app(app: Flask) -> None:
                 return None
             return error_response(403, "this server answers on 127.0.0.1 or localhost only "
                                        "(start it with --host to reach it by another name)")
+        sent = [t for t in (request.cookies.get(TOKEN_COOKIE), request.headers.get(TOKEN_HEADER),
+                            request.args.get("token") if request.method == "GET" else None)
+                if t is not None]
+        who = request.remote_addr or "?"
+        wait = guesses.wait(who) if sent else 0
+        if wait:                # too many wrong tokens from here: not even compared
+            resp = error_response(429, "too many wrong access tokens from this address; "
+                                       f"retry in {wait} s")
+            resp.headers["Retry-After"] = str(wait)
+            return resp
         if _same(request.cookies.get(TOKEN_COOKIE), token) or \
                 _same(request.headers.get(TOKEN_HEADER), token):
             return None
@@ -69,6 +116,8 @@ def init_app(app: Flask) -> None:
             resp.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="Strict",
                             max_age=30 * 24 * 3600)
             return resp
+        if sent:
+            guesses.failed(who)
         return error_response(401, "access token required: open the URL that "
                                    "`hanafuda serve` printed")
 
@@ -89,15 +138,23 @@ def init_app(app: Flask) -> None:
     @app.after_request
     def headers(resp: Response) -> Response:
         h = resp.headers
-        h.setdefault("Content-Security-Policy", CSP)
-        h["X-Content-Type-Options"] = "nosniff"
-        h["X-Frame-Options"] = "DENY"
-        h["Referrer-Policy"] = "no-referrer"
-        h["Cross-Origin-Opener-Policy"] = "same-origin"
-        h["Permissions-Policy"] = "camera=(self), microphone=(), geolocation=()"
-        if request.path.startswith("/api/"):
-            h["Cache-Control"] = "no-store"
+        for name, value in security_headers(request.path):
+            if name == "Content-Security-Policy":
+                h.setdefault(name, value)
+            else:
+                h[name] = value
         return resp
+
+
+def security_headers(path: str) -> list[tuple[str, str]]:
+    """The headers every answer carries (the app's and waitress's own error answers)."""
+    out = [("Content-Security-Policy", CSP), ("X-Content-Type-Options", "nosniff"),
+           ("X-Frame-Options", "DENY"), ("Referrer-Policy", "no-referrer"),
+           ("Cross-Origin-Opener-Policy", "same-origin"),
+           ("Permissions-Policy", "camera=(self), microphone=(), geolocation=()")]
+    if path.startswith("/api/"):
+        out.append(("Cache-Control", "no-store"))
+    return out
 
 
 def is_loopback(host: str) -> bool:

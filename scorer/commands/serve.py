@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import logging
 import secrets
 from pathlib import Path
 
@@ -28,7 +27,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="detector model (default: the shipped model)")
     parser.add_argument("--token", default=None,
                         help="access token required beyond localhost (generated if omitted)")
-    parser.add_argument("--threads", type=int, default=4, help="server threads (default 4)")
+    parser.add_argument("--threads", type=int, default=16,
+                        help="request threads (default 16; they mostly wait: the image "
+                             "work runs on one worker a CPU core)")
     parser.set_defaults(func=_run)
 
 
@@ -37,10 +38,26 @@ def resolve_token(host: str, token: str | None) -> str | None:
     from webui.security import is_loopback  # the web edge loads only for serve
 
     if token is not None:
-        if len(token) < 16:
-            raise InputError("--token must be at least 16 characters")
+        check_token(token)
         return token
     return None if is_loopback(host) else secrets.token_urlsafe(24)
+
+
+MIN_TOKEN = 16
+MIN_DISTINCT = 8
+
+
+def check_token(token: str) -> None:
+    """A token a LAN neighbour cannot guess: at least MIN_TOKEN characters, none of them
+    whitespace or control characters, and at least MIN_DISTINCT different ones (so not
+    ``aaaaaaaaaaaaaaaa`` nor ``abababababababab``); InputError saying what to fix."""
+    if len(token) < MIN_TOKEN:
+        raise InputError(f"--token must be at least {MIN_TOKEN} characters")
+    if any(c.isspace() or not c.isprintable() for c in token):
+        raise InputError("--token must not contain spaces or control characters")
+    if len(set(token)) < MIN_DISTINCT:
+        raise InputError(f"--token must mix at least {MIN_DISTINCT} different characters "
+                         "(omit --token and one is generated)")
 
 
 def open_url(host: str, port: int, token: str | None) -> str:
@@ -72,15 +89,12 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def bind(app, host: str, port: int, threads: int):
-    """A waitress server bound to ``host:port``; a port in use is one clear error."""
-    from waitress import create_server
+    """The waitress server (``webui.server``) bound to ``host:port``; a port in use is
+    one clear error."""
+    from webui.server import make_server
 
-    # waitress warns "Task queue depth is N" whenever a request waits for a thread (a page
-    # load fetches a few files at once): ordinary here, and alarming to read
-    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     try:
-        return create_server(app, host=host, port=port, threads=threads,
-                             ident="hanafuda-scorer", clear_untrusted_proxy_headers=True)
+        return make_server(app, host, port, threads)
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             raise InputError(f"port {port} is in use (another hanafuda serve?): "
@@ -88,5 +102,3 @@ def bind(app, host: str, port: int, threads: int):
         if exc.errno in (errno.EADDRNOTAVAIL, errno.EACCES):
             raise InputError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
         raise
-
-

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import re
+import sqlite3
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -22,8 +23,12 @@ from scorer.cards import CODES, card
 from scorer.errors import InputError
 from scorer.store.database import Database
 
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}$")
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}")   # whole names: fullmatch
 MAX_CROPS_PER_CARD = 16
+
+
+class SourceGone(InputError):
+    """The game a crop was learned from has been deleted (its crops go with it)."""
 
 
 class DeckNotFound(InputError):
@@ -37,6 +42,7 @@ class DeckCard:
     source: str = ""
     model: str | None = None
     embedding: np.ndarray | None = None   # (2,D): the crop, then turned 180 degrees
+    game_id: int | None = None       # the game it was learned from (goes with that game)
 
 
 @dataclass
@@ -64,7 +70,7 @@ class DeckRecord:
 
 
 def check_name(name: str) -> str:
-    if not isinstance(name, str) or not NAME.match(name):
+    if not isinstance(name, str) or not NAME.fullmatch(name):
         raise InputError("a deck name is 1-40 letters, digits, spaces, '.', '_' or '-', "
                          "starting with a letter or digit")
     return name
@@ -145,7 +151,7 @@ class DeckStore:
             emb = None
             if r["embedding"] is not None:
                 emb = np.frombuffer(r["embedding"], np.float32).reshape(2, -1).copy()
-            cards.append(DeckCard(r["code"], crop, r["source"], r["model"], emb))
+            cards.append(DeckCard(r["code"], crop, r["source"], r["model"], emb, r["game_id"]))
         return DeckRecord(d["name"], d["created_at"], d["updated_at"], cards)
 
     def save(self, name: str, cards: Iterable[DeckCard], replace: bool = True,
@@ -176,10 +182,15 @@ class DeckStore:
             for c in cards:
                 emb = None if c.embedding is None else \
                     np.asarray(c.embedding, np.float32).tobytes()
-                conn.execute(
-                    "INSERT INTO deck_cards (deck_id, code, crop, source, model, "
-                    "embedding, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (deck_id, card(c.code).code, _png(c.crop), c.source, c.model, emb, now))
+                try:
+                    conn.execute(
+                        "INSERT INTO deck_cards (deck_id, code, crop, source, model, "
+                        "embedding, created_at, game_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        (deck_id, card(c.code).code, _png(c.crop), c.source, c.model, emb,
+                         now, c.game_id))
+                except sqlite3.IntegrityError:      # the foreign key: that game is gone
+                    raise SourceGone(f"game {c.game_id} was deleted: its crops are not "
+                                     "kept") from None
             # a card keeps at most its newest MAX_CROPS_PER_CARD crops
             conn.execute(
                 "DELETE FROM deck_cards WHERE deck_id = ? AND id NOT IN (SELECT id FROM "

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from scorer.cards import card
-from scorer.errors import InputError, StateError
+from scorer.errors import InputError, StalePile, StateError
 from scorer.session import GameSession
 from scorer.store.database import Database
 from scorer.store.rows import (Confirmation, CorrectionRecord, GameRecord, GameSummary,
@@ -28,6 +28,17 @@ CROP_PREFIX = "data:image/jpeg;base64,"
 MAX_CROP = 16_000
 ACTIONS = ("add", "remove", "replace")
 MAX_ID = 2**63 - 1          # SQLite's largest INTEGER
+
+
+def _next(row: sqlite3.Row | None) -> int:
+    """The version a write gives a pile (its first save: 1)."""
+    return 1 if row is None else int(row["version"]) + 1
+
+
+def _pile_record(row: sqlite3.Row) -> PileRecord:
+    return PileRecord(row["owner"], json.loads(row["codes"]), json.loads(row["detected"]),
+                      row["source"], row["updated_at"], json.loads(row["crops"]),
+                      int(row["version"]))
 
 
 class GameNotFound(LookupError):
@@ -169,10 +180,13 @@ class GameStore:
     # ----------------------------------------------------------------- piles
     def save_pile(self, game_id: int, number: int, owner: str, codes: Sequence[Any], *,
                   detected: Sequence[Any] = (), source: str = "manual",
-                  crops: Any = None) -> PileRecord:
+                  crops: Any = None, version: int | None = None) -> PileRecord:
         """Save (or replace) one pile of the open round, with the corrections that turn
         what was detected into ``codes``, in one transaction (the round's first pile
-        opens it, dealt by the session's dealer)."""
+        opens it, dealt by the session's dealer). ``version`` is the version this write
+        replaces (0: the pile is not saved yet); StalePile when it is not the pile's.
+        None replaces whatever is there: only for a single writer (a script, a test);
+        the web API refuses a write that names no version."""
         if source not in SOURCES:
             raise InputError(f"source must be one of {', '.join(SOURCES)}, not {source!r}")
         final = normalise_codes(codes)
@@ -181,16 +195,17 @@ class GameStore:
         with self._write() as conn:
             session = GameSession(self._load_game(conn, game_id))
             round_id = self._open_round(conn, session, number, owner, create=True)
+            row = self._pile_at(conn, round_id, owner, version)
             self._check_conflicts(conn, round_id, owner, final)
             now = _now()
             conn.execute(
-                "INSERT INTO piles (round_id, owner, codes, detected, source, updated_at, crops)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (round_id, owner) DO UPDATE SET"
-                " codes = excluded.codes, detected = excluded.detected,"
+                "INSERT INTO piles (round_id, owner, codes, detected, source, updated_at, crops,"
+                " version) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (round_id, owner) DO"
+                " UPDATE SET codes = excluded.codes, detected = excluded.detected,"
                 " source = excluded.source, updated_at = excluded.updated_at,"
-                " crops = excluded.crops",
+                " crops = excluded.crops, version = excluded.version",
                 (round_id, owner, json.dumps(final), json.dumps(found), source, now,
-                 json.dumps(kept)))
+                 json.dumps(kept), _next(row)))
             if source != "manual":
                 for code in found:
                     if code not in final:
@@ -198,11 +213,14 @@ class GameStore:
                 for code in final:
                     if code not in found:
                         self._log(conn, round_id, owner, "add", None, code, now)
-        return PileRecord(owner, final, found, source, now, kept)
+        return PileRecord(owner, final, found, source, now, kept, _next(row))
 
     def correct(self, game_id: int, number: int, owner: str, action: str,
-                old_code: str | None = None, new_code: str | None = None) -> PileRecord:
-        """Apply one hand correction to a saved pile and record it, in one transaction."""
+                old_code: str | None = None, new_code: str | None = None, *,
+                version: int | None = None) -> PileRecord:
+        """Apply one hand correction to a saved pile and record it, in one transaction;
+        ``version``: the pile's version the correction was made on (StalePile if not;
+        None as for ``save_pile``)."""
         with self._write() as conn:
             session = GameSession(self._load_game(conn, game_id))
             if action not in ACTIONS:
@@ -211,8 +229,7 @@ class GameStore:
             old = card(old_code).code if action in ("remove", "replace") else None
             new = card(new_code).code if action in ("add", "replace") else None
             round_id = self._open_round(conn, session, number, owner, create=False)
-            row = conn.execute("SELECT * FROM piles WHERE round_id = ? AND owner = ?",
-                               (round_id, owner)).fetchone()
+            row = self._pile_at(conn, round_id, owner, version)
             if row is None:
                 raise StateError(f"{_owner_label(owner)} pile is not saved yet")
             codes: list[str] = json.loads(row["codes"])
@@ -234,10 +251,27 @@ class GameStore:
                     crops[new] = crops.pop(old)
             self._check_conflicts(conn, round_id, owner, codes)
             now = _now()
-            conn.execute("UPDATE piles SET codes = ?, crops = ?, updated_at = ? WHERE id = ?",
-                         (json.dumps(codes), json.dumps(crops), now, row["id"]))
+            conn.execute("UPDATE piles SET codes = ?, crops = ?, updated_at = ?, version = ?"
+                         " WHERE id = ?", (json.dumps(codes), json.dumps(crops), now,
+                                           _next(row), row["id"]))
             self._log(conn, round_id, owner, action, old, new, now)
-        return PileRecord(owner, codes, json.loads(row["detected"]), row["source"], now, crops)
+        return PileRecord(owner, codes, json.loads(row["detected"]), row["source"], now, crops,
+                          _next(row))
+
+    @staticmethod
+    def _pile_at(conn: sqlite3.Connection, round_id: int, owner: str,
+                 version: int | None) -> sqlite3.Row | None:
+        """The pile's row (None: not saved yet, version 0) if it is at ``version``, else
+        StalePile carrying the pile as it is: a write names the version it replaces."""
+        row = conn.execute("SELECT * FROM piles WHERE round_id = ? AND owner = ?",
+                           (round_id, owner)).fetchone()
+        have = int(row["version"]) if row is not None else 0
+        if version is not None and version != have:
+            current = None if row is None else _pile_record(row)
+            raise StalePile(f"{_owner_label(owner)} pile has changed since (it is at version "
+                            f"{have}, this change was made on {str(version)[:12]}): see the "
+                            "pile as it is now and apply your change again", current)
+        return row
 
     # ---------------------------------------------------------------- rounds
     def confirm_round(self, game_id: int, number: int, context: Any = None) -> Confirmation:
@@ -311,9 +345,7 @@ class GameStore:
         for row in conn.execute("SELECT * FROM rounds WHERE game_id = ? ORDER BY number",
                                 (game_id,)).fetchall():
             piles = {
-                pile["owner"]: PileRecord(pile["owner"], json.loads(pile["codes"]),
-                                          json.loads(pile["detected"]), pile["source"],
-                                          pile["updated_at"], json.loads(pile["crops"]))
+                pile["owner"]: _pile_record(pile)
                 for pile in conn.execute("SELECT * FROM piles WHERE round_id = ? ORDER BY id",
                                          (row["id"],)).fetchall()}
             numbers[row["id"]] = row["number"]

@@ -18,6 +18,7 @@ class PileRecord:
     source: str                # "camera" | "photo" | "manual"
     updated_at: str
     crops: dict[str, str] = field(default_factory=dict)   # code -> JPEG data URL
+    version: int = 1           # each write adds one; a write names the one it replaces
 
     def to_dict(self, crops: bool = True) -> dict[str, Any]:
         out = asdict(self)

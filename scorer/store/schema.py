@@ -89,6 +89,13 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE games ADD COLUMN learn INTEGER;
     ALTER TABLE rounds ADD COLUMN learned INTEGER;
     """,
+    # 5: each pile's version (a write names the version it replaces: no lost update),
+    # and the game a learned deck crop came from (deleted with that game)
+    """
+    ALTER TABLE piles ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+    ALTER TABLE deck_cards ADD COLUMN game_id INTEGER REFERENCES games(id) ON DELETE CASCADE;
+    CREATE INDEX deck_cards_game ON deck_cards(game_id);
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -6,6 +6,9 @@
 """
 
 from scorer.vision.annotate import annotate
-from scorer.vision.detector import Detections, Detector, decode_image, default_model_path
+from scorer.vision.detections import Detections
+from scorer.vision.detector import CardDetector, Detector, default_model_path
+from scorer.vision.image import decode_image
 
-__all__ = ["Detector", "Detections", "decode_image", "default_model_path", "annotate"]
+__all__ = ["CardDetector", "Detector", "Detections", "decode_image", "default_model_path",
+           "annotate"]

@@ -11,25 +11,22 @@ from __future__ import annotations
 import json
 import math
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Protocol
 
 import cv2
 import numpy as np
 
-from scorer.cards import DECK, card_from_class
+from scorer.cards import DECK
 from scorer.errors import InputError
-from scorer.vision import imageheader
+from scorer.vision.detections import NUM_CARDS, Detections
+from scorer.vision.image import decode_image
 from scorer.vision.geometry import (CROP_H, CROP_W, apply_deltas, context_crop, quad_iou,
                                     edge_orientation_field, rect_to_quad, rectify,
                                     refine_angles)
 
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 DEFAULT_MODEL = "hanafuda-localiser.onnx"
-MAX_PIXELS = 40_000_000
-MAX_SIDE = 12_000
-MAX_BYTES = 64 * 1024 * 1024
-NUM_CARDS = 48
 # the largest correction the box refiner may make in one pass: u, v (box widths and
 # heights), log width, log height, angle (radians)
 DELTA_LIMIT = np.array([0.4, 0.3, 0.4, 0.4, 0.4], np.float32)
@@ -39,82 +36,22 @@ def default_model_path() -> Path:
     return MODELS_DIR / DEFAULT_MODEL
 
 
-def decode_image(data: bytes) -> np.ndarray:
-    """Decode image bytes (JPEG, PNG, WebP, BMP...) to a BGR uint8 array, EXIF orientation
-    applied. Raises InputError for empty, oversized, non-image or corrupt data."""
-    if data is None or len(data) == 0:
-        raise InputError("empty image data")
-    if len(data) > MAX_BYTES:
-        raise InputError(f"image file too large ({len(data) / 1e6:.0f} MB; limit "
-                         f"{MAX_BYTES // (1024 * 1024)} MiB)")
-    imageheader.check(data, MAX_PIXELS, MAX_SIDE)  # before any pixel is decoded
-    if data[:2] == b"\xff\xd8" and data.rfind(b"\xff\xd9") < 0:
-        # every complete JPEG ends with an EOI marker; libjpeg would pad a cut-off file
-        raise InputError("corrupt image: truncated JPEG data")
-    try:  # IMREAD_COLOR applies EXIF orientation
-        img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-    except cv2.error:
-        img = None
-    if img is None or img.size == 0:
-        raise InputError("not an image, or a corrupt image (could not decode)")
-    h, w = img.shape[:2]
-    if h * w > MAX_PIXELS:
-        raise InputError(f"image too large: {w}x{h} pixels "
-                         f"(limit {MAX_PIXELS // 1_000_000} megapixels)")
-    if h < 16 or w < 16:
-        raise InputError(f"image too small: {w}x{h} pixels")
-    return img
+class CardDetector(Protocol):
+    """What the web, the enrolment and the deck profiles need of a detector:
+    ``Detector`` implements it, and so do the test doubles (``tests/fakes.py``)."""
 
-
-@dataclass
-class Detections:
-    """Detected cards (after the supervision.Detections idea): parallel arrays."""
-
-    boxes: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.float32))  # xyxy
-    confidence: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
-    class_id: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-    quads: np.ndarray = field(default_factory=lambda: np.zeros((0, 4, 2), np.float32))
-    loc_score: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
-    timings: dict = field(default_factory=dict)
-
-    def __len__(self) -> int:
-        return len(self.class_id)
+    model_path: Any
+    crop_w: int                 # the classifier's crop, in pixels
+    crop_h: int
+    useful_side: int            # the longest image side the detector can use
 
     @property
-    def codes(self) -> list[str]:
-        return [card_from_class(int(c)).code for c in self.class_id]
+    def has_embedding(self) -> bool: ...
 
-    def to_cards(self) -> list[dict]:
-        out = []
-        for i in range(len(self)):
-            c = card_from_class(int(self.class_id[i]))
-            out.append({"code": c.code, "name": c.name,
-                        "confidence": round(float(self.confidence[i]), 4),
-                        "box": [round(float(v), 1) for v in self.boxes[i]],
-                        "quad": [[round(float(x), 1), round(float(y), 1)]
-                                 for x, y in self.quads[i]]})
-        return out
+    def detect(self, img: np.ndarray, decode_ms: float = 0.0, profile: Any = None,
+               crops: bool = False) -> Detections: ...
 
-
-@dataclass
-class Candidates:
-    """The classified boxes of one frame before the cards are picked from them."""
-
-    quads: np.ndarray = field(default_factory=lambda: np.zeros((0, 4, 2), np.float32))
-    loc_score: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
-    probs: np.ndarray = field(default_factory=lambda: np.zeros((0, NUM_CARDS + 1), np.float32))
-    frame_h: int = 0
-
-    def __len__(self) -> int:
-        return len(self.loc_score)
-
-    def heights(self) -> np.ndarray:
-        """Each box's long side in pixels."""
-        if not len(self.quads):
-            return np.zeros(0, np.float32)
-        q = self.quads
-        return np.maximum(np.linalg.norm(q[:, 3] - q[:, 0], axis=1),
-                          np.linalg.norm(q[:, 1] - q[:, 0], axis=1)).astype(np.float32)
+    def embed(self, crops: np.ndarray) -> np.ndarray | None: ...
 
 
 class Detector:
@@ -309,44 +246,54 @@ class Detector:
         return self.cls.run(["embedding"], {self.cls.get_inputs()[0].name:
                                             np.ascontiguousarray(self.as_input(crops))})[0]
 
-    def candidates(self, img: np.ndarray, profile=None) -> Candidates:
-        """Every box the localiser finds at or above its threshold, with the classifier's
-        probabilities (blended with ``profile``'s, a ``scorer.vision.profile.DeckProfile``,
-        when given); ``select_cards`` picks the cards from these."""
-        return self._classify_boxes(img, *self.localise(_checked(img)), profile=profile)
+    @property
+    def useful_side(self) -> int:
+        """The longest image side worth decoding: the smallest card the localiser finds
+        (about 40 px tall in its input) is then still cut at the classifier's crop height,
+        so a frame decoded smaller than its stored size reads the same."""
+        return int(math.ceil(max(self.in_w, self.in_h) * self.crop_h / 40))
 
-    def _classify_boxes(self, img: np.ndarray, rects: np.ndarray,
-                        scores: np.ndarray, profile=None) -> Candidates:
+    def candidates(self, img: np.ndarray, profile=None, crops: bool = False) -> Detections:
+        """Every box the localiser finds at or above its threshold, classified (with
+        ``probs``, blended with ``profile``'s, a ``scorer.vision.profile.DeckProfile``,
+        when given); ``select_cards`` picks the cards from these."""
+        return self._classify_boxes(img, *self.localise(_checked(img)), profile=profile,
+                                    keep_crops=crops)
+
+    def _classify_boxes(self, img: np.ndarray, rects: np.ndarray, scores: np.ndarray,
+                        profile=None, keep_crops: bool = False) -> Detections:
+        size = (img.shape[1], img.shape[0])
         if not len(rects):
-            return Candidates(frame_h=img.shape[0])
+            return Detections.from_quads(np.zeros((0, 4, 2), np.float32), np.zeros(0),
+                                         np.zeros((0, NUM_CARDS + 1), np.float32), size)
         quads, crops = self.cut(img, rects)
         if profile is None:
             probs = self.classify(crops)
         else:
             probs = profile.adjust(*self.classify_embed(crops))
-        return Candidates(quads.astype(np.float32), scores.astype(np.float32),
-                          probs.astype(np.float32), img.shape[0])
+        return Detections.from_quads(quads, scores, probs, size,
+                                     crops if keep_crops else None)
 
-    def detect(self, img: np.ndarray, decode_ms: float = 0.0, profile=None) -> Detections:
-        """The cards in ``img``; ``profile``: a deck profile to read them with."""
+    def pick(self, found: Detections) -> np.ndarray:
+        """The boolean mask of the candidates ``detect`` keeps as cards."""
+        if found.probs is None:
+            raise ValueError("detections without class probabilities: nothing to pick from")
+        return select_cards(found.loc_score, found.probs,
+                            self.box_thresholds(found.heights(), found.image_size[1]),
+                            self.cls_threshold, found.quads, self.overlap_iou)
+
+    def detect(self, img: np.ndarray, decode_ms: float = 0.0, profile=None,
+               crops: bool = False) -> Detections:
+        """The cards in ``img``, in deck order; ``profile``: a deck profile to read them
+        with; ``crops``: keep each card's classifier crop (``Detections.crops``)."""
         t0 = time.perf_counter()
         rects, scores = self.localise(_checked(img))
         t1 = time.perf_counter()
-        cand = self._classify_boxes(img, rects, scores, profile)
-        keep, cls = select_cards(cand.loc_score, cand.probs,
-                                 self.box_thresholds(cand.heights(), img.shape[0]),
-                                 self.cls_threshold, cand.quads, self.overlap_iou)
-        conf = cand.probs[keep, cls]
-        quads, scores = cand.quads[keep], cand.loc_score[keep]
-        h, w = img.shape[:2]
-        boxes = np.concatenate([quads.min(1), quads.max(1)], 1) if len(quads) else \
-            np.zeros((0, 4), np.float32)
-        boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
-        boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
-        order = np.array(sorted(range(len(cls)), key=lambda i: (DECK[cls[i]].month,
-                                                                DECK[cls[i]].index)), int)
-        det = Detections(boxes.astype(np.float32)[order], conf.astype(np.float32)[order],
-                         cls.astype(np.int64)[order], quads[order], scores[order])
+        found = self._classify_boxes(img, rects, scores, profile, crops)
+        cards = found[self.pick(found)]
+        order = sorted(range(len(cards)), key=lambda i: (DECK[cards.class_id[i]].month,
+                                                          DECK[cards.class_id[i]].index))
+        det = cards[np.array(order, np.int64)]
         t2 = time.perf_counter()
         det.timings = {"decode": round(decode_ms, 2), "localise": round((t1 - t0) * 1e3, 2),
                        "classify": round((t2 - t1) * 1e3, 2),
@@ -392,8 +339,9 @@ def _drop_contained(rects: np.ndarray, scores: np.ndarray, area_ratio: float = 0
 
 def select_cards(loc_score: np.ndarray, probs: np.ndarray, loc_threshold: float | np.ndarray,
                  cls_threshold: float, quads: np.ndarray | None = None,
-                 overlap_iou: float | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """The boxes that are cards: (indices into the candidates, their class ids).
+                 overlap_iou: float | None = None) -> np.ndarray:
+    """The boxes that are cards, as a boolean mask over the candidates (their class is
+    each row's likeliest: ``probs.argmax(1)``).
 
     A box is kept when its localiser score and its likeliest card's probability reach
     the thresholds and that card is not "not a card". A physical deck holds each card
@@ -403,8 +351,9 @@ def select_cards(loc_score: np.ndarray, probs: np.ndarray, loc_threshold: float 
     them: the second guess was mostly wrong.) With ``quads`` and ``overlap_iou``, a box
     that overlaps an already kept, likelier box by more than that IoU is the same
     physical card seen twice and is dropped too."""
+    mask = np.zeros(len(probs), bool)
     if not len(probs):
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        return mask
     cls = probs.argmax(1)
     conf = probs[np.arange(len(cls)), cls]
     idx = np.nonzero((loc_score >= loc_threshold) & (cls < NUM_CARDS) &
@@ -420,5 +369,5 @@ def select_cards(loc_score: np.ndarray, probs: np.ndarray, loc_threshold: float 
             continue
         kept.append(int(i))
         taken.add(int(cls[i]))
-    keep = np.sort(np.array(kept, np.int64))
-    return keep, cls[keep].astype(np.int64)
+    mask[kept] = True
+    return mask

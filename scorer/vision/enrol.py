@@ -26,7 +26,7 @@ from scorer.errors import InputError
 from scorer.vision.detector import decode_image
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp")
-CODE_NAME = re.compile(r"^(\d{1,2})-(\d)$")
+CODE_NAME = re.compile(r"(\d{1,2})-(\d)")
 # the layout order and the network must agree on at least this share of each photo's
 # cards (cards shifted by a place, or photos out of order, agree on almost none)
 MIN_AGREEMENT = 0.5
@@ -64,7 +64,7 @@ def scan_code(name: str) -> str | None:
     for a name that is not a code (e.g. a layout photo's). InputError for a name shaped
     like a code that names no card (``13-1.png``)."""
     path = Path(name)
-    if path.suffix.lower() not in IMAGE_SUFFIXES or not CODE_NAME.match(path.stem):
+    if path.suffix.lower() not in IMAGE_SUFFIXES or not CODE_NAME.fullmatch(path.stem):
         return None
     try:
         return card(path.stem).code

@@ -1,6 +1,6 @@
-"""One detection path for ``hanafuda detect`` and ``POST /api/detect``: a frame is checked
-against the size limits, decoded and timed once, the detector runs once, and the report
-is DESIGN.md's detect JSON (``Report.to_dict``).
+"""One detection path for ``hanafuda detect`` and ``POST /api/detect``: a frame passes the
+image gate once (``scorer.vision.image``: header checked, decoded and timed once), the
+detector runs once, and the report is DESIGN.md's detect JSON (``Report.to_dict``).
 
     frame = read_frame(data)                  # InputError for a bad or oversized image
     report = detect_report(detector, frame)   # detector.detect(image)
@@ -9,85 +9,24 @@ is DESIGN.md's detect JSON (``Report.to_dict``).
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
-from scorer.errors import InputError
-from scorer.vision import imageheader
-from scorer.vision.detector import MAX_PIXELS, MAX_SIDE, decode_image
+from scorer.vision.detections import Detections
 from scorer.vision.hints import framing_hints
+from scorer.vision.image import Frame, ImageLimits, read_frame
 
-
-@dataclass(frozen=True)
-class ImageLimits:
-    """The largest image accepted. The decoder never reads more than MAX_PIXELS and
-    MAX_SIDE, so a limit may only be lower: a higher one is refused (ValueError) rather
-    than silently capped."""
-
-    max_pixels: int = MAX_PIXELS
-    max_side: int = MAX_SIDE
-
-    def __post_init__(self) -> None:
-        if not 0 < self.max_pixels <= MAX_PIXELS or not 0 < self.max_side <= MAX_SIDE:
-            raise ValueError(f"image limits {self.max_pixels} pixels, {self.max_side} px a "
-                             f"side: the decoder reads at most {MAX_PIXELS} pixels and "
-                             f"{MAX_SIDE} px a side")
-
-
-@dataclass(frozen=True)
-class Frame:
-    """A decoded image (BGR, EXIF orientation applied), its format and decode time."""
-
-    image: Any
-    format: str
-    decode_ms: float
-
-    @property
-    def width(self) -> int:
-        return int(self.image.shape[1])
-
-    @property
-    def height(self) -> int:
-        return int(self.image.shape[0])
-
-
-def check_header(data: bytes, limits: ImageLimits = ImageLimits()) -> imageheader.ImageInfo:
-    """The image's format and size from its header, before any pixel is decoded:
-    InputError (ImageTooLarge over the limits) for what will not be decoded."""
-    if not data:
-        raise InputError("empty image data")
-    return imageheader.check(data, limits.max_pixels, limits.max_side)
-
-
-def decode_frame(data: bytes, info: imageheader.ImageInfo) -> Frame:
-    """Decode checked bytes, timed. Untrusted bytes that break the decoder anyhow are the
-    sender's error (InputError), never a crash."""
-    start = time.perf_counter()
-    try:
-        image = decode_image(data)
-    except InputError:
-        raise
-    except Exception as exc:  # untrusted bytes may break a decoder anyhow
-        raise InputError(f"corrupt image: it cannot be decoded ({type(exc).__name__})") \
-            from None
-    if image is None or getattr(image, "size", 0) == 0:
-        raise InputError("corrupt image: it cannot be decoded")
-    return Frame(image, info.format, round((time.perf_counter() - start) * 1e3, 2))
-
-
-def read_frame(data: bytes, limits: ImageLimits = ImageLimits()) -> Frame:
-    """``check_header`` then ``decode_frame``."""
-    return decode_frame(data, check_header(data, limits))
+__all__ = ["Frame", "ImageLimits", "Report", "detect_report", "read_frame"]
 
 
 @dataclass
 class Report:
-    """What one detection found: the frame, the detector's result, its cards (DESIGN.md's
-    list), framing hints, and the timings (the detector's, the decode time included)."""
+    """What one detection found: the frame, the detector's cards (in the stored image's
+    pixels, whatever size the frame was decoded at), their JSON list (DESIGN.md's),
+    framing hints, and the timings (the detector's, the decode time included)."""
 
     frame: Frame
-    detections: Any
+    detections: Detections
     cards: list[dict[str, Any]]
     hints: list[str]
 
@@ -95,7 +34,7 @@ class Report:
     def ms(self) -> dict[str, float]:
         """The detector's stage timings, with the decode (timed once, when the frame was
         read) and the total of both."""
-        stages = dict(getattr(self.detections, "timings", None) or {})
+        stages = dict(self.detections.timings or {})
         decode = self.frame.decode_ms
         return {**stages, "decode": decode,
                 "total": round(decode + float(stages.get("total", 0.0)), 2)}
@@ -107,11 +46,11 @@ class Report:
                 "hints": self.hints, "ms": self.ms}
 
 
-def detect_report(detector: Any, frame: Frame, profile: Any = None) -> Report:
-    """Run ``detector.detect(image)`` (a ``scorer.vision.Detector`` or anything with its
-    ``detect``) on a frame, with an enrolled deck's ``profile`` if one is given, and
-    build the report."""
-    found = detector.detect(frame.image) if profile is None else \
-        detector.detect(frame.image, profile=profile)
-    cards = list(found.to_cards())
+def detect_report(detector: Any, frame: Frame, profile: Any = None,
+                  crops: bool = False) -> Report:
+    """Run ``detector.detect`` (a ``CardDetector``) on a frame, with an enrolled deck's
+    ``profile`` if one is given and, with ``crops``, each card's classifier crop (cut in
+    the detector's pass) as a JPEG data URL; build the report."""
+    found = detector.detect(frame.image, profile=profile, crops=crops).scaled(frame.scale)
+    cards = found.to_cards(crops=crops)
     return Report(frame, found, cards, framing_hints(cards))

@@ -88,6 +88,9 @@ class FlickerDetector:
         self.flipped = 0
         self.lock = threading.Lock()
 
+    def __getattr__(self, name: str) -> Any:      # the rest of the CardDetector: inner's
+        return getattr(self.inner, name)
+
     def detect(self, image: np.ndarray, *args: Any, **kwargs: Any) -> Any:
         found = self.inner.detect(image, *args, **kwargs)
         with self.lock:
@@ -95,24 +98,13 @@ class FlickerDetector:
             odd = self.calls % 2 == 0
         if not odd:
             return found
-        return _Flipped(found, self.steady, self.flicker, self)
-
-
-class _Flipped:
-    """Detections whose ``to_cards`` reads one code as another."""
-
-    def __init__(self, found: Any, steady: str, flicker: str, owner: FlickerDetector) -> None:
-        self.found, self.steady, self.flicker, self.owner = found, steady, flicker, owner
-        self.timings = getattr(found, "timings", {})
-
-    def to_cards(self) -> list[dict]:
-        cards = list(self.found.to_cards())
-        for c in cards:
-            if c["code"] == self.steady:
-                c["code"], c["name"] = self.flicker, card(self.flicker).name
-                c["confidence"] = round(c["confidence"] * 0.9, 4)
-                self.owner.flipped += 1
-        return cards
+        flipped = found[np.arange(len(found))]          # a copy of the record
+        steady = flipped.class_id == card(self.steady).class_index
+        flipped.class_id[steady] = card(self.flicker).class_index
+        flipped.confidence[steady] *= 0.9
+        with self.lock:
+            self.flipped += int(steady.sum())
+        return flipped
 
 
 class SceneDetector:
@@ -121,26 +113,30 @@ class SceneDetector:
     scene's cards with their boxes scaled to the frame. Anything else: no cards."""
 
     model_path = "scene-stand-in"
+    crop_w, crop_h, useful_side, has_embedding = 72, 112, 1920, False
+
+    def embed(self, crops: Any) -> Any:
+        return None
 
     def __init__(self, scenes: Sequence[Scene]) -> None:
         self.scenes = list(scenes)
         self.small = [cv2.resize(s.image, (96, 54), interpolation=cv2.INTER_AREA).astype(np.float32)
                       for s in self.scenes]
 
-    def detect(self, image: np.ndarray) -> Any:
-        from support.fakes import FakeDetections
+    def detect(self, image: np.ndarray, *args: Any, **kwargs: Any) -> Any:
+        from support.fakes import detections_of
         h, w = image.shape[:2]
         small = cv2.resize(image, (96, 54), interpolation=cv2.INTER_AREA).astype(np.float32)
         dists = [float(np.abs(small - s).mean()) for s in self.small]
         best = int(np.argmin(dists))
         if dists[best] > 25:
-            return FakeDetections([])
+            return detections_of([], image)
         scene = self.scenes[best]
         sx, sy = w / scene.image.shape[1], h / scene.image.shape[0]
-        return FakeDetections([
+        return detections_of([
             {"code": c, "name": card(c).name, "confidence": 0.95,
              "box": [b[0] * sx, b[1] * sy, b[2] * sx, b[3] * sy]}
-            for c, b in zip(scene.codes, scene.boxes)])
+            for c, b in zip(scene.codes, scene.boxes)], image, kwargs.get("crops", False))
 
 
 def shipped_detector() -> Any | None:

@@ -3,14 +3,14 @@
 export const CSRF_HEADER = { "X-Requested-With": "hanafuda" };
 
 export class ApiError extends Error {
-  constructor(status, message) { super(message); this.status = status; }
+  constructor(status, message, data = null) { super(message); this.status = status; this.data = data; }
 }
 
 async function parse(resp) {
   let data = null;
   try { data = await resp.json(); } catch (e) { data = null; }
   if (!resp.ok) {
-    throw new ApiError(resp.status, (data && data.error) || `HTTP ${resp.status}`);
+    throw new ApiError(resp.status, (data && data.error) || `HTTP ${resp.status}`, data);
   }
   return data;
 }

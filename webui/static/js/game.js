@@ -58,6 +58,24 @@ function openRound() {
   return g.rounds.find((r) => r.number === g.open_round) || { number: g.open_round, piles: {}, dealer: g.dealer };
 }
 
+// The version of the saved pile a write replaces (0: not saved yet): the server refuses
+// a write made on an older one (409), so a change from another screen is never lost.
+function savedVersion(owner) {
+  const rnd = openRound();
+  return (rnd && rnd.piles[owner] && rnd.piles[owner].version) || 0;
+}
+
+// A 409 for a stale write: show the pile as it is now and what the refused change was.
+async function showStale(owner, err, change) {
+  if (err.status !== 409 || !err.data || !err.data.stale) return false;
+  state.game = await api("GET", base);
+  render();
+  const now = err.data.pile ? err.data.pile.codes.join(", ") || "empty" : "not saved";
+  showRoundError(new Error(`${owner}'s pile was changed on another screen; it is now: ${now}. ` +
+    `Not saved: ${change}. Check the pile, then apply it again.`));
+  return true;
+}
+
 function shownCodes(owner) {
   const draft = state.drafts.get(owner);
   if (draft) return draft.codes;
@@ -95,11 +113,13 @@ async function correction(owner, action, oldCode, newCode) {
   }
   try {
     const data = await api("POST", `${base}/rounds/${state.game.open_round}/corrections`,
-      { owner, action, old_code: oldCode, new_code: newCode });
+      { owner, action, old_code: oldCode, new_code: newCode, version: savedVersion(owner) });
     state.game = data.game;
     render();
     toast("correction saved");
-  } catch (err) { showRoundError(err); }
+  } catch (err) {
+    if (!(await showStale(owner, err, `${action} ${oldCode || ""} ${newCode || ""}`.trim()))) showRoundError(err);
+  }
 }
 
 async function fixCard(owner, code) {
@@ -128,13 +148,16 @@ async function savePile(owner) {
   const draft = state.drafts.get(owner) || { codes: shownCodes(owner), detected: [], source: "manual" };
   try {
     const data = await api("PUT", `${base}/rounds/${state.game.open_round}/piles`,
-      { owner, codes: draft.codes, detected: draft.detected, source: draft.source,
+      { owner, codes: draft.codes, detected: draft.detected, source: draft.source, version: savedVersion(owner),
         crops: Object.fromEntries([...cropsOf(owner)].filter(([code]) => draft.codes.includes(code))) });
     state.drafts.delete(owner);
     state.game = data.game;
     render();
     toast(`${owner}'s pile saved`);
-  } catch (err) { showRoundError(err); }
+  } catch (err) {
+    // the draft stays: saving it again replaces the pile shown now
+    if (!(await showStale(owner, err, `your pile ${draft.codes.join(", ") || "(empty)"}`))) showRoundError(err);
+  }
 }
 
 function showRoundError(err) {

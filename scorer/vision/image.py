@@ -1,0 +1,155 @@
+"""The one image gate: every image that comes in (a camera frame, a photo, a deck's scan
+or crop, a learned crop) is checked here once and decoded here once.
+
+    upload = check(data, limits)              # the header, read once: format, size, cost
+    frame = decode(upload, useful_side=1920)  # pixels, at most what the reader can use
+
+``check`` reads the header before any pixel is decoded, so a decompression bomb (a tiny
+file that claims 100000 x 100000 pixels) or a non-image never reaches the decoder.
+``Upload.cost`` is the number of pixels the decode will produce: the work and the memory
+of an image grow with it, and the web's scheduler budgets by it.
+
+A JPEG larger than its reader can use is decoded at 1/2, 1/4 or 1/8 of its size
+directly (libjpeg scales while it decodes: a quarter of the pixels and of the time at
+1/2); ``Frame.scale`` maps the smaller image's pixels back to the stored image's. Other
+formats cannot be decoded smaller, so they cost their full size.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from scorer.errors import InputError
+from scorer.vision import imageheader
+from scorer.vision.imageheader import ImageInfo, ImageTooLarge
+
+MAX_PIXELS = 40_000_000
+MAX_SIDE = 12_000
+MAX_BYTES = 64 * 1024 * 1024
+MIN_SIDE = 16
+# libjpeg's direct scales and OpenCV's flags for them, largest reduction first
+_REDUCED = ((8, cv2.IMREAD_REDUCED_COLOR_8), (4, cv2.IMREAD_REDUCED_COLOR_4),
+            (2, cv2.IMREAD_REDUCED_COLOR_2))
+
+__all__ = ["ImageLimits", "ImageTooLarge", "Upload", "Frame", "check", "decode",
+           "read_frame", "decode_image", "MAX_PIXELS", "MAX_SIDE", "MAX_BYTES"]
+
+
+@dataclass(frozen=True)
+class ImageLimits:
+    """The largest image accepted. The decoder never reads more than MAX_PIXELS and
+    MAX_SIDE, so a limit may only be lower: a higher one is refused (ValueError) rather
+    than silently capped."""
+
+    max_pixels: int = MAX_PIXELS
+    max_side: int = MAX_SIDE
+
+    def __post_init__(self) -> None:
+        if not 0 < self.max_pixels <= MAX_PIXELS or not 0 < self.max_side <= MAX_SIDE:
+            raise ValueError(f"image limits {self.max_pixels} pixels, {self.max_side} px a "
+                             f"side: the decoder reads at most {MAX_PIXELS} pixels and "
+                             f"{MAX_SIDE} px a side")
+
+
+@dataclass(frozen=True)
+class Upload:
+    """Image bytes whose header passed ``check``: decode them with ``decode``."""
+
+    data: bytes
+    info: ImageInfo
+
+    @property
+    def format(self) -> str:
+        return self.info.format
+
+    def reduction(self, useful_side: int | None) -> int:
+        """The factor (1, 2, 4 or 8) a JPEG is decoded smaller by: the largest that keeps
+        the long side at least ``useful_side`` (None: the full size)."""
+        if not useful_side or self.info.format != "jpeg":
+            return 1
+        side = max(self.info.width, self.info.height)
+        return next((f for f, _ in _REDUCED if side // f >= useful_side), 1)
+
+    def cost(self, useful_side: int | None = None) -> int:
+        """The pixels the decode produces (what its time and memory grow with)."""
+        f = self.reduction(useful_side)
+        return -(-self.info.width // f) * -(-self.info.height // f)
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A decoded image (BGR, EXIF orientation applied), its format, its decode time, and
+    ``scale``: stored-image pixels per decoded pixel (1.0 unless decoded smaller)."""
+
+    image: np.ndarray
+    format: str
+    decode_ms: float
+    scale: float = 1.0
+
+    @property
+    def width(self) -> int:
+        """The stored image's width (EXIF orientation applied)."""
+        return int(round(self.image.shape[1] * self.scale))
+
+    @property
+    def height(self) -> int:
+        return int(round(self.image.shape[0] * self.scale))
+
+
+def check(data: bytes, limits: ImageLimits = ImageLimits()) -> Upload:
+    """The image's format and size from its header, before any pixel is decoded:
+    InputError (ImageTooLarge over the limits) for what will not be decoded."""
+    if data is None or len(data) == 0:
+        raise InputError("empty image data")
+    if len(data) > MAX_BYTES:
+        raise InputError(f"image file too large ({len(data) / 1e6:.0f} MB; limit "
+                         f"{MAX_BYTES // (1024 * 1024)} MiB)")
+    info = imageheader.check(data, limits.max_pixels, limits.max_side)
+    if info.format == "jpeg" and data.rfind(b"\xff\xd9") < 0:
+        # every complete JPEG ends with an EOI marker; libjpeg would pad a cut-off file
+        raise InputError("corrupt image: truncated JPEG data")
+    return Upload(bytes(data), info)
+
+
+def decode(upload: Upload, useful_side: int | None = None) -> Frame:
+    """Decode checked bytes once, timed, at most ``useful_side`` on the long side where
+    the format allows (see the module). Untrusted bytes that break the decoder anyhow are
+    the sender's error (InputError), never a crash."""
+    start = time.perf_counter()
+    factor = upload.reduction(useful_side)
+    flag = dict(_REDUCED).get(factor, cv2.IMREAD_COLOR)   # both apply EXIF orientation
+    try:
+        img = cv2.imdecode(np.frombuffer(upload.data, np.uint8), flag)
+    except cv2.error:
+        img = None
+    except Exception as exc:  # untrusted bytes may break a decoder anyhow
+        raise InputError(f"corrupt image: it cannot be decoded ({type(exc).__name__})") \
+            from None
+    if img is None or img.size == 0 or img.ndim != 3:
+        raise InputError("not an image, or a corrupt image (could not decode)")
+    h, w = img.shape[:2]
+    if h * w * factor * factor > MAX_PIXELS + 2 * (h + w) * factor * factor:
+        raise InputError(f"image too large: {w * factor}x{h * factor} pixels "
+                         f"(limit {MAX_PIXELS // 1_000_000} megapixels)")
+    full = max(upload.info.width, upload.info.height)
+    scale = full / max(w, h) if factor > 1 else 1.0
+    if h * scale < MIN_SIDE or w * scale < MIN_SIDE:
+        raise InputError(f"image too small: {w}x{h} pixels")
+    return Frame(img, upload.info.format, round((time.perf_counter() - start) * 1e3, 2),
+                 scale)
+
+
+def read_frame(data: bytes, limits: ImageLimits = ImageLimits(),
+               useful_side: int | None = None) -> Frame:
+    """``check`` then ``decode``."""
+    return decode(check(data, limits), useful_side)
+
+
+def decode_image(data: bytes) -> np.ndarray:
+    """Image bytes (JPEG, PNG, WebP, BMP) -> a BGR uint8 array at full size, EXIF
+    orientation applied; InputError for empty, oversized, non-image or corrupt data."""
+    return read_frame(data).image
