@@ -5,7 +5,7 @@ games through the JSON API against a ``hanafuda serve`` subprocess.
         [--game-clients 2] [--saturate-clients 16] [--saturate-seconds 10]
         [--model auto|fake|PATH] [--fake-delay 0.08] [--fake-cpu]
 
-    .venv/bin/python bench/load_server.py --club 8 --fps 4 --seconds 30 [--bombs 2]
+    .venv/bin/python -m bench.load_server --club 8 --fps 4 --seconds 30 [--bombs 2]
         [--target-port PORT]
 
 Club night (``--club N``): N cameras post 960x540 JPEG frames (q0.85, as the page does)

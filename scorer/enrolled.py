@@ -33,6 +33,8 @@ from scorer.vision.profile import (DeckProfile, embed_cards, profile_from_cards,
                                    require_embedding)
 
 log = logging.getLogger(__name__)
+#: runs a job of a cost in pixels (the web's image workers): (cost, job) -> its result
+Scheduled = Callable[[int, Callable[[], list[DeckCard]]], list[DeckCard]]
 CROP_PIXELS = 96 * 150      # the most a kept crop decodes to (older pages kept this size)
 
 
@@ -93,8 +95,7 @@ class EnrolledDecks:
         return out
 
     def learn(self, done: Confirmation, detector: Callable[[], Any],
-              schedule: Callable[[int, Callable[[], list[DeckCard]]], list[DeckCard]] | None = None,
-              ) -> dict[str, Any]:
+              schedule: Scheduled | None = None) -> dict[str, Any]:
         """Add the crop of every card of the confirmed round's piles (named as the players
         confirmed it) to the game's deck, when the game has one and learns; embedded as
         ``enrol`` does when ``detector()`` (called only if there are crops; None when

@@ -363,3 +363,17 @@ def test_the_measuring_tool_enrols_an_art_set_as_scans_or_layouts(emb_detector) 
     for how in ("scans", "layout"):
         prof, secs = enrol_set(emb_detector, "hwatu-commons", 1_092_000, how)
         assert prof.cards == list(CODES) and len(prof.codes) == 96 and secs > 0
+
+
+def test_similarity_is_each_cards_best_prototype() -> None:
+    """A card's similarity is its best prototype's, whatever order the crops came in."""
+    rng = np.random.default_rng(3)
+    codes = [CODES[i] for i in rng.integers(0, 48, 200)]
+    emb = rng.normal(size=(200, 8)).astype(np.float32)
+    prof = DeckProfile("d", codes, emb)
+    frame = rng.normal(size=(5, 8)).astype(np.float32)
+    sims = frame @ emb.T
+    want = np.full((5, 48), -np.inf, np.float32)
+    for j, code in enumerate(codes):
+        want[:, card(code).class_index] = np.maximum(want[:, card(code).class_index], sims[:, j])
+    assert np.allclose(prof.similarity(frame), want)

@@ -93,15 +93,10 @@ def test_a_save_racing_a_correction_loses_no_acknowledged_write(app) -> None:
         base = f"/api/games/{gid}/rounds/1"
         assert call(c, "PUT", base + "/piles",
                     {"owner": "Ann", "codes": ["08-1"], "version": 0}).status_code == 200
-
-        def save(base=base):
-            return call(app.test_client(), "PUT", base + "/piles",
-                        {"owner": "Ann", "codes": ["08-1", "02-1"], "version": 1})
-
-        def fix(base=base):
-            return call(app.test_client(), "POST", base + "/corrections",
-                        {"owner": "Ann", "action": "add", "new_code": "03-1", "version": 1})
-
+        save = lambda base=base: call(app.test_client(), "PUT", base + "/piles",    # noqa: E731
+                            {"owner": "Ann", "codes": ["08-1", "02-1"], "version": 1})
+        fix = lambda base=base: call(app.test_client(), "POST", base + "/corrections",  # noqa: E731
+                           {"owner": "Ann", "action": "add", "new_code": "03-1", "version": 1})
         put, corr = _race(save, fix)
         assert sorted([put.status_code, corr.status_code]) in ([200, 409], [201, 409]), \
             (put.json, corr.json)

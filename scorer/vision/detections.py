@@ -71,10 +71,9 @@ class Detections:
             index = [int(index)]
         if isinstance(index, np.ndarray) and index.dtype == bool and len(index) != len(self):
             raise IndexError(f"a mask of {len(index)} for {len(self)} detections")
-        picked: dict[str, Any] = {
-            f.name: (None if getattr(self, f.name) is None
-                     else np.asarray(getattr(self, f.name))[index])
-            for f in fields(self) if f.name in self._ARRAYS}
+        picked: dict[str, Any] = {f.name: (None if getattr(self, f.name) is None
+                                           else np.asarray(getattr(self, f.name))[index])
+                                  for f in fields(self) if f.name in self._ARRAYS}
         return Detections(**picked, image_size=self.image_size, timings=dict(self.timings))
 
     @classmethod

@@ -117,7 +117,7 @@ class Detector:
         self.crop_w, self.crop_h = int(cfg.get("crop_w", CROP_W)), int(cfg.get("crop_h", CROP_H))
 
     # ------------------------------------------------------------------ stages
-    def localise(self, img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def localise(self, img: np.ndarray):
         """Card rectangles in image pixels: (rects (N,5) cx,cy,w,h,theta; scores (N,))."""
         h, w = img.shape[:2]
         s = min(self.in_w / w, self.in_h / h)
@@ -174,7 +174,8 @@ class Detector:
                         self.loc_threshold).astype(np.float32)
 
     def refine_boxes(self, img: np.ndarray, rects: np.ndarray) -> np.ndarray:
-        """One pass of the box refiner: each box corrected by the network's delta."""
+        """One pass of the box refiner: each box corrected by the network's delta (the
+        boxes unchanged without a refiner)."""
         if self.ref is None:
             return rects
         x = self.as_input(np.stack([context_crop(img, r) for r in rects]))
@@ -257,8 +258,8 @@ class Detector:
         """Every box the localiser finds at or above its threshold, classified (with
         ``probs``, blended with ``profile``'s, a ``scorer.vision.profile.DeckProfile``,
         when given); ``select_cards`` picks the cards from these."""
-        return self._classify_boxes(img, *self.localise(_checked(img)), profile=profile,
-                                    keep_crops=crops)
+        rects, scores = self.localise(_checked(img))
+        return self._classify_boxes(img, rects, scores, profile=profile, keep_crops=crops)
 
     def _classify_boxes(self, img: np.ndarray, rects: np.ndarray, scores: np.ndarray,
                         profile=None, keep_crops: bool = False) -> Detections:
@@ -277,7 +278,7 @@ class Detector:
     def pick(self, found: Detections) -> np.ndarray:
         """The boolean mask of the candidates ``detect`` keeps as cards."""
         if found.probs is None:
-            raise ValueError("detections without class probabilities: nothing to pick from")
+            raise ValueError("candidates without probs (Detections.probs) cannot be picked")
         return select_cards(found.loc_score, found.probs,
                             self.box_thresholds(found.heights(), found.image_size[1]),
                             self.cls_threshold, found.quads, self.overlap_iou)

@@ -95,11 +95,18 @@ class DeckProfile:
     min_similarity: float = MIN_SIMILARITY
     confident: float = CONFIDENT
     _ids: np.ndarray = field(init=False, repr=False)
+    _grouped: np.ndarray = field(init=False, repr=False)
+    _starts: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.codes = [card(c).code for c in self.codes]
         self.embeddings = np.asarray(self.embeddings, np.float32).reshape(len(self.codes), -1)
-        self._ids = np.array([card(c).class_index for c in self.codes], np.int64)
+        ids = np.array([card(c).class_index for c in self.codes], np.int64)
+        # the prototypes grouped by card, so a frame takes each card's best in one pass
+        # (a full deck holds 16 crops a card, each twice: 1,536 prototypes)
+        order = np.argsort(ids, kind="stable")
+        self._grouped = np.ascontiguousarray(self.embeddings[order].T)
+        self._ids, self._starts = np.unique(ids[order], return_index=True)
 
     @classmethod
     def from_crops(cls, name: str, codes: list[str], crops: np.ndarray, detector,
@@ -116,10 +123,14 @@ class DeckProfile:
     def similarity(self, emb: np.ndarray) -> np.ndarray:
         """(N,48) best cosine similarity of each embedding to each card's prototypes
         (-inf for cards not enrolled)."""
-        sims = np.asarray(emb, np.float32) @ self.embeddings.T
+        # numpy's own loop, not the BLAS: its threads wait for the cores onnxruntime's
+        # threads still hold after the classifier ran (a frame of 20 cards on a full deck:
+        # 0.6 ms, against 2.3 ms through the BLAS on this 2-core machine)
+        sims = np.einsum("nd,dk->nk", np.asarray(emb, np.float32), self._grouped,
+                         optimize=False)
         out = np.full((len(sims), NUM_CARDS), -np.inf, np.float32)
-        for j, cid in enumerate(self._ids):
-            np.maximum(out[:, cid], sims[:, j], out=out[:, cid])
+        if len(sims):
+            out[:, self._ids] = np.maximum.reduceat(sims, self._starts, axis=1)
         return out
 
     def adjust(self, probs: np.ndarray, emb: np.ndarray | None) -> np.ndarray:
