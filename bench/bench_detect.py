@@ -140,7 +140,8 @@ def main(argv=None) -> int:
               f"{np.percentile(other_ms, 90):7.2f} ms   ({a.compare}, detected per "
               f"frame: median {np.median(other_found):.0f})")
     print(f"memory: RSS {rss0:.0f} MiB before models, {rss1:.0f} MiB after loading, "
-          f"{rss_mib():.0f} MiB at end; peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+          f"{rss_mib():.0f} MiB at end; "
+          f"peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
     total = sum(sizes.values())
     for n, s in sizes.items():
         print(f"model: {n} {s / 2**20:.2f} MiB")

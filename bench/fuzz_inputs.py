@@ -51,6 +51,11 @@ UNSAFE = ("POST", "PUT", "PATCH", "DELETE")
 EXPORT_NAME = re.compile(r'attachment; filename="hanafuda-game-\d+\.(csv|json)"')
 
 
+def crash_line(exc: BaseException) -> str:
+    """An unexpected exception as one line of at most 300 characters, its type named."""
+    return f"{type(exc).__module__}.{type(exc).__qualname__}: {exc}"[:300]
+
+
 @dataclass
 class Tally:
     inputs: Counter = field(default_factory=Counter)
@@ -157,7 +162,7 @@ def image_material(size: int = 48) -> list[bytes]:
            _encode(".bmp", size, size + 8), _encode(".jpg", 640, 480)]
     try:
         out.append(_encode(".webp", size, size))
-    except Exception:   # noqa: BLE001 - an OpenCV without WebP
+    except Exception:   # an OpenCV without WebP
         pass
     return out
 
@@ -319,8 +324,8 @@ class Fuzzer:
                 repr(raw[:60]) if raw is not None else "")
         try:
             r = self.client.open(url, **kwargs)
-        except Exception as exc:   # noqa: BLE001 - exactly what we are counting
-            self.tally.crashes.append((target, what, f"{type(exc).__module__}.{type(exc).__qualname__}: {exc}"[:300]))
+        except Exception as exc:   # exactly what we are counting
+            self.tally.crashes.append((target, what, crash_line(exc)))
             return None
         self.tally.statuses[r.status_code] += 1
         self.tally.by_target[target][r.status_code] += 1
@@ -483,8 +488,8 @@ def fuzz_detect_cli(fz: Fuzzer, n: int, seed: int, detector: Any, tmp: Path) -> 
                 rc = main(args)
         except SystemExit as exc:            # argparse usage error: exit 2 with a message
             rc = exc.code
-        except Exception as exc:  # noqa: BLE001 - exactly what we are counting
-            fz.tally.crashes.append(("detect_cli", what, f"{type(exc).__module__}.{type(exc).__qualname__}: {exc}"[:300]))
+        except Exception as exc:  # exactly what we are counting
+            fz.tally.crashes.append(("detect_cli", what, crash_line(exc)))
             return
         fz.tally.statuses[f"exit {rc}"] += 1
         fz.tally.by_target["detect_cli"][f"exit {rc}"] += 1

@@ -75,7 +75,9 @@ class KillReport:
             f"{self.piles_acked} pile saves/corrections")
         out(f"rounds lost: {self.rounds_lost}; piles lost: {self.piles_lost}; "
             f"games lost: {self.games_lost}")
-        out(f"integrity_check: {'ok after every restart' if not self.integrity_failures else f'{self.integrity_failures} FAILED'}"
+        integrity = (f"{self.integrity_failures} FAILED" if self.integrity_failures
+                     else "ok after every restart")
+        out(f"integrity_check: {integrity}"
             f"; restarts that failed: {self.restart_failures}")
         for p in self.problems[:10]:
             out("  " + str(p)[:300])

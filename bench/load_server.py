@@ -61,10 +61,10 @@ def frames(count: int = 8) -> list[bytes]:
             img, _ = render_scene(codes, seed=5_000 + i, easy=False)
             out.append(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 85])[1].tobytes())
         return out
-    except Exception:  # noqa: BLE001 - no training package or card art: synthetic frames
+    except Exception:  # no training package or card art: synthetic frames
         out.clear()
     rng = np.random.default_rng(7)
-    for i in range(count):
+    for _ in range(count):
         img = np.full((480, 640, 3), 90, np.uint8)
         for _ in range(12):
             x, y = int(rng.integers(0, 560)), int(rng.integers(0, 360))
@@ -90,7 +90,7 @@ def club_frames(count: int = 8, width: int = 960, height: int = 540,
             img, _ = render_scene(codes, seed=7_000 + i, easy=False, width=width, height=height)
             out.append(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])[1].tobytes())
         return out
-    except Exception:  # noqa: BLE001 - no training package or card art
+    except Exception:  # no training package or card art
         pass
     for data in frames(count):
         img = cv2.resize(cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR),

@@ -170,7 +170,7 @@ def _normalise_code(text: str) -> str | None:
     return f"{int(parts[0]):02d}-{int(parts[1])}"
 
 
-def card(code: str) -> Card:
+def card(code: object) -> Card:
     """The card with this code (``08-1``; ``8-1`` is accepted too).
 
     Raises InputError naming the bad code otherwise.

@@ -18,9 +18,19 @@ from scorer.cards import card
 
 
 class ScoredPile(Protocol):
-    codes: list[str]      # the pile as confirmed
-    detected: list[str]   # what the camera or the photo found
-    source: str           # "camera" | "photo" | "manual"
+    """A confirmed pile, read-only (a frozen record fits)."""
+
+    @property
+    def codes(self) -> list[str]:
+        """The pile as confirmed."""
+
+    @property
+    def detected(self) -> list[str]:
+        """What the camera or the photo found."""
+
+    @property
+    def source(self) -> str:
+        """"camera" | "photo" | "manual"."""
 
 
 @dataclass(frozen=True)

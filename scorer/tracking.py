@@ -6,8 +6,9 @@ browser test) and run by ``bench.capture_fixes`` on filmed pile clips.
 
 Each detected box is followed across frames as a *track* (matched by overlap with the
 track's last box, moved as the whole view moved; a reading of the track's own code is
-preferred, so two overlapping cards of a fan stay two tracks). A track joins the pile once it was seen in at least ``need`` of the
-last ``window`` frames since it began, so one flickering frame never changes a score.
+preferred, so two overlapping cards of a fan stay two tracks). A track joins the pile once
+it was seen in at least ``need`` of the last ``window`` frames since it began, so one
+flickering frame never changes a score.
 Its code is the one with the most accumulated probability over the frames it was seen
 (a rival must overtake, not merely tie), so a card whose reading flickers between two
 codes lands once; when the track changes its mind, the pile changes with it. A track
@@ -25,7 +26,8 @@ IOU_MATCH = 0.2     # least overlap between a track's box and a detection of its
 IOU_SAME = 0.25     # least overlap for a reading of another code (bench/capture_fixes.py)
 MAX_MISS = 4        # frames a track may go unseen and still be matched
 UNSURE = 0.7        # a card whose code held less than this share of its frames is unsure
-RIVAL = 0.25        # a runner-up reading with this share of a track's votes is worth offering
+RIVAL = 0.5         # a runner-up reading with this share of the winner's votes is close:
+                    # worth offering (a distant one was almost never the right card)
 
 Box = Sequence[float]
 
@@ -63,13 +65,13 @@ class Track:
 
     @property
     def rival(self) -> str:
-        """The runner-up reading when it holds at least ``RIVAL`` of the votes, else ""."""
-        total = sum(self.votes.values())
+        """The runner-up reading when it holds at least ``RIVAL`` of the winner's votes
+        (a close second), else ""."""
         best = ""
         for code in sorted(self.votes):
             if code != self.code and (not best or self.votes[code] > self.votes[best]):
                 best = code
-        return best if best and self.votes[best] >= RIVAL * total else ""
+        return best if best and self.votes[best] >= RIVAL * self.votes.get(self.code, 0.0) else ""
 
 
 def iou(a: Box, b: Box) -> float:

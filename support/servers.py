@@ -15,6 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from support.fakes import FakeDetector  # the test double
+
 ROOT = Path(__file__).resolve().parent.parent
 
 CSRF = {"X-Requested-With": "hanafuda"}
@@ -23,8 +25,6 @@ SECURITY_HEADERS = ("Content-Security-Policy", "X-Content-Type-Options", "X-Fram
 
 
 # ---------------------------------------------------------------------------- detectors
-from support.fakes import FakeDetector  # the test double
-
 
 def shipped_model() -> Path | None:
     """The shipped localiser, if the vision package and its model are there."""
@@ -40,7 +40,8 @@ def make_detector(model: str = "auto", delay: float = 0.0) -> tuple[Any, str]:
     """(detector, description): ``auto`` is the shipped model if present, else fake;
     ``fake``; or a path to a localiser .onnx."""
     if model == "fake" or (model == "auto" and shipped_model() is None):
-        return FakeDetector(FAKE_PILE, delay=delay), "fake detector" + (f" ({delay * 1e3:.0f} ms)" if delay else "")
+        label = "fake detector" + (f" ({delay * 1e3:.0f} ms)" if delay else "")
+        return FakeDetector(FAKE_PILE, delay=delay), label
     from scorer.vision import Detector
     path = shipped_model() if model == "auto" else Path(model)
     return Detector(path, threads=2), f"model {path}"

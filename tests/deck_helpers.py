@@ -7,8 +7,6 @@ from __future__ import annotations
 import os
 import sqlite3
 
-import pytest
-
 from scorer.cards import CODES
 from scorer.errors import InputError
 from training.scenes import render_scene
@@ -27,14 +25,6 @@ def embedding_detector():
         if det.has_embedding:
             return det
     return None
-
-
-@pytest.fixture(scope="module")
-def emb_detector():
-    det = embedding_detector()
-    if det is None:
-        pytest.skip("no classifier with card embeddings (set HANAFUDA_EMB_MODEL)")
-    return det
 
 
 def layouts(art_set: str, seed: int, per_photo: int = 12):

@@ -69,7 +69,7 @@ def test_score_flags_worked_example():
 
 def test_score_koikoi_flags():
     out = ok_json("score", "--rules", "koikoi", "--pile", "A=01-1,03-1,08-1,09-1",
-                  "--pile", "B=", "--stopped-by", "A", "--koikoi", "B=1")
+                  "--pile", "B=", "--stopped-by", "A", "--koikoi-calls", "B=1")
     assert out["scores"] == {"A": 60, "B": 0}  # 15, x2 at 7+, x2 for B's koi-koi
 
 

@@ -24,7 +24,6 @@ from scorer.vision.enrol import enrol_folder, enrol_layouts, layout_order
 from scorer.vision.profile import (DeckProfile, profile_from_cards, require_embedding)
 from training.scenes import get_library, render_scene
 
-from deck_helpers import emb_detector  # noqa: F401 (a fixture)
 from deck_helpers import layouts as _layouts
 from deck_helpers import no_decks_saved as _no_decks_saved
 
@@ -93,6 +92,36 @@ def test_layout_order_reads_rows_top_to_bottom_left_to_right() -> None:
     assert perm[layout_order(rects)].tolist() == list(range(48))
 
 
+class _LayoutReader:
+    """A stand-in detector: one layout photo of the 48 cards in four rows of 12, each
+    read as ``reads`` says (else as the card its place names)."""
+
+    def __init__(self, reads: dict[str, str]) -> None:
+        self.reads = reads
+
+    def localise(self, img):
+        rects = [(x * 100 + 50, y * 150 + 75, 60, 100, 0) for y in range(4) for x in range(12)]
+        return np.array(rects, np.float32), np.ones(48, np.float32)
+
+    def cut(self, img, rects):
+        return None, np.zeros((len(rects), 8, 8, 3), np.uint8)
+
+    def classify(self, crops):
+        probs = np.zeros((len(crops), 49), np.float32)
+        for i, code in enumerate(CODES[:len(crops)]):
+            probs[i, card(self.reads.get(code, code)).class_index] = 1.0
+        return probs
+
+
+def test_enrolment_tells_a_willow_ribbon_from_the_lightning() -> None:
+    """A month's two plain chaff are interchangeable; willow's 11-3 and 11-4 are not."""
+    reads = {"01-4": "01-3", "11-4": "11-3", "12-3": "12-4"}
+    cards = enrol_layouts(_LayoutReader(reads), [("layout.png", np.zeros((600, 1200, 3)))])
+    read_as = {c.code: c.read_as for c in cards if c.read_as}
+    assert read_as == {"11-4": "11-3"}
+
+
+@pytest.mark.art
 def test_enrolment_from_a_rendered_layout_names_every_card(emb_detector) -> None:
     cards = enrol_layouts(emb_detector, _layouts("hwatu-commons", 1_090_500))
     assert [c.code for c in cards] == list(CODES)
@@ -105,6 +134,7 @@ def test_enrolment_from_a_rendered_layout_names_every_card(emb_detector) -> None
     assert [CODES[i] for i in sim.argmax(1)] == list(CODES)
 
 
+@pytest.mark.art
 def test_enrolment_from_a_folder_of_scans(tmp_path) -> None:
     lib = get_library()
     for code in ("01-1", "08-1", "12-2"):
@@ -118,6 +148,7 @@ def test_enrolment_from_a_folder_of_scans(tmp_path) -> None:
     assert all(c.crop.shape == (112, 72, 3) for c in cards)
 
 
+@pytest.mark.art
 def test_wrong_profile_does_not_change_a_scene(emb_detector) -> None:
     codes = ["01-1", "03-1", "04-1", "07-1", "08-1", "11-1", "11-4", "12-2"]
     img, _ = render_scene(codes, art_set="louie-mantia", seed=1_093_000)
@@ -198,7 +229,7 @@ def test_migration_keeps_old_games(tmp_path) -> None:
 
 def _write_layouts(folder, art_set, seed, per_photo=12):
     paths = []
-    for k, (name, img) in enumerate(_layouts(art_set, seed, per_photo)):
+    for k, (_name, img) in enumerate(_layouts(art_set, seed, per_photo)):
         p = folder / f"lay{k}.png"
         cv2.imwrite(str(p), img)
         paths.append(p)
@@ -209,6 +240,7 @@ def _model_args(det):
     return ["--model", str(det.model_path)]
 
 
+@pytest.mark.art
 def test_bad_enrolment_inputs_give_one_line_and_save_nothing(emb_detector, tmp_path,
                                                              capsys) -> None:
     db = tmp_path / "g.db"
@@ -239,6 +271,7 @@ def test_bad_enrolment_inputs_give_one_line_and_save_nothing(emb_detector, tmp_p
         assert _no_decks_saved(db), message
 
 
+@pytest.mark.art
 def test_enroll_detect_and_decks_commands(emb_detector, tmp_path, capsys) -> None:
     db = tmp_path / "g.db"
     lays = _write_layouts(tmp_path, "hwatu-commons", 1_094_500)
@@ -268,6 +301,7 @@ def test_enroll_detect_and_decks_commands(emb_detector, tmp_path, capsys) -> Non
     assert "no games database" in capsys.readouterr().err
 
 
+@pytest.mark.art
 def test_api_detect_with_a_deck(emb_detector, tmp_path) -> None:
     from web_helpers import CSRF, make_app
     app = make_app(tmp_path, DETECTOR=emb_detector)
@@ -287,6 +321,7 @@ def test_api_detect_with_a_deck(emb_detector, tmp_path) -> None:
     assert resp.status_code == 400 and "no deck named" in resp.get_json()["error"]
 
 
+@pytest.mark.art
 def test_learning_from_confirmed_rounds_adds_the_confirmed_crops(emb_detector, tmp_path,
                                                                   capsys) -> None:
     import base64
@@ -322,6 +357,7 @@ def test_learning_from_confirmed_rounds_adds_the_confirmed_crops(emb_detector, t
     assert len(DeckStore(db).get("home").cards) == 4
 
 
+@pytest.mark.art
 def test_the_measuring_tool_enrols_an_art_set_as_scans_or_layouts(emb_detector) -> None:
     from training.deck_profile import enrol_set
     for how in ("scans", "layout"):

@@ -7,17 +7,15 @@ import json
 import cv2
 import pytest
 
+from gate import SCENE_CODES as CODES
+from gate import SCENE_JPEG
 from scorer.cli import main
-from training.scenes import render_scene
-
-CODES = ["01-1", "02-2", "08-1", "12-2"]
 
 
 @pytest.fixture(scope="module")
 def scene_file(tmp_path_factory):
-    img, _ = render_scene(CODES, seed=7)
     path = tmp_path_factory.mktemp("img") / "scene.jpg"
-    cv2.imwrite(str(path), img, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    path.write_bytes(SCENE_JPEG.read_bytes())
     return path
 
 

@@ -56,7 +56,7 @@ def assert_security_headers(r, what) -> None:
 def test_security_headers_on_every_route_and_error(tmp_path: Path, client) -> None:
     app = client.application
     seen = 0
-    for method, url in routes(app, {"GET"}):
+    for _method, url in routes(app, {"GET"}):
         assert_security_headers(client.get(url), url)
         seen += 1
     assert seen >= 9

@@ -5,6 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
 import torch
 
 from scorer.vision import Detector
@@ -28,6 +29,7 @@ def test_crop_batches_are_fixed_size_and_keep_every_crop():
                                                           3, 4, 5, 6, 7]
 
 
+@pytest.mark.art
 def test_a_tiny_run_resumes_and_exports_a_detector_with_embeddings(tmp_path):
     cfg = LodoConfig(steps=2, batch=16, cls_per_scene=8)
     kw = {"lodo_set": "hwatu-commons", "workers": 0, "threads": 1, "log": lambda m: None}

@@ -18,6 +18,7 @@ def lib():
     return get_library()
 
 
+@pytest.mark.art
 def test_realistic_scenes_are_deterministic(lib):
     a, ca, ia = realistic_scene(lib, 77, "pile")
     b, cb, ib = realistic_scene(lib, 77, "pile")
@@ -25,11 +26,13 @@ def test_realistic_scenes_are_deterministic(lib):
     assert ia.kind == ib.kind == "pile"
 
 
+@pytest.mark.art
 def test_unknown_kind_is_refused(lib):
     with pytest.raises(ValueError, match="unknown scene kind"):
         realistic_scene(lib, 1, "bogus")
 
 
+@pytest.mark.art
 def test_a_pile_holds_each_card_once_and_its_top_card_is_fully_visible(lib):
     for seed in range(6):
         _, cards, _ = realistic_scene(lib, seed, "pile")
@@ -38,6 +41,7 @@ def test_a_pile_holds_each_card_once_and_its_top_card_is_fully_visible(lib):
         assert cards[-1].visible > 0.9 or cards[-1].box[0] < 0 or cards[-1].box[1] < 0
 
 
+@pytest.mark.art
 def test_closeups_fill_half_the_frame_or_more(lib):
     for seed in range(8):
         img, cards, _ = realistic_scene(lib, seed, "closeup")
@@ -45,6 +49,7 @@ def test_closeups_fill_half_the_frame_or_more(lib):
         assert max(c.height for c in cards) >= 0.45 * min(img.shape[:2])
 
 
+@pytest.mark.art
 def test_physical_cards_have_a_dark_border(lib):
     img, cards, info = realistic_scene(lib, 3, "physical")
     assert info.physical
@@ -76,6 +81,7 @@ def test_slices_count_a_perfect_and_an_empty_reader():
     assert r["false_cards_per_image"] == pytest.approx(1 / 3, abs=1e-3)
 
 
+@pytest.mark.art
 def test_stream_samples_match_the_localiser_input(lib):
     from training.stream import StreamConfig, collate, scene_sample
     cfg = StreamConfig(art_dir=str(lib.art_dir))
@@ -86,6 +92,7 @@ def test_stream_samples_match_the_localiser_input(lib):
     assert int(b["cls_y"].max()) <= 48 and len(b["ref_x"]) == len(b["ref_y"])
 
 
+@pytest.mark.art
 def test_stream_refuses_seeds_outside_the_train_range(lib):
     from training.stream import SceneStream, StreamConfig
     with pytest.raises(ValueError, match="train range"):

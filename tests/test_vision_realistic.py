@@ -12,6 +12,8 @@ from scorer.vision import Detector, default_model_path
 from training.realistic import add_real_clutter
 from training.scenes import compose_scene, get_library, make_background
 
+pytestmark = pytest.mark.art   # every test renders scenes from the card art
+
 
 @pytest.fixture(scope="module")
 def detector():

@@ -194,7 +194,8 @@ def test_detector_created_once_lazily(tmp_path: Path, monkeypatch) -> None:
     c = app.test_client()
     assert c.get("/api/health").json["detector_loaded"] is False
     for _ in range(3):
-        assert c.post("/api/detect", data=jpeg(), headers={**CSRF, "Content-Type": "image/jpeg"}).status_code == 200
+        headers = {**CSRF, "Content-Type": "image/jpeg"}
+        assert c.post("/api/detect", data=jpeg(), headers=headers).status_code == 200
     assert made == ["m.onnx"]
 
 
@@ -299,7 +300,8 @@ def test_piles_corrections_and_flags(client) -> None:
     r = post(client, url, {"owner": "Ann", "action": "replace", "old_code": "01-1", "new_code": "01-2"})
     assert r.status_code == 201 and r.json["pile"]["codes"] == ["01-2", "08-1"]
     for body, status, message in [
-        ({"owner": "Ann", "action": "add", "new_code": "12-1"}, 400, "12-1 (Paulownia: phoenix) is already in Bob's pile"),
+        ({"owner": "Ann", "action": "add", "new_code": "12-1"}, 400,
+         "12-1 (Paulownia: phoenix) is already in Bob's pile"),
         ({"owner": "Ann", "action": "add", "new_code": "99-9"}, 400, "99-9"),
         ({"owner": "Ann", "action": "remove", "old_code": "03-1"}, 400, "03-1"),
         ({"owner": "Ann", "action": "explode", "old_code": "03-1"}, 400, "action"),

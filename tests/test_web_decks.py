@@ -15,7 +15,6 @@ import cv2
 import numpy as np
 import pytest
 
-from deck_helpers import emb_detector  # noqa: F401 (a fixture)
 from deck_helpers import layouts, no_decks_saved
 from scorer.cards import CODES, card
 from scorer.store.decks import DeckStore
@@ -34,7 +33,7 @@ def photos() -> list[bytes]:
 
 
 @pytest.fixture
-def client(emb_detector, tmp_path):  # noqa: F811
+def client(emb_detector, tmp_path):
     return make_app(tmp_path, DETECTOR=emb_detector).test_client()
 
 
@@ -69,6 +68,7 @@ def test_the_page_draws_the_layout_the_enrolment_reads(tmp_path) -> None:
 
 
 # ------------------------------------------------------------------- enrolment
+@pytest.mark.art
 def test_preview_of_layout_photos_names_every_card_and_saves_nothing(client, photos,
                                                                      tmp_path) -> None:
     r = preview(client, layout_files(photos))
@@ -82,6 +82,7 @@ def test_preview_of_layout_photos_names_every_card_and_saves_nothing(client, pho
     assert no_decks_saved(tmp_path / "games.db")
 
 
+@pytest.mark.art
 def test_save_keeps_the_fixed_names_then_list_export_and_delete(client, photos,
                                                                 tmp_path) -> None:
     cards = preview(client, layout_files(photos)).json["cards"]
@@ -123,6 +124,7 @@ def test_save_keeps_the_fixed_names_then_list_export_and_delete(client, photos,
         assert r.status_code == 404 and "no deck named 'home'" in r.json["error"]
 
 
+@pytest.mark.art
 def test_card_images_named_by_code_make_a_partial_deck(client, tmp_path) -> None:
     lib = get_library()
     files = [(png_face(lib, code), f"{code}.png") for code in ("12-2", "01-1", "08-1")]
@@ -140,6 +142,7 @@ def png_face(lib, code: str) -> bytes:
     return cv2.imencode(".png", face)[1].tobytes()
 
 
+@pytest.mark.art
 def test_bad_uploads_give_one_line_and_save_nothing(client, photos, tmp_path) -> None:
     lays = layout_files(photos)
     blank = (_jpeg(np.full((480, 640, 3), 120, np.uint8)), "photo-1.jpg")

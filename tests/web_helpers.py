@@ -14,8 +14,11 @@ import numpy as np
 
 from webui import create_app
 
+from support.fakes import FakeDetector, detections_of
 from support.servers import CSRF
-from support.fakes import FakeDetector, detections_of  # noqa: F401
+
+# What the web tests import from here (the test doubles and the CSRF header among them).
+__all__ = ["CSRF", "FakeDetector", "detections_of", "make_app", "jpeg", "png", "png_header", "with_version"]
 
 
 def make_app(tmp_path: Path, **config: Any):

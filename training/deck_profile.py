@@ -16,7 +16,8 @@ the confidence gate, and prints the setting with the best mean gain with each se
 profile among the safe ones: wrong-profile F1 within 0.01 of no profile on every pair,
 and no kind of scene worse by more than 0.005 with its own profile. Run it with a
 leave-one-deck-out model, so that one set is a deck the classifier never saw, as a
-player's own deck is. Without it, the module's constants are measured. ``--full DIR`` runs the whole realistic test
+player's own deck is. Without it, the module's constants are measured. ``--full DIR`` runs
+the whole realistic test
 (``training.slices.evaluate_realistic``: every slice, and which months are read as which)
 on each set with no profile and with its own, and writes both JSON files to DIR.
 """

@@ -127,7 +127,10 @@ def main(argv=None) -> int:
     add_options(p, LodoConfig)
     a = p.parse_args(argv)
     cfg = from_options(a, LodoConfig)
-    log = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731
+
+    def log(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
     try:
         out = Path(a.out)
         if not a.export:

@@ -209,7 +209,8 @@ def parse_recipe(data: dict) -> Recipe:
     if len(set(names)) != len(names):
         raise RecipeError(f"stage names must differ: {names}")
     parts = {"classifier": ClassifierConfig, "refiner": RefinerConfig, "export": ExportConfig,
-             "realistic": RealisticConfig, "lodo": LodoConfig, "lite_localiser": LiteLocConfig, "shift": ShiftConfig,
+             "realistic": RealisticConfig, "lodo": LodoConfig, "lite_localiser": LiteLocConfig,
+             "shift": ShiftConfig,
              "tune": TuneConfig, "evaluate": EvaluateConfig}
     kw = {k: _record(cls, data.pop(k, {}), k) for k, cls in parts.items()}
     if rounds and any(r.grow for r in rounds) and not kw["classifier"].arch.startswith("lite0-b"):

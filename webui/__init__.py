@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from flask import Flask
+from flask.json.provider import DefaultJSONProvider
 
 from scorer.enrolled import EnrolledDecks
 from scorer.store import Database, GameStore, default_db_path
@@ -51,7 +52,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.update(DEFAULTS)
     if config:
         app.config.update(config)
-    app.json.sort_keys = False  # type: ignore[attr-defined]
+    if isinstance(app.json, DefaultJSONProvider):
+        app.json.sort_keys = False      # answers keep their fields in the order written
     db = Database(Path(app.config["DB_PATH"] or default_db_path()))
     games = GameStore(db)
     app.extensions["hanafuda"] = {

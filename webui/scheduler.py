@@ -180,7 +180,7 @@ class Scheduler:
             t0 = time.monotonic()
             try:
                 result, error = job.fn(), None
-            except BaseException as exc:  # noqa: BLE001 - handed to the waiting request
+            except BaseException as exc:  # handed to the waiting request
                 result, error = None, exc
             took = time.monotonic() - t0
             with self._cond:

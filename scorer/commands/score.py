@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from scorer.cards import card
+from scorer.commands.context_args import add_context_args, context_from_args, pairs
 from scorer.commands.rules import add_rules_args, ruleset_from_args
 from scorer.errors import InputError
 from scorer.rules import RoundInput, RoundResult, RuleSet, get_game, score_round
@@ -20,7 +21,7 @@ examples:
   hanafuda score --rules sakura --pile A=01-1 --pile B=02-1 --pile C=03-1 --pile D=04-1 \\
       --team A+C --team B+D --dealer B
   hanafuda score --rules koikoi --pile A=01-1,03-1,08-1 --pile B=09-1 \\
-      --stopped-by A --koikoi B=1
+      --stopped-by A --koikoi-calls B=1
   hanafuda score round.json --json
 
 ROUND.json (every key but piles is optional):
@@ -37,7 +38,9 @@ ROUND.json (every key but piles is optional):
                "teyaku": {"A": "teshi"},   dealt-hand yaku: teshi|kuttsuki|both;
                "leftovers": ["05-3"],      cards left on the field,
                "gaji_month": 5}}           Sakura: month the lightning took from hand
-  Command-line --rules/--set/--rules-file override the file's rules and options.
+  Command-line --rules/--set/--rules-file override the file's rules and options, and
+  the context options (one per context key, e.g. --stopped-by, --koikoi-calls) the
+  file's context.
 
 Turn order: --players if given; else with teams the members alternate (A+C, B+D ->
 A, B, C, D); else the order of the --pile options. The dealer plays first; ties go to
@@ -67,18 +70,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="turn order, starting anywhere (default: see below)")
     parser.add_argument("--dealer", metavar="NAME", default=None,
                         help="this round's dealer (default: the first player)")
-    parser.add_argument("--stopped-by", action="append", default=[], metavar="NAME",
-                        help="Koi-Koi: the player who stopped (called shobu)")
-    parser.add_argument("--koikoi", action="append", default=[], metavar="NAME=N",
-                        help="Koi-Koi: how many times NAME called koi-koi (repeatable)")
-    parser.add_argument("--month", default=None, metavar="M",
-                        help="Koi-Koi: the round's month 1-12 (for tsuki-fuda)")
-    parser.add_argument("--teyaku", action="append", default=[], metavar="NAME=KIND",
-                        help="Koi-Koi: a dealt-hand yaku, KIND teshi, kuttsuki or both")
-    parser.add_argument("--leftovers", default=None, metavar="CODE,CODE...",
-                        help="cards left on the field at the end of the round")
-    parser.add_argument("--gaji-month", default=None, metavar="M",
-                        help="Sakura: month of the card the lightning (gaji) took from hand")
+    add_context_args(parser)
     parser.add_argument("--json", action="store_true", help="print JSON for machines")
     parser.set_defaults(func=_run)
 
@@ -93,18 +85,6 @@ def _codes(owner: str, text: str) -> list[str]:
         except InputError as exc:
             raise InputError(f"--pile {owner}: {exc}") from None
     return codes
-
-
-def _pairs(items: list[str], flag: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip():
-            raise InputError(f"{flag} expects NAME=VALUE, got {item!r}")
-        if name.strip() in out:
-            raise InputError(f"{flag} given twice for {name.strip()!r}")
-        out[name.strip()] = value.strip()
-    return out
 
 
 def default_players(piles: dict[str, Any], teams: list[Any] | None) -> list[str]:
@@ -177,7 +157,7 @@ def round_from_args(args: argparse.Namespace) -> tuple[RoundInput, RuleSet]:
             raise InputError("no piles: give --pile NAME=CODE,CODE... (one per player) "
                              "or a ROUND.json file")
         rs = ruleset_from_args(args)
-        piles = {k: _codes(k, v) for k, v in _pairs(args.pile, "--pile").items()}
+        piles = {k: _codes(k, v) for k, v in pairs(args.pile, "--pile").items()}
         teams = [t.split("+") for t in args.team] or None
         context = {}
         players = None
@@ -189,19 +169,7 @@ def round_from_args(args: argparse.Namespace) -> tuple[RoundInput, RuleSet]:
         players = default_players(piles, teams)
     if args.dealer:
         dealer = args.dealer
-    if args.stopped_by:
-        context["stopped_by"] = args.stopped_by if len(args.stopped_by) > 1 \
-            else args.stopped_by[0]
-    if args.koikoi:
-        context["koikoi_calls"] = _pairs(args.koikoi, "--koikoi")
-    if args.teyaku:
-        context["teyaku"] = _pairs(args.teyaku, "--teyaku")
-    if args.month is not None:
-        context["month"] = args.month
-    if args.leftovers is not None:
-        context["leftovers"] = args.leftovers
-    if args.gaji_month is not None:
-        context["gaji_month"] = args.gaji_month
+    context.update(context_from_args(args))
     if not isinstance(players, list):
         raise InputError("players must be a list of names in turn order")
     return RoundInput(players, piles, dealer, teams, context), rs

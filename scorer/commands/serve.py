@@ -88,7 +88,7 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def bind(app, host: str, port: int, threads: int):  # noqa: ANN001, ANN201 - WSGI app, waitress server
+def bind(app, host: str, port: int, threads: int):
     """The waitress server (``webui.server``) bound to ``host:port``; a port in use is
     one clear error."""
     from webui.server import make_server

@@ -44,8 +44,11 @@ class Game(Protocol):
     aliases: tuple[Alias, ...]     # old option names and values still accepted
     presets: tuple[Preset, ...]
     yaku: tuple[Yaku, ...]
-    context: type[Context]         # the typed round context and its field schema
     multiplies: bool               # does a round score carry a multiplier (Koi-Koi)?
+
+    @property
+    def context(self) -> type[Context]:
+        """The typed round context and its field schema (a game's own Context class)."""
 
     def card_values(self, rs: RuleSet) -> dict[str, int]:
         """Each card's point value (the deck's total is their sum)."""

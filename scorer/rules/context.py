@@ -9,7 +9,7 @@ returns the typed value, and ``schema()`` is what the web page draws its form fr
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar, Mapping, Sequence, TypeVar
+from typing import Any, ClassVar, Mapping, Sequence, TypeVar, cast
 
 from scorer.cards import card
 from scorer.errors import InputError
@@ -150,14 +150,14 @@ class Context:
     FIELDS: ClassVar[tuple[ContextField, ...]] = ()
 
     @classmethod
-    def parse(cls: type[C], raw: Mapping[str, Any] | None,
+    def parse(cls: type[C], raw: Mapping[str, Any] | Context | None,
               players: Sequence[str] | None = None, game: str = "") -> C:
         """The typed context from a raw mapping; InputError for an unknown key or a bad
         value. ``players`` (None: a pile on its own) checks the names given."""
         if raw is None:
             raw = {}
         if isinstance(raw, Context):
-            return raw  # type: ignore[return-value]
+            return cast(C, raw)     # already parsed
         if not isinstance(raw, Mapping):
             raise InputError("the round context must be an object")
         specs = {f.key: f for f in cls.FIELDS}

@@ -5,7 +5,7 @@ round score (only the player who stopped scores, with the x2 multipliers). RULES
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Collection, Iterable, Mapping, Sequence
+from typing import Any, Collection, Iterable, Mapping, Sequence, cast
 
 from scorer.cards import DECK, RAIN_MAN, SAKE_CUP, Kind
 from scorer.errors import InputError
@@ -337,7 +337,7 @@ def multiplier(base: int, stopper: str, calls: dict[str, int],
 
 
 def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
-    ctx: KoikoiContext = rnd.context  # type: ignore[assignment]
+    ctx = cast(KoikoiContext, rnd.context)
     stopper = ctx.stopped_by
     calls = ctx.koikoi_calls
     teyaku = ctx.teyaku

@@ -88,7 +88,8 @@ def get_ruleset(name: str | None = None, overrides: Mapping[str, Any] | None = N
                 rules_file: str | Path | None = None) -> RuleSet:
     """Resolve a rule set: preset ``name`` (or the file's ``preset``, else ``sakura``),
     then the file's options, then ``overrides``. InputError names any bad key or value."""
-    file_preset, file_options = (None, {})
+    file_preset: str | None = None
+    file_options: dict[str, Any] = {}
     if rules_file is not None:
         file_preset, file_options = load_rules_file(rules_file)
     if name is not None and file_preset is not None and \

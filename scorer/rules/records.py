@@ -118,7 +118,7 @@ class PlayerResult:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "PlayerResult":
         # rounds stored before the pile's owner had one name keep it under "player"
-        return cls(str(d["owner"] if "owner" in d else d["player"]), int(d["card_points"]),
+        return cls(d["owner"] if "owner" in d else d["player"], int(d["card_points"]),
                    [YakuHit.from_dict(y) for y in d.get("yaku", [])], int(d["penalty"]),
                    int(d["multiplier"]), int(d["score"]), d.get("explanation", ""),
                    tuple(d.get("members", ())), tuple(d.get("cards", ())))

@@ -7,7 +7,7 @@ team); yaku are found on each team's (shared) pile.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, cast
 
 from scorer.cards import DECK, LIGHTNING, RAIN_MAN, YELLOW_CHAFF, Kind, card
 from scorer.errors import InputError
@@ -143,7 +143,7 @@ def find_yaku(codes: Iterable[str], rs: RuleSet,
 def _hand_over_leftovers(rnd: CheckedRound, rs: RuleSet, notes: list[str]) -> None:
     """RULES 1.6: the gaji (11-4) user takes the leftovers of the month it captured (or
     all leftovers, option gaji_leftovers); other leftovers are dead."""
-    month = rnd.context.gaji_month  # type: ignore[attr-defined]
+    month = cast(SakuraContext, rnd.context).gaji_month
     if month is None or not rnd.leftovers:
         if rnd.leftovers:
             notes.append(f"leftovers {', '.join(rnd.leftovers)} are dead")

@@ -117,10 +117,10 @@ def check_round(inp: RoundInput, rs: RuleSet, game: Game) -> CheckedRound:
         sides = [Side(p, (p,), []) for p in players]
     sides.sort(key=lambda s: min(players.index(m) for m in s.members))
     by_key: dict[str, Side] = {}
-    for side in sides:
-        by_key[side.name] = side
-        for member in side.members:
-            by_key[member] = side
+    for each in sides:
+        by_key[each.name] = each
+        for member in each.members:
+            by_key[member] = each
 
     if not isinstance(inp.piles, dict):
         raise InputError("piles must map each player to a list of card codes")

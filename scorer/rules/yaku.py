@@ -73,8 +73,10 @@ def points(yaku: Yaku, rs: RuleSet, default: int | None = None) -> int:
 
 def hit(yaku: Yaku, rs: RuleSet, held: Iterable[str], extras: Sequence[str] = (),
         default: int | None = None, sort: bool = False) -> YakuHit:
-    """A found yaku: its points (plus one per extra card) and every card counted."""
-    cards = tuple(held) + tuple(extras)
+    """A found yaku: its points (plus one per extra card) and every card counted, once
+    (a per-card yaku's extras are already among the cards it holds)."""
+    held = tuple(held)
+    cards = held + tuple(c for c in extras if c not in held)
     label = yaku.label + (f" +{len(extras)}" if extras else "")
     return YakuHit(yaku.name, points(yaku, rs, default) + len(extras),
                    tuple(sorted(cards)) if sort else cards, label)

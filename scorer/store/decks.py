@@ -146,6 +146,8 @@ class DeckStore:
         cards = []
         for r in rows:
             crop = cv2.imdecode(np.frombuffer(r["crop"], np.uint8), cv2.IMREAD_COLOR)
+            if crop is None:        # a stored crop that no longer decodes is left out
+                continue
             emb = None
             if r["embedding"] is not None:
                 emb = np.frombuffer(r["embedding"], np.float32).reshape(2, -1).copy()

@@ -49,6 +49,13 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
+def _inserted_id(cur: sqlite3.Cursor) -> int:
+    """The id of the row an INSERT on ``cur`` just added."""
+    if cur.lastrowid is None:
+        raise sqlite3.DatabaseError("the INSERT added no row")
+    return cur.lastrowid
+
+
 def _check_id(game_id: int) -> None:
     """An id SQLite cannot hold (a URL may carry any integer) names no game."""
     if not 0 <= game_id <= MAX_ID:
@@ -116,7 +123,7 @@ class GameStore:
                 (_now(), preset, json.dumps(options), json.dumps(players),
                  json.dumps(teams) if teams else None, first_dealer, int(rounds_planned),
                  deck or None, int(bool(learn))))
-            game_id = int(cur.lastrowid)
+            game_id = _inserted_id(cur)
         return self.get_game(game_id)
 
     def update_game(self, game_id: int, changes: dict[str, Any]) -> GameRecord:
@@ -233,12 +240,12 @@ class GameStore:
                 raise InputError(f"card {new} ({card(new).name}) is already in "
                                  f"{_owner_label(owner)} pile")
             crops: dict[str, str] = json.loads(row["crops"])
-            if action == "remove":
+            if action == "remove" and old is not None:
                 codes.remove(old)
                 crops.pop(old, None)
-            elif action == "add":
+            elif action == "add" and new is not None:
                 codes.append(new)
-            else:
+            elif old is not None and new is not None:       # replace
                 codes[codes.index(old)] = new
                 if old in crops:            # the crop shows the physical card: keep it
                     crops[new] = crops.pop(old)
@@ -306,7 +313,7 @@ class GameStore:
             raise StateError(f"round {number} has no saved pile yet")
         cur = conn.execute("INSERT INTO rounds (game_id, number, dealer) VALUES (?, ?, ?)",
                            (game_id, number, session.dealer(number)))
-        return int(cur.lastrowid)
+        return _inserted_id(cur)
 
     @staticmethod
     def _check_conflicts(conn: sqlite3.Connection, round_id: int, owner: str,

@@ -151,9 +151,9 @@ class Detector:
         if len(rects) > 1:
             rr = [((float(r[0]), float(r[1])), (float(r[2]), float(r[3])),
                    float(math.degrees(r[4]))) for r in rects]
-            keep = cv2.dnn.NMSBoxesRotated(rr, scores.astype(np.float32).tolist(),
+            kept = cv2.dnn.NMSBoxesRotated(rr, scores.astype(np.float32).tolist(),
                                            lowest, self.nms_iou)
-            keep = np.array(keep, int).reshape(-1)
+            keep = np.array(kept, int).reshape(-1)
             rects, scores = rects[keep], scores[keep]
         if len(rects) > 1:
             keep = _drop_contained(rects, scores)
@@ -174,7 +174,10 @@ class Detector:
                         self.loc_threshold).astype(np.float32)
 
     def refine_boxes(self, img: np.ndarray, rects: np.ndarray) -> np.ndarray:
-        """One pass of the box refiner: each box corrected by the network's delta."""
+        """One pass of the box refiner: each box corrected by the network's delta (the
+        boxes unchanged without a refiner)."""
+        if self.ref is None:
+            return rects
         x = self.as_input(np.stack([context_crop(img, r) for r in rects]))
         d = self.ref.run(None, {self.ref.get_inputs()[0].name: np.ascontiguousarray(x)})[0]
         d = np.clip(d, -DELTA_LIMIT, DELTA_LIMIT)
@@ -317,7 +320,7 @@ def _drop_contained(rects: np.ndarray, scores: np.ndarray, area_ratio: float = 0
     camera, are about the same size)."""
     order = np.argsort(-scores)
     areas = rects[:, 2] * rects[:, 3]
-    keep = []
+    keep: list[int] = []
     for i in order:
         inside = False
         for j in keep:

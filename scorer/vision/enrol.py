@@ -21,7 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from scorer.cards import CODES, card
+from scorer.cards import CODES, card, equivalent
 from scorer.errors import InputError
 from scorer.vision.detector import decode_image
 
@@ -174,7 +174,7 @@ def enrol_layouts(detector, photos: list[tuple[str, np.ndarray]],
     for code, (name, crop, read) in zip(CODES[first:], found):
         read_code = CODES[read]
         out.append(EnrolledCard(code, crop, name,
-                                None if _same(read_code, code) else read_code))
+                                None if equivalent(read_code, code) else read_code))
     for name, _ in photos:
         mine = [c for c in out if c.source == name]
         agree = sum(c.read_as is None for c in mine)
@@ -184,14 +184,6 @@ def enrol_layouts(detector, photos: list[tuple[str, np.ndarray]],
                              f"{mine[0].code} to {mine[-1].code}): lay them out month by "
                              "month, January first, in rows, and give the photos in order")
     return out
-
-
-def _same(a: str, b: str) -> bool:
-    """Equal, or the two plain chaff of one month (interchangeable in every game)."""
-    if a == b:
-        return True
-    ca, cb = card(a), card(b)
-    return ca.month == cb.month and {ca.index, cb.index} == {3, 4}
 
 
 def check_once(cards: list) -> None:

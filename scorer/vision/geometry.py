@@ -123,12 +123,9 @@ def align_rect(ref, rect) -> tuple[float, float, float, float, float]:
     """``rect`` written with the axis nearest ``ref``'s: a rectangle is the same with its
     angle turned by 180 degrees, or by 90 degrees with width and height swapped."""
     cx, cy, w, h, th = rect
-    best = None
-    for k in range(4):
-        d = _wrap(th + k * math.pi / 2 - ref[4])
-        if best is None or abs(d) < abs(best[0]):
-            best = (d, k)
-    d, k = best
+    # the quarter turn k nearest ref's angle (the first of equals)
+    d, k = min(((_wrap(th + k * math.pi / 2 - ref[4]), k) for k in range(4)),
+               key=lambda turn: abs(turn[0]))
     if k % 2:
         w, h = h, w
     return float(cx), float(cy), float(w), float(h), float(ref[4] + d)
@@ -159,7 +156,8 @@ def apply_deltas(boxes: np.ndarray, deltas: np.ndarray) -> np.ndarray:
 
 def apply_delta(box, delta) -> tuple[float, float, float, float, float]:
     """The rectangle ``box_delta(box, ·)`` maps to ``delta``."""
-    return tuple(float(x) for x in apply_deltas(box, delta)[0])
+    cx, cy, w, h, th = (float(x) for x in apply_deltas(box, delta)[0])
+    return cx, cy, w, h, th
 
 
 def context_crop(image: np.ndarray, box) -> np.ndarray:

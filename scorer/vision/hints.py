@@ -2,8 +2,8 @@
 
 Measured on validation scenes (``python -m training ceiling``, which a new model reruns),
 the classifier names 97% of the cards 40-60 px tall from their true boxes, but 85% of
-those 30-40 px tall and 76% of those under 30 px. So when the cards in a frame are
-mostly under 40 px, the user is told to come closer.
+those 30-40 px tall and 76% of those under 30 px. So when the cards in a frame are mostly
+under 40 px, the user is told to come closer.
 """
 
 from __future__ import annotations

@@ -126,7 +126,7 @@ def decode(upload: Upload, useful_side: int | None = None) -> Frame:
         img = cv2.imdecode(np.frombuffer(upload.data, np.uint8), flag)
     except cv2.error:
         img = None
-    except Exception as exc:  # noqa: BLE001 - untrusted bytes may break a decoder anyhow
+    except Exception as exc:  # untrusted bytes may break a decoder anyhow
         raise InputError(f"corrupt image: it cannot be decoded ({type(exc).__name__})") \
             from None
     if img is None or img.size == 0 or img.ndim != 3:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -154,7 +155,7 @@ class DeckProfile:
         return np.where(use[:, None], out, probs).astype(np.float32)
 
 
-def embed_cards(cards: list, detector) -> None:
+def embed_cards(cards: Sequence[Any], detector) -> None:
     """Give each card (an object with ``crop``, ``model`` and ``embedding``, e.g.
     ``scorer.store.decks.DeckCard``) whose embeddings are missing or by another classifier
     the detector's embeddings of its crop, upright then turned 180 degrees."""

@@ -4,7 +4,6 @@ and a real waitress server in a thread."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import threading
 from dataclasses import dataclass
@@ -75,11 +74,6 @@ def find_chromium() -> Path | None:
 def missing_browser_message() -> str:
     return ("no Chromium on PATH (looked for " + ", ".join(BROWSERS) + "): the browser test "
             "needs one (Debian: apt-get install chromium; .ci/run does it)")
-
-
-def in_ci() -> bool:
-    """CI sets CI; there a missing browser is a failure, elsewhere the test is skipped."""
-    return os.environ.get("CI", "").lower() not in ("", "0", "false")
 
 
 class FlickerDetector:

@@ -54,14 +54,37 @@ export async function detect(blob, { crops = false, deck = null, onDeckFallback 
   }
 }
 
+// A short message at the bottom of the window for 4 s. It takes no clicks (they go to
+// what lies under it) and fades while the pointer is over it, so it hides no button.
 export function toast(message, isError = false) {
   const el = document.getElementById("toast");
   if (!el) return;
   el.textContent = message;
   el.classList.toggle("error", isError);
+  el.classList.remove("faded");
   el.hidden = false;
+  if (!el.dataset.fades) {
+    el.dataset.fades = "1";
+    document.addEventListener("pointermove", (e) => {
+      if (el.hidden) return;
+      const r = el.getBoundingClientRect();
+      const over = e.clientX >= r.left && e.clientX <= r.right && e.clientY >= r.top && e.clientY <= r.bottom;
+      el.classList.toggle("faded", over);
+    });
+  }
   clearTimeout(toast.timer);
   toast.timer = setTimeout(() => { el.hidden = true; }, 4000);
+}
+
+// "1 card", "2 cards": a count with its noun (plural by an s unless given).
+export function count(n, noun, plural = `${noun}s`) {
+  return `${n} ${n === 1 ? noun : plural}`;
+}
+
+// A whole number as the page shows it: negatives with the minus sign (U+2212), as the
+// penalties are, so that -30 and a penalty of 50 read alike.
+export function signed(n) {
+  return typeof n === "number" && n < 0 ? `\u2212${-n}` : String(n ?? "");
 }
 
 export function el(tag, attrs = {}, ...children) {

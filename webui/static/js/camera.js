@@ -1,7 +1,7 @@
 // The live camera: getUserMedia, a camera chooser, JPEG frames posted to /api/detect a few
 // times a second, boxes drawn over the video, each box tracked (stability.js) into a pile,
 // and a capture that finishes by itself once the pile has stopped changing.
-import { detect } from "./api.js";
+import { count, detect } from "./api.js";
 import { placeLabels } from "./labels.js";
 import { StabilityTracker, UNSURE } from "./stability.js";
 
@@ -48,7 +48,7 @@ export function drawBoxes(overlay, sourceWidth, sourceHeight, cards, inPile, lab
 }
 
 export function progressText(cards, quietMs, finishing, auto) {
-  const n = `${cards} card${cards === 1 ? "" : "s"}`;
+  const n = count(cards, "card");
   if (!cards) return "looking for cards…";
   const s = Math.floor(quietMs / 1000);
   return `${n}, stable for ${s} s` + (finishing ? " — done"

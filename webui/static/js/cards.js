@@ -1,6 +1,6 @@
 // The 48 cards (the deck) from /api/cards, and the card picker (filterable by month, several
 // cards at once when adding, with a crop of the card where this session has one).
-import { api, el } from "./api.js";
+import { api, count, el } from "./api.js";
 
 export async function loadCards() {
   const data = await api("GET", "/api/cards");
@@ -41,7 +41,7 @@ export function pickCard(deck, title, flags = new Map(), { multi = false, pictur
   grid.replaceChildren();
   const chosen = [];
   const showChosen = () => {
-    addBtn.textContent = chosen.length ? `Add ${chosen.length} card${chosen.length === 1 ? "" : "s"}` : "Add";
+    addBtn.textContent = chosen.length ? `Add ${count(chosen.length, "card")}` : "Add";
     addBtn.disabled = !chosen.length;
     chosenText.textContent = chosen.join(" ");
   };

@@ -1,4 +1,6 @@
 // A line chart of running totals as inline SVG (no library).
+import { signed } from "./api.js";
+
 const NS = "http://www.w3.org/2000/svg";
 export const PALETTE = ["#c62828", "#1565c0", "#2e7d32", "#ef6c00", "#6a1b9a", "#00838f", "#5d4037"];
 
@@ -23,7 +25,7 @@ export function runningChart(owners, running, rounds = running.length, width = 6
   const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img",
     "aria-label": "Running totals by round", class: "running-chart" });
   root.append(svg("line", { x1: pad.l, x2: width - pad.r, y1: y(0), y2: y(0), stroke: "#999", "stroke-dasharray": "4 3" }));
-  for (const v of [lo, hi]) root.append(svg("text", { x: pad.l - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 11 }, String(Math.round(v))));
+  for (const v of [lo, hi]) root.append(svg("text", { x: pad.l - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 11 }, signed(Math.round(v))));
   for (let i = 0; i <= span; i++) root.append(svg("text", { x: x(i), y: height - 8, "text-anchor": "middle", "font-size": 11 }, i === 0 ? "start" : `R${i}`));
   owners.forEach((owner, k) => {
     const colour = PALETTE[k % PALETTE.length];
@@ -31,7 +33,7 @@ export function runningChart(owners, running, rounds = running.length, width = 6
     root.append(svg("path", { d, fill: "none", stroke: colour, "stroke-width": 2.5 }));
     points.forEach((p, i) => root.append(svg("circle", { cx: x(i), cy: y(Number(p[owner] || 0)), r: 3, fill: colour })));
     const last = points[points.length - 1];
-    root.append(svg("text", { x: x(points.length - 1) + 8, y: y(Number(last[owner] || 0)) + 4, fill: colour, "font-size": 12 }, `${owner} ${last[owner] || 0}`));
+    root.append(svg("text", { x: x(points.length - 1) + 8, y: y(Number(last[owner] || 0)) + 4, fill: colour, "font-size": 12 }, `${owner} ${signed(Number(last[owner] || 0))}`));
   });
   return root;
 }

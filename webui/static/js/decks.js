@@ -3,7 +3,7 @@
 // /api/decks/preview; each crop comes back named by its place in the layout, the player
 // confirms or fixes it, and the confirmed crops are saved (POST /api/decks, or PUT to
 // replace a deck of that name).
-import { api, askFirst, el, localTime, toast, upload } from "./api.js";
+import { api, askFirst, count, el, localTime, toast, upload } from "./api.js";
 import { LiveCapture } from "./camera.js";
 import { loadCards } from "./cards.js";
 
@@ -130,9 +130,9 @@ function showReview(res) {
     });
     return fig;
   }));
-  const where = [res.photos ? `${res.photos} photo${res.photos === 1 ? "" : "s"}` : "",
-    res.scans ? `${res.scans} card image${res.scans === 1 ? "" : "s"}` : ""].filter(Boolean).join(" and ");
-  $("review-summary").textContent = `${res.cards.length} cards found in ${where} (${res.seconds} s). ` +
+  const where = [res.photos ? count(res.photos, "photo") : "",
+    res.scans ? count(res.scans, "card image") : ""].filter(Boolean).join(" and ");
+  $("review-summary").textContent = `${count(res.cards.length, "card")} found in ${where} (${res.seconds} s). ` +
     "Each is named by its place in the layout: fix any name that is wrong, or leave a card out.";
   $("review").hidden = false;
   $("save-error").textContent = "";

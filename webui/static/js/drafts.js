@@ -2,9 +2,30 @@
 // a stray click away does not lose them. The server stays the only record of saved piles.
 
 const PREFIX = "hanafuda:drafts:";
+const COUNTS = "hanafuda:counts:";      // how many cards the players said each pile holds
 
 export function draftKey(gameId, round) {
   return `${PREFIX}${gameId}:${round}`;
+}
+
+export function countKey(gameId, round) {
+  return `${COUNTS}${gameId}:${round}`;
+}
+
+// counts: Map owner -> the number typed in the pile's count box.
+export function storeCounts(key, counts) {
+  try {
+    if (counts.size) sessionStorage.setItem(key, JSON.stringify(Object.fromEntries(counts)));
+    else sessionStorage.removeItem(key);
+  } catch { /* storage off: the counts stay in this page only */ }
+}
+
+// -> Map owner -> count, keeping known owners and whole numbers 0..48.
+export function loadCounts(key, owners) {
+  let raw = {};
+  try { raw = JSON.parse(sessionStorage.getItem(key) || "{}") || {}; } catch { raw = {}; }
+  return new Map(Object.entries(raw).filter(([owner, n]) =>
+    owners.includes(owner) && Number.isInteger(n) && n >= 0 && n <= 48));
 }
 
 // drafts: Map owner -> {codes, detected, source, conf: {code: confidence}, rivals: {code: code}}; crops: owner -> Map(code -> data URL).

@@ -1,10 +1,10 @@
 // One game's page: the open round's piles (capture, photo, hand fixes), confirming the
 // round, its result, the standings with a chart, and the rounds played.
-import { api, el, toast } from "./api.js";
+import { api, count, el, signed, toast } from "./api.js";
 import { LiveCapture, detectPhoto, drawBoxes } from "./camera.js";
 import { runningChart } from "./chart.js";
 import { cardLabel, colourChip, loadCards, pickCard } from "./cards.js";
-import { draftKey, loadDrafts, storeDrafts } from "./drafts.js";
+import { countKey, draftKey, loadCounts, loadDrafts, storeCounts, storeDrafts } from "./drafts.js";
 import { checkFirst, countNote, followCamera } from "./piles.js";
 
 const root = document.getElementById("game");
@@ -196,8 +196,10 @@ function liveCapture() {
       onFinish: () => {
         const owner = state.capturing;
         endCapture(true);
-        const n = shownCodes(owner).length;
-        toast(`${owner}: ${n} card${n === 1 ? "" : "s"} captured — check the marked ones, then save`);
+        const codes = shownCodes(owner);
+        const marked = checkFirst(codes, confOf(owner), state.deck, rivalsOf(owner)).size;
+        toast(`${owner}: ${count(codes.length, "card")} captured — ` +
+          (marked ? `check the ${marked === 1 ? "marked one" : `${marked} marked ones`}, then save` : "save the pile"));
       },
     });
   }
@@ -223,16 +225,25 @@ async function startCapture(owner) {
   render();
   // side by side: the pile being captured at the top beside the (sticky) video;
   // stacked on a phone: the video
-  const side = window.matchMedia("(min-width: 821px)").matches;
-  (side ? document.querySelector(`article.pile[data-owner="${CSS.escape(owner)}"]`) : $("camera-panel"))
-    ?.scrollIntoView({ block: side ? "start" : "nearest" });
+  showCapture(owner);
   const cam = liveCapture();
   try {
     if (!cam.stream) await cam.start($("camera-select").value || null);
-    if (state.capturing === owner) cam.begin();
+    if (state.capturing === owner) { cam.begin(); showCapture(owner); }   // the video has its size now
   } catch (err) {
     $("camera-status").textContent = `camera unavailable: ${err.message}`;
   }
+}
+
+// Side by side: the pile being captured as high as it goes beside the (sticky) video,
+// but never so high that the video's top leaves the window (near the page's end the
+// sticky panel would be pushed up with it). Stacked on a phone: the video.
+function showCapture(owner) {
+  const panel = $("camera-panel");
+  if (!window.matchMedia("(min-width: 821px)").matches) { panel.scrollIntoView({ block: "nearest" }); return; }
+  document.querySelector(`article.pile[data-owner="${CSS.escape(owner)}"]`)?.scrollIntoView({ block: "start" });
+  const top = panel.getBoundingClientRect().top;
+  if (top < 0) window.scrollBy(0, top - 8);
 }
 
 // Drop an owner's unsaved pile and what the camera said about it.
@@ -267,7 +278,7 @@ async function photo(owner) {
       for (const [code, p] of conf) confOf(owner).set(code, p);
       render();
       await showPhoto(owner, url, result);
-      toast(`${codes.length} cards found in the photo` +
+      toast(`${count(codes.length, "card")} found in the photo` +
         (result.hints?.length ? `: ${result.hints[0]}` : ""));
     } catch (err) { showRoundError(err); }
   };
@@ -281,7 +292,7 @@ async function showPhoto(owner, url, result) {
   img.src = url;
   img.dataset.url = url;
   $("photo-owner").textContent = `${owner}'s pile`;
-  $("photo-status").textContent = `${result.cards.length} boxes; a card with no box was not seen: add it by hand or take another photo`;
+  $("photo-status").textContent = `${count(result.cards.length, "box", "boxes")}; a card with no box was not seen: add it by hand or take another photo`;
   showSide("photo");
   await img.decode().catch(() => {});
   drawBoxes($("photo-overlay"), result.width, result.height, result.cards,
@@ -322,14 +333,17 @@ function cardItem(owner, code, editable, reasons) {
       el("button", { type: "button", class: "remove", onclick: () => correction(owner, "remove", code, null) }, "Remove")) : null);
 }
 
-function countField(owner, found) {
-  const note = el("span", { class: "count-note", text: countNote(found, state.expected.get(owner)) });
+// The pile's count box: the number the player typed (kept in the tab across reloads)
+// against the cards found, the ones marked check counted as possibly misread.
+function countField(owner, found, marked) {
+  const note = el("span", { class: "count-note", text: countNote(found, state.expected.get(owner), marked) });
   const input = el("input", { type: "number", class: "expected", min: 0, max: 48, inputmode: "numeric",
     value: state.expected.get(owner) ?? "", placeholder: "?",
     oninput: () => {
       const n = Number(input.value);
       if (input.value === "" || !Number.isInteger(n)) state.expected.delete(owner); else state.expected.set(owner, n);
-      note.textContent = countNote(found, state.expected.get(owner));
+      storeCounts(countKey(gameId, state.game.open_round), state.expected);
+      note.textContent = countNote(found, state.expected.get(owner), marked);
     } });
   return el("div", { class: "count" }, el("label", {}, "How many cards in this pile? ", input), " ", note);
 }
@@ -348,9 +362,9 @@ function renderPiles() {
       : saved ? `saved (${saved.source})` : "no pile yet";
     const checks = reasons.size ? ` · ${reasons.size} to check` : "";
     return el("article", { class: "pile" + (draft ? " draft" : saved ? " saved" : "") + (state.capturing === owner ? " capturing" : ""), dataset: { owner } },
-      el("header", {}, el("h3", { text: owner }), el("span", { class: "status", text: `${codes.length} cards${checks} · ${status}` })),
+      el("header", {}, el("h3", { text: owner }), el("span", { class: "status", text: `${count(codes.length, "card")}${checks} · ${status}` })),
       el("ul", { class: "cards" }, codes.map((code) => cardItem(owner, code, true, reasons))),
-      countField(owner, codes.length),
+      countField(owner, codes.length, reasons.size),
       el("div", { class: "pile-actions" },
         el("button", { type: "button", class: "capture", onclick: () => startCapture(owner) }, "Capture from camera"),
         el("button", { type: "button", class: "photo", onclick: () => photo(owner) }, "Upload photo"),
@@ -424,8 +438,8 @@ function resultTable(result, owners) {
       el("td", { class: "num card-points", text: r.card_points ?? "" }),
       el("td", { class: "yaku" }, (r.yaku || []).length ? (r.yaku || []).map((y) =>
         el("div", { class: "yaku-hit" }, el("b", { text: `${y.label} ${y.points}` }), ` (${y.cards.join(" ")})`)) : "—"),
-      el("td", { class: "num penalty", text: r.penalty ? `−${r.penalty}` : "0" }),
-      el("td", { class: "num score", text: r.score ?? "" }));
+      el("td", { class: "num penalty", text: r.penalty ? signed(-r.penalty) : "0" }),
+      el("td", { class: "num score", text: signed(r.score) }));
   });
   return el("div", {},
     el("table", { class: "result" },
@@ -447,7 +461,7 @@ function renderStandings() {
     el("thead", {}, el("tr", {}, el("th", { text: "Player" }), el("th", { text: "Total" }), victories ? el("th", { text: "Victories" }) : null)),
     el("tbody", {}, sorted.map((o) => el("tr", { dataset: { owner: o } },
       el("th", {}, o, s.winner === o && s.finished ? el("img", { class: "trophy", src: "/static/img/trophy.svg", alt: " (winner)", width: 16, height: 16 }) : null),
-      el("td", { class: "num total", text: totals[o] ?? 0 }),
+      el("td", { class: "num total", text: signed(totals[o] ?? 0) }),
       victories ? el("td", { class: "num", text: victories[o] ?? 0 }) : null))));
   $("chart").replaceChildren(...((s.running || []).length ? [runningChart(owners, s.running, g.rounds_planned)] : []));
   const banner = $("winner-banner");
@@ -501,7 +515,7 @@ function renderHistory() {
   $("history").replaceChildren(...(done.length ? done.slice().reverse().map((r) =>
     el("details", { class: "round", dataset: { round: r.number } },
       el("summary", { text: `Round ${r.number} — dealer ${r.dealer} — winner ${r.result.winner || "nobody"}` +
-        (r.learned ? ` — ${r.learned} card crop${r.learned === 1 ? "" : "s"} learned` : "") }),
+        (r.learned ? ` — ${count(r.learned, "card crop")} learned` : "") }),
       resultTable(r.result, g.owners))) : [el("p", { class: "muted", text: "No round confirmed yet." })]));
 }
 
@@ -538,10 +552,12 @@ async function confirmRound() {
   if (unsaved.length) { showRoundError(new Error(`save ${unsaved.join(", ")}'s pile first`)); return; }
   try {
     const data = await api("POST", `${base}/rounds/${state.game.open_round}/confirm`, { context: context() });
+    storeCounts(countKey(gameId, state.game.open_round), new Map());    // the round is closed
+    state.expected = new Map();
     state.lastResult = data.round;
     state.game = data.game;
     render();
-    if (data.learned) toast(`${data.learned} card crop${data.learned === 1 ? "" : "s"} learned for deck ${data.game.deck}`);
+    if (data.learned) toast(`${count(data.learned, "card crop")} learned for deck ${data.game.deck}`);
     else if (data.learn_note) toast(data.learn_note);
     $("last-result").scrollIntoView({ block: "nearest" });
   } catch (err) { showRoundError(err); }
@@ -549,6 +565,7 @@ async function confirmRound() {
 
 function restoreDrafts() {
   if (!state.game.open_round) return;
+  state.expected = loadCounts(countKey(gameId, state.game.open_round), state.game.owners);
   const found = loadDrafts(draftKey(gameId, state.game.open_round), state.game.owners,
     (code) => state.deck.byCode.has(code));
   for (const [owner, { draft, crops }] of found) {

@@ -1,6 +1,6 @@
 // The home page: the new-game form (rules preset, players, teams, first dealer, rounds)
 // and the list of games (open, export, delete after asking).
-import { api, askFirst, el, localTime, toast } from "./api.js";
+import { api, askFirst, count, el, localTime, toast } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
 let presets = [];
@@ -79,16 +79,25 @@ async function loadAccuracy() {
   if (!acc.piles) return;
   const e = acc.equivalent;
   const pct = (v) => (v === null ? "-" : `${(100 * v).toFixed(1)}%`);
-  line.textContent = `Camera accuracy in your scored rounds: ${e.tp} of ${e.tp + e.fn} cards found ` +
-    `(${pct(e.recall)}), ${e.fp} found that were not there (precision ${pct(e.precision)}), ` +
-    `over ${acc.piles} pile${acc.piles === 1 ? "" : "s"} from the camera or a photo.`;
+  // fp: a code the camera gave that the confirmed pile lacks, mostly a real card misread
+  line.textContent = `Camera accuracy in your scored rounds: ${e.tp} of ${count(e.tp + e.fn, "card")} read right ` +
+    `(${pct(e.recall)}); ${count(e.fp, "reading")} named a card the pile did not hold, a misread ` +
+    `or no card at all (precision ${pct(e.precision)}); over ${count(acc.piles, "pile")} from the camera or a photo.`;
 }
 
 // The enrolled decks a game can read its cards with (learning needs one).
 async function loadDecks() {
   const { decks } = await api("GET", "/api/decks");
   $("deck").append(...decks.map((d) => el("option", { value: d.name, text: `${d.name} (${d.cards} of 48 cards)` })));
-  const sync = () => { $("learn").disabled = !$("deck").value; };
+  // Learning needs a deck: without one the switch is off and disabled; choosing a deck
+  // gives it back as the player last left it (on at first).
+  let wanted = $("learn").checked;
+  $("learn").addEventListener("change", () => { wanted = $("learn").checked; });
+  const sync = () => {
+    const deck = !!$("deck").value;
+    $("learn").disabled = !deck;
+    $("learn").checked = deck && wanted;
+  };
   $("deck").addEventListener("change", sync);
   sync();
 }

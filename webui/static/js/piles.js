@@ -39,11 +39,16 @@ export function checkFirst(codes, conf, deck, rivals = new Map()) {
   return out;
 }
 
-// "12 found of 14 — 2 still hidden: …" for a pile whose size the player entered.
-export function countNote(found, expected) {
+// "12 found of 14 — 2 still hidden: …" for a pile whose size the player entered. The
+// `marked` cards (to check) may be misread: such a card is there, but its true code is
+// missing from the pile as surely as a hidden card's, so they count among the missing.
+export function countNote(found, expected, marked = 0) {
   if (!Number.isInteger(expected) || expected <= 0) return "";
-  if (found === expected) return `${found} found of ${expected} — all there`;
-  if (found > expected) return `${found} found of ${expected} — ${found - expected} too many: remove the wrong ones`;
+  const head = `${found} found of ${expected}`;
+  if (found > expected) return `${head} — ${found - expected} too many: remove the wrong ones`;
   const hidden = expected - found;
-  return `${found} found of ${expected} — ${hidden} still hidden: spread the pile or add ${hidden === 1 ? "it" : "them"}`;
+  const doubt = marked === 1 ? "1 marked card may be misread" : `${marked} marked cards may be misread`;
+  if (!hidden) return marked ? `${head} — ${doubt}: check ${marked === 1 ? "it" : "them"}` : `${head} — all there`;
+  const missing = `${hidden} still hidden: spread the pile or add ${hidden === 1 ? "it" : "them"}`;
+  return marked ? `${head} — ${missing}; ${doubt}: up to ${hidden + marked} missing` : `${head} — ${missing}`;
 }

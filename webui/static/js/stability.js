@@ -10,7 +10,7 @@ export const IOU_MATCH = 0.2;   // least overlap between a track's box and a det
 export const IOU_SAME = 0.25;   // least overlap for a detection of another code (measured: bench/capture_fixes.py)
 export const MAX_MISS = 4;
 export const UNSURE = 0.7;
-export const RIVAL = 0.25;      // a runner-up reading with this share of the votes is offered
+export const RIVAL = 0.5;       // a runner-up with this share of the winner's votes is close: offered
 
 export function iou(a, b) {
   const w = Math.min(a[2], b[2]) - Math.max(a[0], b[0]);
@@ -91,15 +91,14 @@ class Track {
   get hits() { return this.seen.filter(Boolean).length; }
   get confidence() { return (this.votes.get(this.code) || 0) / Math.max(1, this.count); }
   get crop() { return this.best.get(this.code)?.crop || null; }
-  // The runner-up reading when it holds at least RIVAL of the votes, else "".
+  // The runner-up reading when it holds at least RIVAL of the winner's votes (a close
+  // second), else "".
   get rival() {
-    let total = 0;
-    for (const v of this.votes.values()) total += v;
     let best = "";
     for (const code of [...this.votes.keys()].sort()) {
       if (code !== this.code && (!best || this.votes.get(code) > this.votes.get(best))) best = code;
     }
-    return best && this.votes.get(best) >= RIVAL * total ? best : "";
+    return best && this.votes.get(best) >= RIVAL * (this.votes.get(this.code) || 0) ? best : "";
   }
   keepCrop(r) {
     const old = this.best.get(r.code);

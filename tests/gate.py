@@ -1,0 +1,39 @@
+"""Whether the tests run under CI, and the gate of the tests that need the card art.
+
+The four drawn art sets live outside the repository (``../shared/card-art``, the README's
+"Card art for training" says where they come from). Outside CI a test that needs them is
+skipped with one line saying so; under CI (``CI`` set, not 0/false) their absence is a
+failure, never a skip."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from training import DEFAULT_ART_DIR
+
+# A committed stand-in for the art where a test needs one scene: render_scene(SCENE_CODES,
+# seed=7) saved as JPEG quality 85 (attribution in tests/fixtures/README.md).
+SCENE_JPEG = Path(__file__).parent / "fixtures" / "scene-4-cards.jpg"
+SCENE_CODES = ["01-1", "02-2", "08-1", "12-2"]
+
+
+def in_ci() -> bool:
+    """CI sets CI; there a missing browser or card art is a failure, elsewhere a skip."""
+    return os.environ.get("CI", "").lower() not in ("", "0", "false")
+
+
+def missing_art_message(art_dir: Path) -> str:
+    return (f"card art not found at {art_dir}: the four sets (Wikimedia Commons, "
+            "sunduk/freegostop) go there, see the README's 'Card art for training'")
+
+
+def require_art(art_dir: Path = DEFAULT_ART_DIR) -> Path:
+    """``art_dir`` if it is a folder; else skip the test, or fail it under CI."""
+    if art_dir.is_dir():
+        return art_dir
+    if in_ci():
+        pytest.fail(missing_art_message(art_dir), pytrace=False)
+    pytest.skip(missing_art_message(art_dir))
