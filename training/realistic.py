@@ -313,6 +313,22 @@ def closeup_positions(rng, n: int, w: int, h: int) -> tuple[list[tuple], float]:
 
 # -------------------------------------------------------------------------- scenes
 
+def pile_layout(rng, kind: str, n: int, w: int, h: int) -> tuple[list[int], list, float]:
+    """``n`` distinct cards, whole months first as piles are captured by month, and
+    where they lie: (class ids bottom to top, positions, card height)."""
+    cids: list[int] = []
+    for mth in rng.permutation(12):
+        take = rng.permutation(4)[: int(rng.integers(1, 5))]
+        cids += [int(mth) * 4 + int(t) for t in take]
+    cids = cids[:n]
+    if kind == "closeup":
+        positions, card_h = closeup_positions(rng, n, w, h)
+    else:
+        card_h = _card_height(rng, w, h, n)
+        positions = pile_positions(rng, n, w, h, card_h, upside_down=kind == "upside_down")
+    return cids, positions, card_h
+
+
 def realistic_scene(lib: ArtLibrary, seed: int, kind: str | None = None,
                     sets: Sequence[str] | None = None
                     ) -> tuple[np.ndarray, list[SceneCard], SceneInfo]:
@@ -333,17 +349,7 @@ def realistic_scene(lib: ArtLibrary, seed: int, kind: str | None = None,
         n = 0 if rng.random() < 0.4 else int(rng.integers(1, 8))
     else:
         n = int(rng.integers(3, 21))
-    months = rng.permutation(12)
-    cids = []
-    for mth in months:  # whole months first, as piles are captured by month
-        take = rng.permutation(4)[: int(rng.integers(1, 5))]
-        cids += [int(mth) * 4 + int(t) for t in take]
-    cids = cids[:n]
-    if kind == "closeup":
-        positions, card_h = closeup_positions(rng, n, w, h)
-    else:
-        card_h = _card_height(rng, w, h, n)
-        positions = pile_positions(rng, n, w, h, card_h, upside_down=kind == "upside_down")
+    cids, positions, card_h = pile_layout(rng, kind, n, w, h)
     bg = make_background(rng, w, h)
     n_clutter = int(rng.integers(2, 6)) if kind == "clutter" else \
         (int(rng.integers(0, 3)) if kind != "closeup" else 0)

@@ -27,8 +27,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from training.realistic import (FRAMING_WEIGHTS, FRAMINGS, _card_height, add_real_clutter,
-                                closeup_positions, pile_positions)
+from training.realistic import FRAMING_WEIGHTS, FRAMINGS, add_real_clutter, pile_layout
 from training.scenes import ArtLibrary, SceneCard, SceneInfo, compose_scene
 
 SHIFT_KINDS: tuple[str, ...] = ("pile", "closeup", "clutter", "upside_down")
@@ -146,15 +145,7 @@ def shift_scene(lib: ArtLibrary, seed: int, kind: str | None = None, sets=None
     n = (1 if rng.random() < 0.6 else 2) if kind == "closeup" else \
         (0 if rng.random() < 0.3 else int(rng.integers(1, 8))) if kind == "clutter" else \
         int(rng.integers(3, 21))
-    cids: list[int] = []
-    for mth in rng.permutation(12):
-        cids += [int(mth) * 4 + int(t) for t in rng.permutation(4)[: int(rng.integers(1, 5))]]
-    cids = cids[:n]
-    if kind == "closeup":
-        positions, card_h = closeup_positions(rng, n, w, h)
-    else:
-        card_h = _card_height(rng, w, h, n)
-        positions = pile_positions(rng, n, w, h, card_h, upside_down=kind == "upside_down")
+    cids, positions, card_h = pile_layout(rng, kind, n, w, h)
     bg = photo_table(rng, w, h)
     if kind == "clutter" or rng.random() < 0.3:
         add_real_clutter(bg, rng, lib, card_h, int(rng.integers(1, 5)))
