@@ -5,12 +5,12 @@
 // replace a deck of that name).
 import { api, askFirst, count, el, localTime, toast, upload } from "./api.js";
 import { LiveCapture } from "./camera.js";
-import { loadDeck } from "./deck.js";
+import { loadCards } from "./cards.js";
 
 const $ = (id) => document.getElementById(id);
 const PHOTO_SIDE = 2400;              // layout photos are sent at most this large
 const SCAN_SIDE = 600;                // ... single-card images this large
-const state = { deck: null, photos: [], scans: [], items: [], camera: null, shooting: 0, chooseFor: 0 };
+const state = { cards: null, photos: [], scans: [], items: [], camera: null, shooting: 0, chooseFor: 0 };
 
 async function loadDecks() {
   const { decks } = await api("GET", "/api/decks");
@@ -109,7 +109,7 @@ async function findCards() {
 function codeSelect(item) {
   const sel = el("select", { class: "code", "aria-label": `card from ${item.source}` },
     el("option", { value: "", text: "(leave out)" }),
-    state.deck.cards.map((c) => el("option", { value: c.code, text: `${c.code} ${c.name}` })));
+    state.cards.cards.map((c) => el("option", { value: c.code, text: `${c.code} ${c.name}` })));
   sel.value = item.code;
   return sel;
 }
@@ -147,7 +147,7 @@ function refresh() {
   for (const fig of document.querySelectorAll("#review-grid figure")) {
     fig.classList.toggle("duplicate", twice.includes(fig.dataset.code));
   }
-  const missing = state.deck.cards.map((c) => c.code).filter((code) => !count.has(code));
+  const missing = state.cards.cards.map((c) => c.code).filter((code) => !count.has(code));
   $("missing").textContent = (missing.length ? `Missing (read by the network alone): ${missing.join(" ")}. ` : "All 48 cards. ") +
     (twice.length ? `Given twice: ${twice.join(" ")} — fix one of each.` : "");
   $("missing").classList.toggle("error-message", twice.length > 0);
@@ -208,7 +208,7 @@ function wire() {
 
 async function main() {
   wire();
-  state.deck = await loadDeck();
+  state.cards = await loadCards();
   await loadDecks();
   document.body.dataset.ready = "1";
 }

@@ -3,7 +3,7 @@
 import { api, count, el, signed, toast } from "./api.js";
 import { LiveCapture, detectPhoto, drawBoxes } from "./camera.js";
 import { runningChart } from "./chart.js";
-import { cardLabel, colourChip, loadDeck, pickCard } from "./deck.js";
+import { cardLabel, colourChip, loadCards, pickCard } from "./cards.js";
 import { countKey, draftKey, loadCounts, loadDrafts, storeCounts, storeDrafts } from "./drafts.js";
 import { checkFirst, countNote, followCamera } from "./piles.js";
 
@@ -13,7 +13,7 @@ const base = `/api/games/${gameId}`;
 const $ = (id) => document.getElementById(id);
 
 const state = {
-  deck: null,
+  deck: null,             // the 48 cards (cards.js), not the game's enrolled deck (game.deck)
   game: null,
   drafts: new Map(),      // owner -> {codes, detected, source, conf, rivals}: not saved yet
   crops: new Map(),       // owner -> Map(code -> data URL), this session only
@@ -578,7 +578,7 @@ function restoreDrafts() {
 }
 
 async function main() {
-  state.deck = await loadDeck();
+  state.deck = await loadCards();
   state.game = await api("GET", base);
   const done = state.game.rounds.filter((r) => r.confirmed);
   if (done.length) state.lastResult = done[done.length - 1];

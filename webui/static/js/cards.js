@@ -1,8 +1,8 @@
-// The 48-card deck from /api/cards, and the card picker (filterable by month, several
+// The 48 cards (the deck) from /api/cards, and the card picker (filterable by month, several
 // cards at once when adding, with a crop of the card where this session has one).
 import { api, count, el } from "./api.js";
 
-export async function loadDeck() {
+export async function loadCards() {
   const data = await api("GET", "/api/cards");
   const byCode = new Map(data.cards.map((c) => [c.code, c]));
   const months = new Map(data.months.map((m) => [m.number, m]));
