@@ -28,12 +28,11 @@ export function loadCounts(key, owners) {
     owners.includes(owner) && Number.isInteger(n) && n >= 0 && n <= 48));
 }
 
-// drafts: Map owner -> {codes, detected, source, conf: {code: confidence}, rivals: {code: code}}; crops: owner -> Map(code -> data URL).
-export function storeDrafts(key, drafts, cropsOf) {
+// drafts: Map owner -> {codes, detected, source, conf: {code: confidence}, rivals: {code: code}, crops: {code: data URL}}.
+export function storeDrafts(key, drafts) {
   const plain = (withCrops) => Object.fromEntries([...drafts].map(([owner, d]) => [owner, {
     codes: d.codes, detected: d.detected, source: d.source, conf: d.conf || {},
-    rivals: d.rivals || {},
-    crops: withCrops ? Object.fromEntries([...cropsOf(owner)].filter(([code]) => d.codes.includes(code))) : {},
+    rivals: d.rivals || {}, crops: withCrops ? d.crops || {} : {},
   }]));
   try {
     if (!drafts.size) { sessionStorage.removeItem(key); return; }

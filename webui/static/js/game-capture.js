@@ -1,0 +1,141 @@
+// The game page's capture: a pile from the live camera (the tracker's pile followed into the
+// draft) or from an uploaded photo, and the side panel that shows either.
+import { count, toast } from "./api.js";
+import { LiveCapture, detectPhoto, drawBoxes } from "./camera.js";
+import { checkFirst, followCamera } from "./piles.js";
+import { $, draftOf, labelOf, openDraft, pileOf, shownCodes, state } from "./game-state.js";
+import { render, renderDeck, renderPiles, showRoundError } from "./game-render.js";
+
+// The deck profile frames are read with: the game's deck while it is enrolled and usable.
+function readWith() {
+  const g = state.game;
+  const deck = g.deck && g.deck_enrolled && !state.deckFallback ? g.deck : null;
+  return { deck, onDeckFallback: (message) => { state.deckFallback = message; renderDeck(); } };
+}
+
+let live = null;
+
+function liveCapture() {
+  if (!live) {
+    live = new LiveCapture({
+      video: $("video"), overlay: $("overlay"), select: $("camera-select"), status: $("camera-status"),
+      progress: $("capture-progress"), labelOf, autoFinish: () => $("auto-finish").checked, readWith,
+      onPile: (tracker) => {
+        const draft = draftOf(state.capturing);
+        if (!draft) return;
+        const now = tracker.pile;
+        if (now.join() === draft.detected.join()) return;
+        draft.codes = followCamera(draft.codes, draft.detected, now, state.removedByHand);
+        draft.detected = [...now];
+        for (const code of now) {
+          const card = draft.card(code);
+          const crop = tracker.crop(code);
+          if (crop) card.crop = crop;
+          card.conf = tracker.confidence(code);
+          card.rival = tracker.rival(code);
+        }
+        renderPiles();
+      },
+      onFinish: () => {
+        const owner = state.capturing;
+        endCapture(true);
+        const codes = shownCodes(owner);
+        const marked = checkFirst(codes, pileOf(owner).confidences(), state.deck, pileOf(owner).rivals()).size;
+        toast(`${owner}: ${count(codes.length, "card")} captured — ` +
+          (marked ? `check the ${marked === 1 ? "marked one" : `${marked} marked ones`}, then save` : "save the pile"));
+      },
+    });
+  }
+  return live;
+}
+
+export function showSide(which) {
+  $("camera-panel").hidden = which !== "camera";
+  $("photo-panel").hidden = which !== "photo";
+  $("workspace").classList.toggle("with-side", !!which);
+}
+
+export async function startCapture(owner) {
+  if (state.capturing) endCapture(true);
+  state.capturing = owner;
+  state.removedByHand = new Set();
+  forgetCamera(owner);
+  openDraft(owner, "camera");
+  $("capture-owner").textContent = `${owner}'s pile`;
+  showSide("camera");
+  $("camera-status").textContent = "starting the camera…";
+  $("capture-progress").textContent = "starting…";
+  render();
+  // side by side: the pile being captured at the top beside the (sticky) video;
+  // stacked on a phone: the video
+  showCapture(owner);
+  const cam = liveCapture();
+  try {
+    if (!cam.stream) await cam.start($("camera-select").value || null);
+    if (state.capturing === owner) { cam.begin(); showCapture(owner); }   // the video has its size now
+  } catch (err) {
+    $("camera-status").textContent = `camera unavailable: ${err.message}`;
+  }
+}
+
+// Side by side: the pile being captured as high as it goes beside the (sticky) video,
+// but never so high that the video's top leaves the window (near the page's end the
+// sticky panel would be pushed up with it). Stacked on a phone: the video.
+function showCapture(owner) {
+  const panel = $("camera-panel");
+  if (!window.matchMedia("(min-width: 821px)").matches) { panel.scrollIntoView({ block: "nearest" }); return; }
+  document.querySelector(`article.pile[data-owner="${CSS.escape(owner)}"]`)?.scrollIntoView({ block: "start" });
+  const top = panel.getBoundingClientRect().top;
+  if (top < 0) window.scrollBy(0, top - 8);
+}
+
+// Drop an owner's unsaved pile and what the camera said about it.
+export function forgetCamera(owner) {
+  pileOf(owner).forget();
+}
+
+export function endCapture(keep) {
+  const owner = state.capturing;
+  if (live) { live.end(); live.stopStream(); }
+  state.capturing = null;
+  showSide(null);
+  if (!keep && owner) forgetCamera(owner);
+  render();
+}
+
+export async function photo(owner) {
+  const input = $("photo-input");
+  input.value = "";
+  input.onchange = async () => {
+    const file = input.files && input.files[0];
+    if (!file) return;
+    try {
+      if (state.capturing) endCapture(true);
+      const { result, crops, conf, url } = await detectPhoto(file, readWith());
+      const codes = [...conf.keys()];
+      forgetCamera(owner);
+      const draft = openDraft(owner, "photo", codes, codes);
+      for (const [code, crop] of crops) draft.card(code).crop = crop;
+      for (const [code, p] of conf) draft.card(code).conf = p;
+      render();
+      await showPhoto(owner, url, result);
+      toast(`${count(codes.length, "card")} found in the photo` +
+        (result.hints?.length ? `: ${result.hints[0]}` : ""));
+    } catch (err) { showRoundError(err); }
+  };
+  input.click();
+}
+
+// The uploaded photo with the boxes the detector found, beside the pile list.
+async function showPhoto(owner, url, result) {
+  const img = $("photo-image");
+  if (img.dataset.url) URL.revokeObjectURL(img.dataset.url);
+  img.src = url;
+  img.dataset.url = url;
+  $("photo-owner").textContent = `${owner}'s pile`;
+  $("photo-status").textContent = `${count(result.cards.length, "box", "boxes")}; a card with no box was not seen: add it by hand or take another photo`;
+  showSide("photo");
+  await img.decode().catch(() => {});
+  drawBoxes($("photo-overlay"), result.width, result.height, result.cards,
+    new Set(result.cards.map((c) => c.code)), labelOf);
+}

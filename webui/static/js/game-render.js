@@ -1,0 +1,239 @@
+// The game page's rendering: the open round's piles, the round's context form, results,
+// standings, the deck setting and the rounds played. What a button does is in `actions`,
+// filled in by game.js (capture and the writes to the server render through here).
+import { count, el, signed, toast } from "./api.js";
+import { runningChart } from "./chart.js";
+import { cardLabel, colourChip } from "./cards.js";
+import { checkFirst, countNote } from "./piles.js";
+import { $, draftOf, openRound, otherOwnerOf, pileOf, shownCodes, state, storeExpected, storePiles } from "./game-state.js";
+
+// The pile buttons: capture(owner), photo(owner), add(owner), fix(owner, code),
+// replace(owner, code, pick), remove(owner, code), save(owner), discard(owner).
+export const actions = {};
+
+export function showRoundError(err) {
+  $("round-error").textContent = err.message;
+  toast(err.message, true);
+}
+
+function zoom(src, caption) {
+  $("zoom-image").src = src;
+  $("zoom-caption").textContent = caption;
+  $("zoom").hidden = false;
+}
+
+function cardItem(owner, code, editable, reasons) {
+  const other = otherOwnerOf(owner, code);
+  const rnd = openRound();
+  const saved = rnd && rnd.piles[owner] && rnd.piles[owner].crops;
+  const pile = pileOf(owner);
+  const crop = (pile.open ? pile.crop(code) : null) || (saved && saved[code]) || pile.crop(code);
+  const p = pile.conf(code);
+  const why = reasons.get(code) || [];
+  const rival = pile.rival(code);
+  const offer = rival && !shownCodes(owner).includes(rival) ? rival : null;
+  const label = `${code} ${cardLabel(state.deck, code)}`;
+  return el("li", { class: "card-item" + (other ? " conflict" : "") + (why.length ? " check" : ""), dataset: { code } },
+    crop ? el("button", { type: "button", class: "crop-button", title: "enlarge", onclick: () => zoom(crop, label + (p !== undefined ? ` · ${Math.round(p * 100)}%` : "")) },
+      el("img", { class: "crop", src: crop, alt: `${code} as seen` })) : el("span", { class: "crop none", text: "—" }),
+    colourChip(state.deck, code),
+    el("span", { class: "code", text: code }),
+    el("span", { class: "name", text: cardLabel(state.deck, code) }),
+    p !== undefined ? el("span", { class: "conf" + (why.some((w) => w.startsWith("unsure")) ? " low" : ""), text: `${Math.round(p * 100)}%` }) : null,
+    why.length ? el("span", { class: "flag check-flag", title: why.join("; "), text: "check" }) : null,
+    offer && editable ? el("button", { type: "button", class: "rival", title: `the camera also read it as ${offer} ${cardLabel(state.deck, offer)}: swap`,
+      onclick: () => actions.replace(owner, code, offer) }, `${offer}?`) : null,
+    other ? el("span", { class: "flag", text: `also in ${other}'s pile` }) : null,
+    editable ? el("span", { class: "actions" },
+      el("button", { type: "button", class: "fix", onclick: () => actions.fix(owner, code) }, "Fix"),
+      el("button", { type: "button", class: "remove", onclick: () => actions.remove(owner, code) }, "Remove")) : null);
+}
+
+// The pile's count box: the number the player typed (kept in the tab across reloads)
+// against the cards found, the ones marked check counted as possibly misread.
+function countField(owner, found, marked) {
+  const note = el("span", { class: "count-note", text: countNote(found, state.expected.get(owner), marked) });
+  const input = el("input", { type: "number", class: "expected", min: 0, max: 48, inputmode: "numeric",
+    value: state.expected.get(owner) ?? "", placeholder: "?",
+    oninput: () => {
+      const n = Number(input.value);
+      if (input.value === "" || !Number.isInteger(n)) state.expected.delete(owner); else state.expected.set(owner, n);
+      storeExpected();
+      note.textContent = countNote(found, state.expected.get(owner), marked);
+    } });
+  return el("div", { class: "count" }, el("label", {}, "How many cards in this pile? ", input), " ", note);
+}
+
+export function renderPiles() {
+  const rnd = openRound();
+  const box = $("piles");
+  if (!rnd) { box.replaceChildren(); return; }
+  storePiles(rnd.number);
+  box.replaceChildren(...state.game.owners.map((owner) => {
+    const draft = draftOf(owner);
+    const saved = rnd.piles[owner];
+    const codes = shownCodes(owner);
+    const reasons = checkFirst(codes, pileOf(owner).confidences(), state.deck, pileOf(owner).rivals());
+    const status = draft ? (state.capturing === owner ? "capturing…" : "not saved yet")
+      : saved ? `saved (${saved.source})` : "no pile yet";
+    const checks = reasons.size ? ` · ${reasons.size} to check` : "";
+    return el("article", { class: "pile" + (draft ? " draft" : saved ? " saved" : "") + (state.capturing === owner ? " capturing" : ""), dataset: { owner } },
+      el("header", {}, el("h3", { text: owner }), el("span", { class: "status", text: `${count(codes.length, "card")}${checks} · ${status}` })),
+      el("ul", { class: "cards" }, codes.map((code) => cardItem(owner, code, true, reasons))),
+      countField(owner, codes.length, reasons.size),
+      el("div", { class: "pile-actions" },
+        el("button", { type: "button", class: "capture", onclick: () => actions.capture(owner) }, "Capture from camera"),
+        el("button", { type: "button", class: "photo", onclick: () => actions.photo(owner) }, "Upload photo"),
+        el("button", { type: "button", class: "add", onclick: () => actions.add(owner) }, "Add cards")),
+      (draft || !saved) ? el("div", { class: "pile-save" },
+        codes.length ? el("button", { type: "button", class: "save-pile primary", disabled: state.capturing === owner,
+          onclick: () => actions.save(owner) }, "Save pile")
+          : el("button", { type: "button", class: "save-pile empty", disabled: state.capturing === owner,
+            title: "this player captured no cards this round", onclick: () => actions.save(owner) }, "No cards: save an empty pile"),
+        draft && state.capturing !== owner ? el("button", { type: "button", class: "discard",
+          onclick: () => actions.discard(owner) }, saved ? "Discard changes" : "Discard") : null) : null);
+  }));
+}
+
+// The round's context form, drawn from the game's context_fields (the engine's schema):
+// who-stopped and per-player counts in view, the other (optional) facts folded away.
+function contextInput(f, player) {
+  const g = state.game;
+  const id = player ? null : `ctx-${f.key}`;
+  const data = { key: f.key, kind: f.kind, ...(player ? { player } : {}) };
+  const choices = (values, none) => [el("option", { value: "", text: none }),
+    ...values.map(([v, t]) => el("option", { value: v, text: t }))];
+  const given = (g.context_defaults || {})[f.key];
+  if (f.kind === "player") return el("select", { id, dataset: data }, choices(g.players.map((p) => [p, p]), "nobody"));
+  if (f.kind === "count_per_player") return el("input", { type: "number", min: f.minimum, max: f.maximum, value: 0, dataset: data });
+  if (f.kind === "count") return el("input", { id, type: "number", min: f.minimum, max: f.maximum, value: given ?? 0, dataset: data });
+  if (f.kind === "choice") return el("select", { id, dataset: data }, choices(f.choices.map((c) => [c, c]), "—"));
+  if (f.kind === "players") return el("input", { id, type: "text", maxlength: 200, placeholder: `e.g. ${g.players.slice(0, 2).join(", ")}`, dataset: data });
+  if (f.kind === "choice_per_player") return el("select", { dataset: data }, choices(f.choices.map((c) => [c, c]), "—"));
+  if (f.kind === "month") return el("select", { id, dataset: data },
+    choices([...state.deck.months.values()].map((m) => [m.number, `${m.number} ${m.english}`]), "—"));
+  return el("input", { id, type: "text", maxlength: 200, placeholder: "e.g. 03-3 07-4", dataset: data });
+}
+
+function renderContext() {
+  const box = $("round-context");
+  box.replaceChildren();
+  const more = el("details", { class: "context-extra" }, el("summary", { text: "More about this round (optional)" }));
+  for (const f of state.game.context_fields || []) {
+    const perPlayer = f.kind.endsWith("_per_player");
+    const row = el("label", { title: f.help || "" }, `${f.label} `);
+    if (perPlayer) for (const p of state.game.players) row.append(` ${p} `, contextInput(f, p));
+    else row.append(contextInput(f));
+    (["player", "choice", "count", "count_per_player"].includes(f.kind) ? box : more).append(row);
+  }
+  if (more.children.length > 1) box.append(more);
+}
+
+export function context() {
+  const out = {};
+  for (const input of $("round-context").querySelectorAll("[data-key]")) {
+    const { key, kind, player } = input.dataset;
+    const value = input.value.trim();
+    if (player) {
+      if (kind === "count_per_player") out[key] = { ...(out[key] || {}), [player]: Number(value || 0) };
+      else if (value) out[key] = { ...(out[key] || {}), [player]: value };
+    } else if (kind === "month") { if (value) out[key] = Number(value); }
+    else if (kind === "count") out[key] = Number(value || 0);
+    else if (kind === "players") { const names = value.split(",").map((n) => n.trim()).filter(Boolean); if (names.length) out[key] = names; }
+    else if (kind === "codes") { const codes = value.split(/[\s,]+/).filter(Boolean); if (codes.length) out[key] = codes; }
+    else out[key] = value || null;
+  }
+  return out;
+}
+
+function resultTable(result, owners) {
+  const rows = owners.map((owner) => {
+    const r = result.results[owner] || {};
+    return el("tr", { dataset: { owner } },
+      el("th", { text: owner + (result.winner === owner ? " ★" : "") }),
+      el("td", { class: "num card-points", text: r.card_points ?? "" }),
+      el("td", { class: "yaku" }, (r.yaku || []).length ? (r.yaku || []).map((y) =>
+        el("div", { class: "yaku-hit" }, el("b", { text: `${y.label} ${y.points}` }), ` (${y.cards.join(" ")})`)) : "—"),
+      el("td", { class: "num penalty", text: r.penalty ? signed(-r.penalty) : "0" }),
+      el("td", { class: "num score", text: signed(r.score) }));
+  });
+  return el("div", {},
+    el("table", { class: "result" },
+      el("thead", {}, el("tr", {}, ["Pile", "Card points", "Yaku (cards)", "Penalty", "Round score"].map((h) => el("th", { text: h })))),
+      el("tbody", {}, rows)),
+    el("p", { class: "round-winner" }, "Winner: ", el("b", { text: result.winner || "nobody (draw)" }),
+      ` · next dealer: ${result.next_dealer}`),
+    (result.explanation || []).length ? el("ul", { class: "explanation" }, result.explanation.map((t) => el("li", { text: t }))) : null);
+}
+
+function renderStandings() {
+  const g = state.game;
+  const s = g.standings || {};
+  const totals = s.totals || {};
+  const owners = Object.keys(totals).length ? Object.keys(totals) : g.owners;
+  const sorted = [...owners].sort((a, b) => (totals[b] || 0) - (totals[a] || 0));
+  const victories = s.victories || null;
+  $("standings").replaceChildren(
+    el("thead", {}, el("tr", {}, el("th", { text: "Player" }), el("th", { text: "Total" }), victories ? el("th", { text: "Victories" }) : null)),
+    el("tbody", {}, sorted.map((o) => el("tr", { dataset: { owner: o } },
+      el("th", {}, o, s.winner === o && s.finished ? el("img", { class: "trophy", src: "/static/img/trophy.svg", alt: " (winner)", width: 16, height: 16 }) : null),
+      el("td", { class: "num total", text: signed(totals[o] ?? 0) }),
+      victories ? el("td", { class: "num", text: victories[o] ?? 0 }) : null))));
+  $("chart").replaceChildren(...((s.running || []).length ? [runningChart(owners, s.running, g.rounds_planned)] : []));
+  const banner = $("winner-banner");
+  banner.hidden = !s.finished;
+  if (s.finished) banner.textContent = s.winner ? `Game over — ${s.winner} wins` : "Game over — a tie";
+}
+
+// The game's deck profile and its learn switch (changed at once on the server).
+export function renderDeck() {
+  const g = state.game;
+  const select = $("game-deck");
+  if (g.deck && ![...select.options].some((o) => o.value === g.deck)) {
+    select.append(el("option", { value: g.deck, text: `${g.deck} (no longer enrolled)` }));
+  }
+  select.value = g.deck || "";
+  $("learn-label").hidden = !g.deck;
+  $("learn-deck").checked = !!g.learn;
+  const note = g.deck_note || (state.deckFallback && `reading without the deck profile: ${state.deckFallback}`);
+  $("deck-note").hidden = !note;
+  $("deck-note").textContent = note || "";
+}
+
+function renderHistory() {
+  const g = state.game;
+  const done = g.rounds.filter((r) => r.confirmed);
+  $("history").replaceChildren(...(done.length ? done.slice().reverse().map((r) =>
+    el("details", { class: "round", dataset: { round: r.number } },
+      el("summary", { text: `Round ${r.number} — dealer ${r.dealer} — winner ${r.result.winner || "nobody"}` +
+        (r.learned ? ` — ${count(r.learned, "card crop")} learned` : "") }),
+      resultTable(r.result, g.owners))) : [el("p", { class: "muted", text: "No round confirmed yet." })]));
+}
+
+export function render() {
+  const g = state.game;
+  $("round-error").textContent = "";       // an error is about the state before this change
+  $("game-title").textContent = `Game ${g.id}: ${g.players.join(", ")}`;
+  $("game-info").textContent = `${g.ruleset.name} — ${g.ruleset.description}` +
+    (g.teams ? ` · teams ${g.owners.join(" vs ")}` : "") + ` · ${g.rounds_planned} rounds`;
+  renderDeck();
+  const rnd = openRound();
+  $("round-panel").hidden = !rnd;
+  if (rnd) {
+    $("round-title").textContent = `Round ${rnd.number} of ${g.rounds_planned}`;
+    $("round-info").textContent = `Dealer: ${g.dealer}. Capture each pile, fix any card, save it, then confirm the round.`;
+    renderPiles();
+    if (!$("round-context").dataset.round || $("round-context").dataset.round !== String(rnd.number)) {
+      renderContext();
+      $("round-context").dataset.round = String(rnd.number);
+    }
+  }
+  if (state.lastResult) {
+    $("last-result").hidden = false;
+    $("last-result-title").textContent = `Round ${state.lastResult.number} result`;
+    $("last-result-body").replaceChildren(resultTable(state.lastResult.result, g.owners));
+  }
+  renderStandings();
+  renderHistory();
+}
+

@@ -1,0 +1,180 @@
+// The game page's state: the game as the server last sent it, and the piles' drafts (what
+// this page knows of each pile beyond the server), with the questions the other modules ask.
+import { cardLabel } from "./cards.js";
+import { countKey, draftKey, loadCounts, loadDrafts, storeCounts, storeDrafts } from "./drafts.js";
+
+const root = document.getElementById("game");
+export const gameId = Number(root.dataset.gameId);
+export const base = `/api/games/${gameId}`;
+export const $ = (id) => document.getElementById(id);
+
+// One owner's pile on this page. `codes`, `detected` and `source` are the draft: a pile not
+// saved yet (`codes` null: none). `cards` holds what this session saw of each card, per
+// code {crop, conf, rival}; it outlives the draft: a saved pile still shows its crops, and
+// the camera's confidence and runner-up until the pile is captured again or discarded.
+class PileDraft {
+  constructor() {
+    this.codes = null;
+    this.detected = [];
+    this.source = null;
+    this.cards = new Map();
+  }
+
+  get open() { return this.codes !== null; }
+
+  start(source, codes = [], detected = []) {
+    this.codes = [...codes];
+    this.detected = [...detected];
+    this.source = source;
+  }
+
+  close() { this.codes = null; this.detected = []; this.source = null; }
+
+  card(code) {
+    if (!this.cards.has(code)) this.cards.set(code, {});
+    return this.cards.get(code);
+  }
+
+  crop(code) { return this.cards.get(code)?.crop; }
+  conf(code) { return this.cards.get(code)?.conf; }
+  rival(code) { return this.cards.get(code)?.rival; }
+
+  // code -> confidence, code -> runner-up: the cards the camera read (what checkFirst takes)
+  confidences() { return this.table("conf"); }
+  rivals() { return this.table("rival"); }
+  // code -> crop for the given codes (what a save and the tab's storage keep)
+  cropsOf(codes) { return Object.fromEntries([...this.table("crop")].filter(([code]) => codes.includes(code))); }
+
+  table(field) {
+    const out = new Map();
+    for (const [code, card] of this.cards) if (field in card) out.set(code, card[field]);
+    return out;
+  }
+
+  // Drop the draft and what the camera said of the cards; the crops stay (pictures).
+  forget() {
+    this.close();
+    for (const card of this.cards.values()) { delete card.conf; delete card.rival; }
+  }
+
+  // One card for another: its crop goes along (it shows the physical card), the camera's
+  // confidence and runner-up do not (they were about the old reading).
+  replace(code, pick) {
+    const crop = this.crop(code);
+    if (crop) this.card(pick).crop = crop;
+    const old = this.cards.get(code);
+    if (old) { delete old.conf; delete old.rival; }
+  }
+}
+
+export const state = {
+  deck: null,             // the 48 cards (cards.js), not the game's enrolled deck (game.deck)
+  game: null,
+  piles: new Map(),       // owner -> PileDraft: the draft (not saved yet) and this session's view of its cards
+  expected: new Map(),    // owner -> how many cards the player says the pile holds
+  capturing: null,        // owner being captured from the camera
+  removedByHand: new Set(), // codes removed by hand during this capture: they stay out
+  lastResult: null,
+  deckFallback: null,     // why the game's deck profile is not used this session (the server's message)
+};
+
+export function pileOf(owner) {
+  if (!state.piles.has(owner)) state.piles.set(owner, new PileDraft());
+  return state.piles.get(owner);
+}
+
+// Open a draft for the owner's pile; the latest opened comes last (as they are listed).
+export function openDraft(owner, source, codes = [], detected = []) {
+  const pile = pileOf(owner);
+  state.piles.delete(owner);
+  state.piles.set(owner, pile);
+  pile.start(source, codes, detected);
+  return pile;
+}
+
+// The owner's open draft, or null.
+export function draftOf(owner) {
+  const pile = state.piles.get(owner);
+  return pile && pile.open ? pile : null;
+}
+
+export function unsavedOwners() {
+  return [...state.piles].filter(([, pile]) => pile.open).map(([owner]) => owner);
+}
+
+export function openRound() {
+  const g = state.game;
+  if (!g.open_round) return null;
+  return g.rounds.find((r) => r.number === g.open_round) || { number: g.open_round, piles: {}, dealer: g.dealer };
+}
+
+// Every crop this session has of each code (pictures for the card picker).
+export function pictures() {
+  const out = new Map();
+  const rnd = openRound();
+  for (const owner of state.game.owners) {
+    for (const [code, url] of Object.entries((rnd && rnd.piles[owner] && rnd.piles[owner].crops) || {})) out.set(code, url);
+    for (const [code, url] of pileOf(owner).table("crop")) out.set(code, url);
+  }
+  return out;
+}
+
+// The version of the saved pile a write replaces (0: not saved yet): the server refuses
+// a write made on an older one (409), so a change from another screen is never lost.
+export function savedVersion(owner) {
+  const rnd = openRound();
+  return (rnd && rnd.piles[owner] && rnd.piles[owner].version) || 0;
+}
+
+export function shownCodes(owner) {
+  const draft = draftOf(owner);
+  if (draft) return draft.codes;
+  const rnd = openRound();
+  return rnd && rnd.piles[owner] ? rnd.piles[owner].codes : [];
+}
+
+export function otherOwnerOf(owner, code) {
+  return state.game.owners.find((o) => o !== owner && shownCodes(o).includes(code)) || null;
+}
+
+export function usedFlags(owner) {
+  const flags = new Map();
+  for (const o of state.game.owners) {
+    for (const code of shownCodes(o)) flags.set(code, o === owner ? "in this pile" : `in ${o}'s pile`);
+  }
+  return flags;
+}
+
+export function labelOf(code) { return cardLabel(state.deck, code).split(": ")[1] || code; }
+
+// ------------------------------------------------------------------ the tab's storage
+// The open drafts go to this tab's sessionStorage on every render of the piles.
+export function storePiles(round) {
+  const drafts = new Map();
+  for (const [owner, pile] of state.piles) {
+    if (!pile.open) continue;
+    const own = (table) => Object.fromEntries([...table].filter(([code]) => pile.codes.includes(code)));
+    drafts.set(owner, { codes: pile.codes, detected: pile.detected, source: pile.source,
+      conf: own(pile.confidences()), rivals: own(pile.rivals()), crops: pile.cropsOf(pile.codes) });
+  }
+  storeDrafts(draftKey(gameId, round), drafts);
+}
+
+// The counts and the drafts kept in this tab for the open round -> the owners with a draft.
+export function restorePiles() {
+  if (!state.game.open_round) return [];
+  state.expected = loadCounts(countKey(gameId, state.game.open_round), state.game.owners);
+  const found = loadDrafts(draftKey(gameId, state.game.open_round), state.game.owners,
+    (code) => state.deck.byCode.has(code));
+  for (const [owner, { draft, crops }] of found) {
+    const pile = openDraft(owner, draft.source, draft.codes, draft.detected);
+    for (const [code, url] of crops) pile.card(code).crop = url;
+    for (const [code, p] of Object.entries(draft.conf)) pile.card(code).conf = p;
+    for (const [code, rival] of Object.entries(draft.rivals)) pile.card(code).rival = rival;
+  }
+  return [...found.keys()];
+}
+
+export function storeExpected() {
+  storeCounts(countKey(gameId, state.game.open_round), state.expected);
+}
