@@ -116,7 +116,8 @@ class EnrolledDecks:
         if not game.deck_enrolled:
             return _deck_gone(game.deck)
         try:
-            det = detector() if any(p.crops for p in rnd.piles.values()) else None
+            count = sum(len(p.crops) for p in rnd.piles.values())
+            det = detector() if count else None
             size = (det.crop_w, det.crop_h) if det is not None else (CROP_W, CROP_H)
 
             def job() -> list[DeckCard]:
@@ -125,7 +126,6 @@ class EnrolledDecks:
                     embed_cards(cards, det)
                 return cards
 
-            count = sum(len(p.crops) for p in rnd.piles.values())
             cards = schedule(count * CROP_PIXELS, job) if schedule and count else job()
             if not cards:
                 self.games.set_learned(game.id, rnd.number, 0)
