@@ -469,11 +469,13 @@ def main(argv=None) -> int:
     import torch
     torch.set_num_threads(a.threads)
     from scorer.errors import InputError
+    from training.shift import ShiftUnavailable
     pipe = Pipeline(a, recipe)
     pipe.log(f"command: python -m training {' '.join(argv if argv is not None else sys.argv[1:])}")
     try:
         pipe.command(a.command)
-    except (InputError, RecipeError, FileNotFoundError) as e:  # a missing model or art
+    except (InputError, RecipeError, FileNotFoundError, ShiftUnavailable) as e:
+        # a missing model, art or sample photographs
         print(f"error: {e}", file=sys.stderr)
         return 2
     return 0

@@ -16,10 +16,10 @@ import json
 import math
 import random
 import time
-from collections import defaultdict
+from collections import defaultdict, deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 import torch
@@ -128,6 +128,19 @@ def load_nets(path: Path, nets: Mapping[str, torch.nn.Module]) -> dict:
     return ck
 
 
+def replayed(fresh: Iterable, times: int, keep: int = 16,
+             gen: torch.Generator | None = None) -> Iterator:
+    """Each batch of ``fresh`` once, then ``times`` - 1 batches drawn from the last
+    ``keep`` (a batch that cost a render, or a frozen network's pass, serves several
+    steps)."""
+    recent: deque = deque(maxlen=keep)
+    for b in fresh:
+        recent.append(b)
+        yield b
+        for _ in range(times - 1):
+            yield recent[int(torch.randint(len(recent), (1,), generator=gen))]
+
+
 @dataclass
 class RunState:
     """Where a run stands: steps taken, seconds trained, the history records."""
@@ -156,9 +169,7 @@ def train_loop(nets: Mapping[str, torch.nn.Module], opt: torch.optim.Optimizer,
     ckpt = Path(ckpt)
     st = RunState(history=[])
     if ckpt.is_file():
-        ck = load_checkpoint(ckpt)
-        for k, m in nets.items():
-            m.load_state_dict(ck["nets"][k])
+        ck = load_nets(ckpt, nets)
         if ck.get("opt") is not None:
             opt.load_state_dict(ck["opt"])
         _set_rng_state(ck["rng"])

@@ -13,14 +13,13 @@ and resumes from its checkpoint.
 
 from __future__ import annotations
 
-import collections
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 
-from training.engine import Schedule, last_record, train_loop
+from training.engine import Schedule, last_record, replayed, train_loop
 from training.models import DELTA_SCALE, LocNet, RefNet, build_classifier
 from training.onnx_weights import freeze_bn, load_from_onnx
 from training.scenes import ART_SETS
@@ -52,11 +51,14 @@ def _to_input(x: torch.Tensor, device) -> torch.Tensor:
     return x.to(device, non_blocking=True).permute(0, 3, 1, 2).flip(1).float()
 
 
-def _jitter(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+def _jitter(x: torch.Tensor, gen: torch.Generator, gain: float = 0.2,
+            bright: float = 20.0) -> torch.Tensor:
+    """Each image's colour channels scaled by 1 +- ``gain``, its brightness moved by
+    +- ``bright`` (0..255 scale)."""
     n = x.shape[0]
-    gain = 0.8 + 0.4 * torch.rand(n, 3, 1, 1, generator=gen, device=x.device)
-    bri = 40 * torch.rand(n, 1, 1, 1, generator=gen, device=x.device) - 20
-    return (x * gain + bri).clamp(0, 255)
+    g = 1 - gain + 2 * gain * torch.rand(n, 3, 1, 1, generator=gen, device=x.device)
+    b = 2 * bright * torch.rand(n, 1, 1, 1, generator=gen, device=x.device) - bright
+    return (x * g + b).clamp(0, 255)
 
 
 def _turn_half(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
@@ -100,14 +102,15 @@ class Nets:
             m.load_state_dict(state[k])
 
 
-def _window(x: torch.Tensor, maps: list[torch.Tensor], w: int, h: int, gen):
-    """The same random window (aligned to the output stride 4) of the frames and of
-    their target maps."""
+def _window(x: torch.Tensor, maps: list[torch.Tensor], w: int, h: int, gen,
+            align: int = 4):
+    """The same random window (its corner on multiples of ``align``, at least the
+    output stride 4) of the frames and of their target maps."""
     H, W = x.shape[2:]
     if not w or not h or (w >= W and h >= H):
         return x, maps
-    x0 = int(torch.randint((W - w) // 4 + 1, (1,), generator=gen, device=gen.device)) * 4
-    y0 = int(torch.randint((H - h) // 4 + 1, (1,), generator=gen, device=gen.device)) * 4
+    x0 = int(torch.randint((W - w) // align + 1, (1,), generator=gen, device=gen.device)) * align
+    y0 = int(torch.randint((H - h) // align + 1, (1,), generator=gen, device=gen.device)) * align
     x = x[:, :, y0:y0 + h, x0:x0 + w]
     return x, [m[..., y0 // 4:(y0 + h) // 4, x0 // 4:(x0 + w) // 4] for m in maps]
 
@@ -160,20 +163,15 @@ def finetune(loc_path: Path, out_dir: Path, art_dir: str, cfg: FinetuneConfig,
     lodo_idx = ART_SETS.index(cfg.lodo_set)
     read = {"scenes": seen}
 
-    def batches():
-        """Each fresh batch once, then ``replay`` - 1 recently seen ones."""
-        recent: collections.deque = collections.deque(maxlen=16)
+    def fresh_batches():
         for fresh in loader:
-            recent.append({k: v.to(device, non_blocking=True) for k, v in fresh.items()})
             read["scenes"] += len(fresh["img"])
-            yield recent[-1]
-            for _ in range(cfg.replay - 1):
-                yield recent[int(torch.randint(len(recent), (1,)))]
+            yield {k: v.to(device, non_blocking=True) for k, v in fresh.items()}
 
     nets.train()
     schedule = Schedule(steps=cfg.steps, minutes=0.0 if cfg.steps else cfg.minutes,
                         warmup=100, floor=0.05)
-    st = train_loop(nets.all, nets.opt, batches(),
+    st = train_loop(nets.all, nets.opt, replayed(fresh_batches(), cfg.replay, keep=16),
                     lambda b: _losses(nets, b, device, gen, lodo_idx,
                                       (cfg.loc_crop_w, cfg.loc_crop_h)),
                     schedule, ckpt, {**asdict(cfg), "cls_arch": nets.arch}, log=log,

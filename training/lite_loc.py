@@ -9,7 +9,6 @@ per batch): they are most of the forward cost, and no gradient flows into them.
 
 from __future__ import annotations
 
-import collections
 import json
 import shutil
 import warnings
@@ -19,29 +18,12 @@ from typing import Iterator
 
 import torch
 
-from training.engine import Schedule, load_nets, train_loop
+from training.engine import Schedule, checkpoint_step, load_nets, replayed, train_loop
+from training.finetune import _jitter, _to_input, _window
 from training.models import LiteLoc
 from training.recipe import LiteLocConfig
 from training.stream import StreamConfig, scene_loader
 from training.train import loc_loss
-
-
-def _jitter(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    n = x.shape[0]
-    gain = 0.75 + 0.5 * torch.rand(n, 3, 1, 1, generator=gen)
-    bri = 50 * torch.rand(n, 1, 1, 1, generator=gen) - 25
-    return (x * gain + bri).clamp(0, 255)
-
-
-def _window(x, maps, w: int, h: int, gen):
-    """One random window (aligned to 16 px) of the frames and of their target maps."""
-    H, W = x.shape[2:]
-    if w >= W and h >= H:
-        return x, maps
-    x0 = int(torch.randint((W - w) // 16 + 1, (1,), generator=gen)) * 16
-    y0 = int(torch.randint((H - h) // 16 + 1, (1,), generator=gen)) * 16
-    return (x[:, :, y0:y0 + h, x0:x0 + w],
-            [m[..., y0 // 4:(y0 + h) // 4, x0 // 4:(x0 + w) // 4] for m in maps])
 
 
 def feature_batches(net: LiteLoc, loader, cfg: LiteLocConfig, device, seed: int = 0
@@ -50,17 +32,17 @@ def feature_batches(net: LiteLoc, loader, cfg: LiteLocConfig, device, seed: int 
     recently seen ones."""
     gen = torch.Generator()
     gen.manual_seed(seed)
-    recent: collections.deque = collections.deque(maxlen=12)
-    for b in loader:
-        x = b["img"].permute(0, 3, 1, 2).flip(1).float()  # BGR uint8 -> RGB float
-        maps = [b[k] for k in ("hm", "ign", "reg", "regm")]
-        x, maps = _window(_jitter(x, gen), maps, *cfg.window, gen)
-        with torch.no_grad():
-            f = net.frozen_features(x.to(device))
-        recent.append((f, [m.to(device) for m in maps]))
-        yield recent[-1]
-        for _ in range(cfg.replay - 1):
-            yield recent[int(torch.randint(len(recent), (1,), generator=gen))]
+
+    def fresh():
+        for b in loader:
+            x = _to_input(b["img"], "cpu")
+            maps = [b[k] for k in ("hm", "ign", "reg", "regm")]
+            x, maps = _window(_jitter(x, gen, 0.25, 25.0), maps, *cfg.window, gen, align=16)
+            with torch.no_grad():
+                f = net.frozen_features(x.to(device))
+            yield f, [m.to(device) for m in maps]
+
+    return replayed(fresh(), cfg.replay, keep=12, gen=gen)
 
 
 def train_lite_loc(art_dir: str, out_dir: Path, cfg: LiteLocConfig, exclude_sets=(),
@@ -76,10 +58,7 @@ def train_lite_loc(art_dir: str, out_dir: Path, cfg: LiteLocConfig, exclude_sets
     opt = torch.optim.AdamW([p for p in net.parameters() if p.requires_grad], lr=cfg.lr,
                             weight_decay=1e-4)
     ckpt = out_dir / "lite_loc.pt"
-    start = 0
-    if ckpt.is_file():  # resume the stream after the scenes already used
-        start = int(torch.load(ckpt, map_location="cpu", weights_only=False)["step"]
-                    ) // cfg.replay * cfg.batch
+    start = checkpoint_step(ckpt) // cfg.replay * cfg.batch  # a resumed stream goes on
     scfg = StreamConfig(art_dir=str(art_dir), realistic_share=cfg.realistic_share,
                         exclude_sets=tuple(exclude_sets), ref_per_scene=0, cls_per_scene=0)
     loader = scene_loader(scfg, start, cfg.batch, workers)

@@ -22,6 +22,7 @@ drop from the shift, not from harder layouts.
 from __future__ import annotations
 
 import functools
+import importlib.util
 from pathlib import Path
 
 import cv2
@@ -45,14 +46,14 @@ class ShiftUnavailable(RuntimeError):
 @functools.lru_cache(maxsize=1)
 def table_photos() -> tuple[np.ndarray, ...]:
     """The real photographs used as tables (BGR uint8)."""
-    try:
-        import skimage
-        import sklearn
-    except ImportError as e:
-        raise ShiftUnavailable("the domain-shift slice needs scikit-image and scikit-learn "
-                               "(pip install -e '.[train]')") from e
-    paths = [Path(skimage.__file__).parent / "data" / n for n in _SKIMAGE]
-    paths += [Path(sklearn.__file__).parent / "datasets" / "images" / n for n in _SKLEARN]
+    paths = []
+    for pkg, folder, names in (("skimage", ("data",), _SKIMAGE),
+                               ("sklearn", ("datasets", "images"), _SKLEARN)):
+        spec = importlib.util.find_spec(pkg)  # found, not imported: only their files
+        if spec is None or not spec.submodule_search_locations:
+            raise ShiftUnavailable("the domain-shift slice needs scikit-image and "
+                                   "scikit-learn (pip install -e '.[train]')")
+        paths += [Path(spec.submodule_search_locations[0], *folder, n) for n in names]
     out = []
     for p in paths:
         img = cv2.imread(str(p), cv2.IMREAD_COLOR)
