@@ -79,15 +79,16 @@ class EnrolledDecks:
         """The crop of every card of the confirmed rounds (all games, or ``game_ids``),
         named as the players confirmed it (a corrected card's crop follows the
         correction)."""
-        ids = game_ids or [g.id for g in self.games.list_games(limit=100_000)]
         out: list[DeckCard] = []
-        for gid in ids:
-            try:
-                game = self.games.get_game(gid)
-            except GameNotFound:
-                raise InputError(f"no game {gid}") from None
-            for rnd in game.confirmed_rounds:
-                out += round_crops(gid, rnd, crop_w, crop_h)
+        with self.games.db.connection():        # one connection for every game read
+            ids = game_ids or [g.id for g in self.games.list_games(limit=100_000)]
+            for gid in ids:
+                try:
+                    game = self.games.get_game(gid)
+                except GameNotFound:
+                    raise InputError(f"no game {gid}") from None
+                for rnd in game.confirmed_rounds:
+                    out += round_crops(gid, rnd, crop_w, crop_h)
         if not out:
             raise InputError("no card crops in the confirmed rounds of "
                              + (f"game {', '.join(map(str, ids))}" if game_ids else "any game")
@@ -116,7 +117,8 @@ class EnrolledDecks:
         if not game.deck_enrolled:
             return _deck_gone(game.deck)
         try:
-            det = detector() if any(p.crops for p in rnd.piles.values()) else None
+            count = sum(len(p.crops) for p in rnd.piles.values())
+            det = detector() if count else None
             size = (det.crop_w, det.crop_h) if det is not None else (CROP_W, CROP_H)
 
             def job() -> list[DeckCard]:
@@ -125,7 +127,6 @@ class EnrolledDecks:
                     embed_cards(cards, det)
                 return cards
 
-            count = sum(len(p.crops) for p in rnd.piles.values())
             cards = schedule(count * CROP_PIXELS, job) if schedule and count else job()
             if not cards:
                 self.games.set_learned(game.id, rnd.number, 0)

@@ -162,8 +162,14 @@ class GameSession:
                              self.ruleset)
         return Scored(context.to_dict(), result)
 
+    @cached_property
+    def _results(self) -> list[tuple[int, RoundResult]]:
+        """Each confirmed round's stored result, parsed once: (its number, the result)."""
+        return [(r.number, RoundResult.from_dict(dict(r.result))) for r in self._played
+                if r.result]
+
     def results(self) -> list[RoundResult]:
-        return [RoundResult.from_dict(dict(r.result)) for r in self._played if r.result]
+        return [res for _, res in self._results]
 
     def standings(self) -> Standings:
         """Totals, running totals and the winner, from the results stored when each round
@@ -173,8 +179,7 @@ class GameSession:
     def context_defaults(self, number: int) -> dict[str, Any]:
         """Context values round ``number`` takes from the rounds before it (Go-Stop's
         nagari carry), where the round's own context does not give them."""
-        before = [RoundResult.from_dict(dict(r.result)) for r in self._played
-                  if r.result and r.number < number]
+        before = [res for n, res in self._results if n < number]
         return self.game.context_from_log(before, self.ruleset)
 
     def context_fields(self) -> list[dict[str, Any]]:

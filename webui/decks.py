@@ -109,6 +109,12 @@ def _decoded(name: str, upload: Upload, useful_side: int | None) -> np.ndarray:
         raise type(exc)(f"{name}: {exc}") from None
 
 
+def _crop_side(det: CardDetector) -> int:
+    """The longest side worth decoding of an image that becomes one crop (a scan, a crop
+    sent back): twice the classifier's crop."""
+    return 2 * max(det.crop_w, det.crop_h)
+
+
 def _detector() -> CardDetector:
     det = detection().detector()
     require_embedding(det)              # a deck is saved with its embeddings
@@ -123,7 +129,7 @@ def preview(files: list[tuple[str | None, bytes]]) -> dict[str, Any]:
     start = time.perf_counter()
     scans = [(n, u) for n, u in uploads if scan_code(n)]
     photos = [(n, u) for n, u in uploads if not scan_code(n)]
-    scan_side = 2 * max(det.crop_w, det.crop_h)     # a scan becomes one crop
+    scan_side = _crop_side(det)                 # a scan becomes one crop
 
     def job() -> list:
         return enrol_images(det, [(n, _decoded(n, u, scan_side)) for n, u in scans],
@@ -155,7 +161,7 @@ def _crop(i: int, url: Any) -> tuple[str, Upload]:
 
 def _resized(name: str, upload: Upload, det: CardDetector) -> np.ndarray:
     """A crop at the classifier's crop size."""
-    img = _decoded(name, upload, 2 * max(det.crop_w, det.crop_h))
+    img = _decoded(name, upload, _crop_side(det))
     if img.shape[:2] != (det.crop_h, det.crop_w):
         img = cv2.resize(img, (det.crop_w, det.crop_h), interpolation=cv2.INTER_AREA)
     return img
@@ -197,4 +203,4 @@ def save(name: Any, body: Any, create: bool = False) -> DeckRecord:
         return decks.enrol(name, cards, det)
 
     return detection().run(client(), [u for _, _, (_, u) in sent], job,
-                           2 * max(det.crop_w, det.crop_h))
+                           _crop_side(det))

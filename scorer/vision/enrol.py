@@ -23,7 +23,7 @@ import numpy as np
 
 from scorer.cards import CODES, card, equivalent
 from scorer.errors import InputError
-from scorer.vision.detector import decode_image
+from scorer.vision.image import decode_image
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp")
 CODE_NAME = re.compile(r"(\d{1,2})-(\d)")

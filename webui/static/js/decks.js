@@ -194,7 +194,7 @@ function wire() {
   });
   $("scan-files").addEventListener("change", (e) => {
     state.scans = [...e.target.files];
-    $("scan-status").textContent = state.scans.length ? `${state.scans.length} image${state.scans.length === 1 ? "" : "s"} chosen` : "";
+    $("scan-status").textContent = state.scans.length ? `${count(state.scans.length, "image")} chosen` : "";
   });
   $("snap").addEventListener("click", snap);
   $("camera-close").addEventListener("click", closeCamera);
