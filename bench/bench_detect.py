@@ -31,13 +31,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-
-def rss_mib() -> float:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
+from support.servers import rss_mib
 
 
 def main(argv=None) -> int:

@@ -585,9 +585,12 @@ def fuzz_save_pile(fz: Fuzzer, n: int, seed: int) -> None:
     run()
 
 
-def _put_pile(fz: Fuzzer, gid: Any, number: Any, owner: str, codes: list) -> None:
-    """Save a pile as the page does: naming the version it replaces."""
-    game = fz.client.get(f"/api/games/{gid}").json or {}
+def _put_pile(fz: Fuzzer, gid: Any, number: Any, owner: str, codes: list,
+              game: dict | None = None) -> None:
+    """Save a pile as the page does: naming the version it replaces (read from ``game``,
+    the game as just fetched, else fetched here)."""
+    if game is None:
+        game = fz.client.get(f"/api/games/{gid}").json or {}
     rnd = next((r for r in game.get("rounds", []) if r["number"] == number), {})
     pile = rnd.get("piles", {}).get(owner)
     fz.client.put(f"/api/games/{gid}/rounds/{number}/piles", headers=CSRF,
@@ -641,7 +644,7 @@ def fuzz_confirm(fz: Fuzzer, n: int, seed: int) -> None:
                 game = fz.client.get(f"/api/games/{gid}").json
                 number = game["open_round"] or number
                 for i, owner in enumerate(game["owners"]):
-                    _put_pile(fz, gid, number, owner, list(CODES[i * 5:i * 5 + 5]))
+                    _put_pile(fz, gid, number, owner, list(CODES[i * 5:i * 5 + 5]), game)
         _send(fz, "confirm", "POST", f"/api/games/{gid}/rounds/{number}/confirm", b, ex[0], ex[1])
     run()
 

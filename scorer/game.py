@@ -8,7 +8,7 @@ standings after every round and the final winner. Pure functions, no I/O.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from scorer.errors import InputError
@@ -81,11 +81,10 @@ class GameSetup:
                teams: list[list[str]] | None = None) -> "GameSetup":
         """A setup read back from the store: it was checked when the game was created, so
         it is not checked again (a game's every view and round rebuilds it)."""
-        setup = object.__new__(cls)
-        values = {"players": list(players), "ruleset": ruleset, "first_dealer": first_dealer,
-                  "rounds": rounds, "teams": [list(t) for t in teams] if teams else None}
-        for f in fields(cls):
-            object.__setattr__(setup, f.name, values[f.name])
+        setup = object.__new__(cls)        # not __init__: that runs __post_init__'s checks
+        setup.players, setup.ruleset = list(players), ruleset
+        setup.first_dealer, setup.rounds = first_dealer, rounds
+        setup.teams = [list(t) for t in teams] if teams else None
         return setup
 
     @property

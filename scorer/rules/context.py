@@ -94,10 +94,11 @@ def _player(value: Any, key: str, players: Sequence[str] | None) -> str:
     return name
 
 
-def _choice(value: Any, spec: ContextField) -> str:
+def _choice(value: Any, spec: ContextField, where: str = "") -> str:
+    """``value`` as one of ``spec.choices``; InputError naming ``where`` (the key)."""
     choice = str(value).strip().lower()
     if choice not in spec.choices:
-        raise InputError(f"{spec.key}: unknown {choice[:40]!r} (allowed: "
+        raise InputError(f"{where or spec.key}: unknown {choice[:40]!r} (allowed: "
                          f"{', '.join(spec.choices)})")
     return choice
 
@@ -133,13 +134,9 @@ def _per_player(value: Any, spec: ContextField,
                                  f"{lo} to {hi}, not {raw!r}")
             out[name] = raw
             continue
-        choice = "" if raw is None else str(raw).strip().lower()
-        if not choice:
+        if raw is None or not str(raw).strip():
             continue                       # no choice for this player
-        if choice not in spec.choices:
-            raise InputError(f"{spec.key} for {name}: unknown {choice[:40]!r} (allowed: "
-                             f"{', '.join(spec.choices)})")
-        out[name] = choice
+        out[name] = _choice(raw, spec, f"{spec.key} for {name}")
     return out
 
 

@@ -10,6 +10,7 @@ Only the player who stops scores; each loser pays
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from math import prod
 from typing import Any, Iterable, Mapping, Sequence, cast
 
 from scorer.cards import (DECK, LIGHTNING, RAIN_MAN, SAKE_CUP, WILLOW_RIBBON, YELLOW_CHAFF,
@@ -478,9 +479,7 @@ def share(w: Tally, loser: Tally, ctx: GostopContext, winner: str, rs: RuleSet,
             plus = 2
         else:
             factors.append((2, bak))
-    factor = 1
-    for value, _ in factors:
-        factor *= value
+    factor = prod(value for value, _ in factors)
     amount = head * factor + plus
     if factors or plus or text != str(amount):
         text += "".join(f" × {v} {t}" for v, t in factors) + \
@@ -574,7 +573,7 @@ def _stop(rnd: CheckedRound, rs: RuleSet, tallies: dict[str, list[Tally]],
             best = (total, w, shares)
     assert best is not None
     total, w, shares = best
-    head, _, factors = winner_terms(w, ctx, winner, rs)
+    factors = winner_terms(w, ctx, winner, rs)[2]
     scores = {p: -s.amount for p, s in shares.items()}
     texts = {p: f"pays {s.text}" for p, s in shares.items()}
     mults = {p: 1 for p in tallies}
@@ -592,10 +591,7 @@ def _stop(rnd: CheckedRound, rs: RuleSet, tallies: dict[str, list[Tally]],
         if others:
             texts[liable] += "".join(f" + {p}'s share {shares[p].amount}" for p in others) \
                 + f" (go-bak) = {-scores[liable]}"
-    factor = 1
-    for value, _ in factors:
-        factor *= value
-    mults[winner] = factor
+    mults[winner] = prod(value for value, _ in factors)
     scores[winner] = total
     role = f"; {rs['double_junk_animal']} as {ROLE_TEXT[w.role]}" if w.role else ""
     goes = ctx.goes.get(winner, 0)
@@ -673,10 +669,7 @@ class Gostop(BaseGame):
     find_yaku = staticmethod(find_yaku)
     check_round = staticmethod(check_round)
     score_round = staticmethod(score_round)
-
-    def context_from_log(self, results: Sequence[RoundResult],
-                         rs: RuleSet) -> dict[str, Any]:
-        return context_from_log(results, rs)
+    context_from_log = staticmethod(context_from_log)
 
     def total_text(self, summary: PileSummary) -> str:
         return f"base points: {summary.total} (before go, multipliers and baks)"
