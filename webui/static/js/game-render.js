@@ -158,9 +158,9 @@ function resultTable(result, owners) {
       el("td", { class: "num score", text: signed(r.score) }));
   });
   return el("div", {},
-    el("table", { class: "result" },
+    el("div", { class: "table-wrap" }, el("table", { class: "result" },
       el("thead", {}, el("tr", {}, ["Pile", "Card points", "Yaku (cards)", "Penalty", "Round score"].map((h) => el("th", { text: h })))),
-      el("tbody", {}, rows)),
+      el("tbody", {}, rows))),
     el("p", { class: "round-winner" }, "Winner: ", el("b", { text: result.winner || "nobody (draw)" }),
       ` · next dealer: ${result.next_dealer}`),
     (result.explanation || []).length ? el("ul", { class: "explanation" }, result.explanation.map((t) => el("li", { text: t }))) : null);

@@ -1,0 +1,91 @@
+"""The pages on a phone (390x844) and a laptop (1280x720) in headless Chromium: no page is
+wider than the window after an upload, a camera capture and the card picker (a phone
+would pan sideways), and the picker's Add button stays inside its dialog."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import cv2
+import pytest
+
+from e2e_harness import ServerThread, write_y4m
+from gate import SCENE_JPEG
+from test_browser import launch, wait_ready
+from tests.web_helpers import FakeDetector, make_app
+
+VIEWPORTS = [(390, 844), (1280, 720)]
+CODES = ["01-1", "01-2", "02-2", "03-2", "05-4", "08-1"]     # long names among them
+
+
+def overflow(page) -> dict:
+    """The page's scroll width against the window's, and the elements that reach past it."""
+    return page.evaluate("""() => {
+        const wide = [];
+        for (const e of document.querySelectorAll('body *')) {
+            const r = e.getBoundingClientRect();
+            if (r.width && r.right > innerWidth + 0.5 && getComputedStyle(e).position !== 'fixed')
+                wide.push(e.id || e.className || e.tagName);
+        }
+        return { scroll: document.scrollingElement.scrollWidth, window: innerWidth, wide: wide.slice(0, 8) };
+    }""")
+
+
+def fits(page, where: str) -> None:
+    got = overflow(page)
+    assert got["scroll"] == got["window"], f"{where}: {got}"
+
+
+def new_game(page, url: str, preset: str = "sakura") -> str:
+    page.goto(url + "/")
+    wait_ready(page)
+    fits(page, "home")
+    page.select_option("#preset", preset)
+    page.click("#start-game")
+    page.wait_for_url(re.compile(r"/games/\d+$"))
+    wait_ready(page)
+    fits(page, "new game")
+    return page.get_attribute("article.pile", "data-owner")
+
+
+@pytest.mark.parametrize("width,height", VIEWPORTS)
+def test_game_page_fits_the_window(playwright_sync, tmp_path: Path, width: int, height: int) -> None:
+    photo = tmp_path / "pile.jpg"
+    cv2.imwrite(str(photo), cv2.imread(str(SCENE_JPEG)))
+    app = make_app(tmp_path, DETECTOR=FakeDetector(CODES))
+    with ServerThread(app) as server:
+        browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
+        page = browser.new_page(viewport={"width": width, "height": height})
+        owner = new_game(page, server.url)
+        with page.expect_file_chooser() as chooser:
+            page.click(f"article.pile[data-owner='{owner}'] button.photo")
+        chooser.value.set_files(str(photo))
+        page.wait_for_selector("#photo-panel:not([hidden])")
+        page.wait_for_selector(f"article.pile.draft[data-owner='{owner}'] li.card-item")
+        fits(page, "after upload")
+        page.click("#photo-close")
+        page.click(f"article.pile[data-owner='{owner}'] button.capture")
+        page.wait_for_selector("#camera-panel:not([hidden])")
+        for _ in range(100):                     # the page's CSP allows no wait_for_function
+            if page.evaluate("document.getElementById('video').videoWidth"):
+                break
+            page.wait_for_timeout(100)
+        fits(page, "camera")
+        page.click("#capture-cancel")
+        page.click(f"article.pile[data-owner='{owner}'] button.add")
+        page.wait_for_selector("#picker[open]")
+        fits(page, "picker")
+        page.click("#picker button.pick[data-code='02-1']")
+        inside = page.evaluate("""() => { const d = document.getElementById('picker').getBoundingClientRect();
+            const b = document.getElementById('picker-add').getBoundingClientRect();
+            return b.top >= d.top && b.bottom <= d.bottom && d.bottom <= innerHeight; }""")
+        assert inside, "the picker's Add button is outside its dialog"
+        page.click("#picker-add")
+        for other in page.eval_on_selector_all("article.pile", "els => els.map(e => e.dataset.owner)"):
+            page.click(f"article.pile[data-owner='{other}'] button.save-pile")
+            page.wait_for_selector(f"article.pile.saved[data-owner='{other}']")
+        page.click("#confirm-round")
+        page.wait_for_selector("#last-result:not([hidden])")
+        fits(page, "result")
+        browser.close()
