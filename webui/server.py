@@ -17,7 +17,9 @@ Why each number (waitress's defaults in brackets):
   the scheduler's fair queue, not in waitress's first-come queue before it.
 * ``max_request_header_size`` 64 kB [256 kB]: the page's headers are under 2 kB.
 * ``max_request_body_size``: the app's upload cap and a little: waitress buffers a body
-  before the app sees it, so it refuses the larger ones itself [1 GB].
+  before the app sees it, so it refuses the larger ones itself [1 GB]: it reads a body
+  up to ``webui.oversize.DRAIN_MAX`` into nothing and answers the API's JSON 413, so
+  the client reads the status instead of a connection reset.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import waitress
 from waitress.channel import HTTPChannel
 from waitress.task import ErrorTask
 
+from webui.oversize import DRAIN_MAX, parser_for
 from webui.security import security_headers
 
 SETTINGS: dict[str, Any] = {
@@ -77,12 +80,13 @@ def make_server(app: Any, host: str, port: int, threads: int = THREADS,
     """A waitress server for ``app`` on ``host:port`` with ``SETTINGS`` (``overrides``
     win; the tests shorten the timeouts). OSError when the address cannot be bound."""
     settings = {**SETTINGS, **overrides}
-    settings.setdefault("max_request_body_size",
-                        int(app.config.get("MAX_CONTENT_LENGTH") or 8 * 1024 * 1024) + 65536)
+    app_cap = int(app.config.get("MAX_CONTENT_LENGTH") or 8 * 1024 * 1024)
+    cap = int(settings.pop("max_request_body_size", 0) or app_cap + 65536)
+    settings["max_request_body_size"] = max(cap + 1, DRAIN_MAX)
     _raise_fd_limit(int(settings["connection_limit"]))
     # waitress warns "Task queue depth is N" whenever a request waits for a thread (a page
     # load fetches a few files at once): ordinary here, and alarming to read
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     server = waitress.create_server(app, host=host, port=port, threads=threads, **settings)
-    server.channel_class = Channel
+    server.channel_class = type("Channel", (Channel,), {"parser_class": parser_for(cap, app_cap)})
     return server

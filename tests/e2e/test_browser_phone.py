@@ -89,3 +89,43 @@ def test_game_page_fits_the_window(playwright_sync, tmp_path: Path, width: int, 
         page.wait_for_selector("#last-result:not([hidden])")
         fits(page, "result")
         browser.close()
+
+
+def big_photo(path: Path) -> Path:
+    """A 6000x4000 JPEG of about 12 MB, as a phone takes (noise: it does not compress)."""
+    import numpy as np
+    rng = np.random.default_rng(0)
+    image = cv2.GaussianBlur(rng.integers(0, 256, (4000, 6000, 3), dtype=np.uint8) // 8 * 8, (3, 3), 0)
+    image[1500:2500, 2000:4000] = cv2.resize(cv2.imread(str(SCENE_JPEG)), (2000, 1000))
+    cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    assert path.stat().st_size > 9_000_000          # over the server's 8 MiB cap as it is
+    return path
+
+
+def test_a_12_mb_phone_photo_gets_its_cards(playwright_sync, tmp_path: Path) -> None:
+    """The page shrinks the photo before it uploads it: the detector gets the long side
+    the page sends (1920) and the pile its cards; no error is shown."""
+    photo = big_photo(tmp_path / "phone.jpg")
+    sizes: list[tuple[int, int]] = []
+
+    def codes(image):
+        sizes.append(image.shape[:2])
+        return CODES
+
+    app = make_app(tmp_path, DETECTOR=FakeDetector(codes))
+    with ServerThread(app) as server:
+        browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        owner = new_game(page, server.url)
+        with page.expect_file_chooser() as chooser:
+            page.click(f"article.pile[data-owner='{owner}'] button.photo")
+        chooser.value.set_files(str(photo))
+        page.wait_for_selector(f"article.pile.draft[data-owner='{owner}'] li.card-item", timeout=60_000)
+        got = page.eval_on_selector_all(f"article.pile[data-owner='{owner}'] li.card-item",
+                                        "els => els.map(e => e.dataset.code)")
+        assert sorted(got) == sorted(CODES)
+        assert sizes == [(1280, 1920)]
+        assert "sent as 1920×1280" in page.text_content("#photo-status")
+        assert page.text_content("#round-error") == ""
+        fits(page, "after a big photo")
+        browser.close()

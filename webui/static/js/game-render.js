@@ -79,6 +79,7 @@ export function renderPiles() {
     const checks = reasons.size ? ` · ${reasons.size} to check` : "";
     return el("article", { class: "pile" + (draft ? " draft" : saved ? " saved" : "") + (state.capturing === owner ? " capturing" : ""), dataset: { owner } },
       el("header", {}, el("h3", { text: owner }), el("span", { class: "status", text: `${count(codes.length, "card")}${checks} · ${status}` })),
+      pileOf(owner).note ? el("p", { class: "pile-error error-message", role: "alert", text: pileOf(owner).note }) : null,
       el("ul", { class: "cards" }, codes.map((code) => cardItem(owner, code, true, reasons))),
       countField(owner, codes.length, reasons.size),
       el("div", { class: "pile-actions" },

@@ -18,6 +18,7 @@ class PileDraft {
     this.detected = [];
     this.source = null;
     this.cards = new Map();
+    this.note = "";           // why the last photo of this pile was not read (shown beside it)
   }
 
   get open() { return this.codes !== null; }
