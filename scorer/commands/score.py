@@ -172,7 +172,19 @@ def round_from_args(args: argparse.Namespace) -> tuple[RoundInput, RuleSet]:
     context.update(context_from_args(args))
     if not isinstance(players, list):
         raise InputError("players must be a list of names in turn order")
+    _say_required(context, rs, from_file=bool(args.round_file))
     return RoundInput(players, piles, dealer, teams, context), rs
+
+
+def _say_required(context: dict[str, Any], rs: RuleSet, from_file: bool) -> None:
+    """Nothing is scored that the players did not say: a round whose game needs to know
+    who stopped is refused without it (``--stopped-by nobody`` says nobody did)."""
+    for spec in get_game(rs.game).context.missing(context):
+        flag = "--" + spec.key.replace("_", "-")
+        what = spec.label.rstrip("?").lower()
+        where = f' (or "{spec.key}" in the round file\'s context)' if from_file else ""
+        raise InputError(f"{rs.name} needs to know {what}: give {flag} NAME{where}, or "
+                         f"{flag} {spec.nobody or 'nobody'}")
 
 
 def format_result(res: RoundResult) -> str:

@@ -32,6 +32,12 @@ class ContextField:
     ``month`` 1..12 or none; ``codes`` card codes; ``choice`` one of ``choices`` or none;
     ``count`` one integer ``minimum``..``maximum`` (0 if not given); ``players`` player
     names in an order (each once).
+
+    ``required``: the players must say it, even when the answer is nobody (who stopped:
+    left unsaid it would score a draw nobody called); the page and ``hanafuda score``
+    refuse a round without it (``Context.missing``). ``nobody``: how the page names the
+    explicit none of a ``player`` field ("nobody (nagari)"); the value ``nobody`` (or
+    null) says it.
     """
 
     key: str
@@ -41,10 +47,16 @@ class ContextField:
     minimum: int | None = None
     maximum: int | None = None
     choices: tuple[str, ...] = ()
+    required: bool = False
+    nobody: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"key": self.key, "kind": self.kind, "label": self.label,
                                "help": self.help}
+        if self.required:
+            out["required"] = True
+        if self.nobody:
+            out["nobody"] = self.nobody
         if self.minimum is not None:
             out["minimum"], out["maximum"] = self.minimum, self.maximum
         if self.choices:
@@ -85,6 +97,15 @@ def parse_codes(value: Any, where: str) -> list[str]:
         except InputError as exc:
             raise InputError(f"{where}: {exc}") from None
     return out
+
+
+#: The value that names nobody in a ``player`` field (unless a player has that name).
+NOBODY = "nobody"
+
+
+def is_nobody(value: Any, players: Sequence[str] | None) -> bool:
+    return isinstance(value, str) and value.strip().lower() == NOBODY and \
+        not (players and value.strip() in players)
 
 
 def _player(value: Any, key: str, players: Sequence[str] | None) -> str:
@@ -180,7 +201,8 @@ class Context:
         if spec.kind == "month":
             return None if empty else parse_int(value, spec.key, 1, 12)
         if spec.kind == "player":
-            return None if empty else _player(value, spec.key, players)
+            return None if empty or is_nobody(value, players) else \
+                _player(value, spec.key, players)
         if spec.kind == "choice":
             return None if empty else _choice(value, spec)
         if spec.kind == "count":
@@ -192,6 +214,12 @@ class Context:
         if spec.kind == "count_per_player" and players is not None:
             per = {p: per.get(p, 0) for p in players}
         return per
+
+    @classmethod
+    def missing(cls, raw: Mapping[str, Any]) -> list[ContextField]:
+        """The required fields that ``raw`` does not give (a key given as null or
+        ``nobody`` is given); a game may drop one that another key makes needless."""
+        return [f for f in cls.FIELDS if f.required and f.key not in raw]
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}

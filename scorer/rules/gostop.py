@@ -197,7 +197,8 @@ class GostopContext(Context):
 
     FIELDS = (
         ContextField("stopped_by", "player", "Who stopped?",
-                     "the player who called stop (or won at once); nobody: a nagari"),
+                     "the player who called stop (or won at once); nobody: a nagari",
+                     required=True, nobody="nobody (nagari)"),
         ContextField("outcome", "choice", "Outcome",
                      "stop, nagari (a draw: nobody stopped) or instant (chongtong, three "
                      "ppeok); default: stop when someone stopped, else nagari",
@@ -219,6 +220,12 @@ class GostopContext(Context):
                      "Bonus junk (joker cards: the camera does not read them)",
                      "the junk value of the bonus cards in each pile (2 or 3 each)", 0, 99),
     )
+
+    @classmethod
+    def missing(cls, raw: Mapping[str, Any]) -> list[ContextField]:
+        """Who stopped, unless the outcome is given (a nagari needs nobody named)."""
+        return [f for f in super().missing(raw) if not (f.key == "stopped_by"
+                                                        and raw.get("outcome"))]
 
     @classmethod
     def parse_field(cls, spec: ContextField, value: Any,

@@ -181,7 +181,8 @@ class KoikoiContext(Context):
 
     FIELDS = (
         ContextField("stopped_by", "player", "Who stopped?",
-                     "the player who called shobu; nobody: an exhaustive draw"),
+                     "the player who called shobu; nobody: an exhaustive draw",
+                     required=True, nobody="nobody (a draw)"),
         ContextField("koikoi_calls", "count_per_player", "Koi-koi calls",
                      "how many times each player called koi-koi", 0, MAX_CALLS),
         ContextField("month", "month", "Round month", "for tsuki-fuda (option tsukifuda)"),

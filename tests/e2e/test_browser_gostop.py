@@ -52,8 +52,11 @@ def test_three_player_gostop_game_in_chromium(playwright_sync, tmp_path: Path) -
                     page.click(f"article.pile[data-owner='{owner}'] button.add")
                     pick_several(page, codes)
                 save_pile(page, owner)
-            if stopper:
-                page.select_option("#ctx-stopped_by", stopper)
+            if n == 1:                 # who stopped has no default: confirming asks for it
+                page.click("#confirm-round")
+                page.wait_for_selector("#round-error:text('is not chosen')")
+                assert page.locator("#history details.round").count() == 0
+            page.select_option("#ctx-stopped_by", stopper or "nobody")
             for player, count in goes.items():
                 page.fill(f"[data-key='goes'][data-player='{player}']", str(count))
             page.click("#confirm-round")

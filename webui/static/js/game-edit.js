@@ -4,7 +4,7 @@ import { api, count, el, toast } from "./api.js";
 import { cardLabel, pickCard } from "./cards.js";
 import { $, base, draftOf, openDraft, openRound, pictures, pileOf, savedVersion, shownCodes, state,
   storeExpected, unsavedOwners, usedFlags } from "./game-state.js";
-import { context, render, renderDeck, showRoundError } from "./game-render.js";
+import { context, missingContext, render, renderDeck, showRoundError } from "./game-render.js";
 
 // A 409 for a stale write: show the pile as it is now and what the refused change was.
 async function showStale(owner, err, change) {
@@ -104,6 +104,13 @@ export async function confirmRound() {
   $("round-error").textContent = "";
   const unsaved = unsavedOwners();
   if (unsaved.length) { showRoundError(new Error(`save ${unsaved.join(", ")}'s pile first`)); return; }
+  const [missing] = missingContext();
+  if (missing) {
+    const { field, input } = missing;
+    showRoundError(new Error(`“${field.label}” is not chosen: choose the player, or ${field.nobody || "nobody"}`));
+    input.focus();
+    return;
+  }
   try {
     const data = await api("POST", `${base}/rounds/${state.game.open_round}/confirm`, { context: context() });
     state.expected = new Map();    // the round is closed

@@ -105,6 +105,10 @@ function contextInput(f, player) {
   const choices = (values, none) => [el("option", { value: "", text: none }),
     ...values.map(([v, t]) => el("option", { value: v, text: t }))];
   const given = (g.context_defaults || {})[f.key];
+  // who stopped has no default: a round scored as a draw nobody called would double the
+  // next one; "nobody" is a choice the players make
+  if (f.kind === "player" && f.required) return el("select", { id, dataset: data, required: true },
+    choices([["nobody", f.nobody || "nobody"], ...g.players.map((p) => [p, p])], "— choose —"));
   if (f.kind === "player") return el("select", { id, dataset: data }, choices(g.players.map((p) => [p, p]), "nobody"));
   if (f.kind === "count_per_player") return el("input", { type: "number", min: f.minimum, max: f.maximum, value: 0, dataset: data });
   if (f.kind === "count") return el("input", { id, type: "number", min: f.minimum, max: f.maximum, value: given ?? 0, dataset: data });
@@ -139,12 +143,19 @@ export function context() {
       if (kind === "count_per_player") out[key] = { ...(out[key] || {}), [player]: Number(value || 0) };
       else if (value) out[key] = { ...(out[key] || {}), [player]: value };
     } else if (kind === "month") { if (value) out[key] = Number(value); }
+    else if (kind === "player") out[key] = value && value !== "nobody" ? value : null;
     else if (kind === "count") out[key] = Number(value || 0);
     else if (kind === "players") { const names = value.split(",").map((n) => n.trim()).filter(Boolean); if (names.length) out[key] = names; }
     else if (kind === "codes") { const codes = value.split(/[\s,]+/).filter(Boolean); if (codes.length) out[key] = codes; }
     else out[key] = value || null;
   }
   return out;
+}
+
+// The required fields left unchosen (who stopped): [{field, input}].
+export function missingContext() {
+  return (state.game.context_fields || []).filter((f) => f.required)
+    .map((f) => ({ field: f, input: $(`ctx-${f.key}`) })).filter(({ input }) => input && !input.value);
 }
 
 function resultTable(result, owners) {

@@ -1,0 +1,45 @@
+"""`hanafuda score` for Go-Stop and Matgo as a new user meets it: nothing is scored that
+the players did not say (who stopped), and the errors name the flags they typed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from test_cli_scoring import bad, ok_json, run
+
+THREE = ("--pile", "A=01-1,03-1,08-1", "--pile", "B=10-3", "--pile", "C=10-4")
+
+
+def test_score_without_a_stopper_is_refused_naming_the_flag() -> None:
+    err = bad("score", "--rules", "gostop", *THREE, needle="--stopped-by")
+    assert "--stopped-by nobody (nagari)" in err and "stopped_by" not in err
+    bad("score", "--rules", "matgo", "--pile", "A=01-1", "--pile", "B=", needle="--stopped-by")
+    bad("score", "--rules", "koikoi", "--pile", "A=01-1", "--pile", "B=",
+        needle="--stopped-by nobody (a draw)")
+
+
+def test_nobody_and_an_outcome_say_it() -> None:
+    nagari = ok_json("score", "--rules", "gostop", *THREE, "--stopped-by", "nobody")
+    assert nagari["winner"] is None and set(nagari["scores"].values()) == {0}
+    assert ok_json("score", "--rules", "gostop", *THREE, "--outcome", "nagari")["winner"] is None
+    won = ok_json("score", "--rules", "gostop", *THREE, "--stopped-by", "A")
+    assert won["winner"] == "A" and won["scores"]["A"] > 0
+
+
+def test_a_round_file_without_a_stopper_names_both(tmp_path: Path) -> None:
+    f = tmp_path / "round.json"
+    f.write_text(json.dumps({"rules": "gostop", "piles": {"A": ["01-1"], "B": [], "C": []}}))
+    err = bad("score", f, needle="--stopped-by")
+    assert '"stopped_by" in the round file' in err
+    assert run("score", f, "--stopped-by", "nobody").returncode == 0
+
+
+def test_nobody_is_a_value_unless_a_player_has_that_name() -> None:
+    from scorer.rules.gostop import GostopContext
+    assert GostopContext.parse({"stopped_by": "Nobody"}, ["A", "B", "C"]).stopped_by is None
+    assert GostopContext.parse({"stopped_by": "nobody"}, ["nobody", "B", "C"]).stopped_by == "nobody"
+    schema = {f["key"]: f for f in GostopContext.schema()}
+    assert schema["stopped_by"]["required"] and schema["stopped_by"]["nobody"] == "nobody (nagari)"
+    assert [f.key for f in GostopContext.missing({})] == ["stopped_by"]
+    assert GostopContext.missing({"outcome": "nagari"}) == []
