@@ -8,6 +8,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
+from scorer import hwatu
 from scorer.cards import DECK, MONTHS
 from scorer.errors import InputError
 from scorer.field_accuracy import field_accuracy
@@ -54,6 +55,7 @@ def cards() -> Response:
                     "colour": m.colour} for m in MONTHS],
         "cards": [{"code": c.code, "name": c.name, "japanese": c.japanese, "month": c.month,
                    "kind": c.kind.value} for c in DECK],
+        "hwatu": hwatu.to_dict(),
     })
 
 

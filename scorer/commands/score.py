@@ -191,7 +191,8 @@ def format_result(res: RoundResult) -> str:
     rows = list(res.results.values())
     width = max([len(r.owner) for r in rows] + [6])
     multiplies = get_game(res.game).multiplies
-    head = f"{'player':<{width}}  {'cards':>5}  {'yaku':>4}  " + \
+    cards = "base" if res.game == "gostop" else "cards"     # Go-Stop: the pile's base points
+    head = f"{'player':<{width}}  {cards:>5}  {'yaku':>4}  " + \
         ("mult" if multiplies else "penalty") + "  score"
     lines = [f"{res.ruleset} round, dealer {res.dealer}", head]
     for r in rows:
@@ -204,6 +205,10 @@ def format_result(res: RoundResult) -> str:
             lines.append(f"{r.owner} yaku: " + ", ".join(f"{y.name} ({y.points})"
                                                        for y in r.yaku))
     lines += res.explanation
+    for r in rows:                  # Go-Stop's baks, applied or escaped, with the reason
+        for b in r.details.get("baks", []):
+            lines.append(f"{r.owner}: {b['name']} {b['korean']} "
+                         f"{'applies' if b['applies'] else 'escaped'}: {b['reason']}")
     return "\n".join(lines)
 
 

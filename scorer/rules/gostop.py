@@ -15,6 +15,7 @@ from typing import Any, Iterable, Mapping, Sequence, cast
 
 from scorer.cards import (DECK, LIGHTNING, RAIN_MAN, SAKE_CUP, WILLOW_RIBBON, YELLOW_CHAFF,
                           Kind)
+from scorer import hwatu
 from scorer.errors import InputError
 from scorer.rules.base import MAX_ROUNDS, BaseGame, Preset
 from scorer.rules.context import MAX_CALLS, Context, ContextField
@@ -414,6 +415,8 @@ class Share:
     text: str
     baks: list[str]
     factor: int
+    verdicts: list[Bak] = field(default_factory=list)
+    factors: list[tuple[int, str]] = field(default_factory=list)
 
 
 def winner_terms(w: Tally, ctx: GostopContext, winner: str,
@@ -451,35 +454,73 @@ def winner_terms(w: Tally, ctx: GostopContext, winner: str,
     return head, text, factors
 
 
+@dataclass(frozen=True)
+class Bak:
+    """One bak (박) a loser faced: whether it applies, and why it does or is escaped."""
+
+    name: str
+    applies: bool
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "korean": hwatu.BAKS[self.name].korean,
+                "applies": self.applies, "reason": self.reason}
+
+
+def _n(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
+def bak_verdicts(w: Tally, loser: Tally, rs: RuleSet, gobak_double: bool,
+                 name: str = "the loser") -> list[Bak]:
+    """Every bak the winner's pile puts in play for one loser, applied or escaped, each
+    with its reason ("Jun holds no bright"; "Seo has 8 junk"). A bak the winner's pile
+    does not call for (no bright yaku, no pi) is not listed."""
+    out = []
+    mode = rs["gwangbak"]
+    if mode != "off" and (w.brights if mode == "any_bright" else w.has(*BRIGHT_YAKU)):
+        wet = loser.rain and mode == "rain_no_protect"
+        protect = loser.brights - wet
+        if protect:
+            only_rain = loser.rain and loser.brights == 1
+            out.append(Bak("gwang-bak", False, f"{name} holds the rain man" if only_rain
+                           else f"{name} holds {_n(loser.brights, 'bright')}"))
+        else:
+            out.append(Bak("gwang-bak", True, f"{name} holds only the rain man, which does "
+                           "not protect here" if wet else f"{name} holds no bright"))
+    if w.has("pi"):
+        most = int(rs["pibak_max"])
+        if loser.junk == 0 and rs["pibak_zero_exempt"]:
+            out.append(Bak("pi-bak", False, f"{name} has no junk at all (exempt)"))
+        elif loser.junk <= most:
+            out.append(Bak("pi-bak", True, f"{name} has {loser.junk} junk (at most {most})"))
+        else:
+            out.append(Bak("pi-bak", False, f"{name} has {loser.junk} junk (more than "
+                                            f"{most})"))
+    meong = rs["meongbak"]
+    if meong != "off" and ((meong == "winner_5" and w.animals >= 5) or
+                           (meong == "winner_7" and w.animals >= 7)
+                           or (meong == "animal_yaku" and w.has("yeol", "godori"))):
+        out.append(Bak("meong-bak", not loser.animals, f"{name} holds no animal"
+                       if not loser.animals else f"{name} holds {_n(loser.animals, 'animal')}"))
+    if gobak_double:
+        out.append(Bak("go-bak", True, f"{name} called go, and another player stopped"))
+    return out
+
+
 def loser_baks(w: Tally, loser: Tally, rs: RuleSet, gobak_double: bool) -> list[str]:
     """The penalties (박) of one loser, each x2 (gwang-bak may be +2, see G14)."""
-    baks = []
-    mode = rs["gwangbak"]
-    protect = loser.brights - (loser.rain and mode == "rain_no_protect")
-    if mode != "off" and not protect and (
-            w.brights if mode == "any_bright" else w.has(*BRIGHT_YAKU)):
-        baks.append("gwang-bak")
-    if w.has("pi") and loser.junk <= int(rs["pibak_max"]) and \
-            (loser.junk > 0 or not rs["pibak_zero_exempt"]):
-        baks.append("pi-bak")
-    meong = rs["meongbak"]
-    if meong != "off" and not loser.animals and (
-            (meong == "winner_5" and w.animals >= 5) or (meong == "winner_7" and
-                                                         w.animals >= 7)
-            or (meong == "animal_yaku" and w.has("yeol", "godori"))):
-        baks.append("meong-bak")
-    if gobak_double:
-        baks.append("go-bak")
-    return baks
+    return [b.name for b in bak_verdicts(w, loser, rs, gobak_double) if b.applies]
 
 
 def share(w: Tally, loser: Tally, ctx: GostopContext, winner: str, rs: RuleSet,
-          gobak_double: bool = False) -> Share:
+          gobak_double: bool = False, name: str = "the loser") -> Share:
     """One loser's own payment (before a go-bak liability moves it)."""
     if loser.empty:
         return Share(0, "0 (no cards at all: exempt)", [], 1)
     head, text, factors = winner_terms(w, ctx, winner, rs)
-    baks = loser_baks(w, loser, rs, gobak_double)
+    verdicts = bak_verdicts(w, loser, rs, gobak_double, name)
+    baks = [b.name for b in verdicts if b.applies]
     plus = 0
     for bak in baks:
         if bak == "gwang-bak" and rs["gwangbak_penalty"] == "plus_2":
@@ -491,7 +532,7 @@ def share(w: Tally, loser: Tally, ctx: GostopContext, winner: str, rs: RuleSet,
     if factors or plus or text != str(amount):
         text += "".join(f" × {v} {t}" for v, t in factors) + \
             (" + 2 gwang-bak" if plus else "") + f" = {amount}"
-    return Share(amount, text, baks, factor)
+    return Share(amount, text, baks, factor, verdicts, factors)
 
 
 
@@ -563,8 +604,21 @@ def check_round(rnd: CheckedRound, rs: RuleSet) -> None:
                          f"called first) to tell who is liable for go-bak")
 
 
+@dataclass
+class Stopped:
+    """A stopped round's settlement: each player's score, text and multiplier, the
+    winner's reading, each loser's own share and who is liable for go-bak."""
+
+    scores: dict[str, int]
+    texts: dict[str, str]
+    mults: dict[str, int]
+    reading: Tally
+    shares: dict[str, Share]
+    liable: str | None
+
+
 def _stop(rnd: CheckedRound, rs: RuleSet, tallies: dict[str, list[Tally]],
-          winner: str) -> tuple[dict[str, int], dict[str, str], dict[str, int], Tally]:
+          winner: str) -> Stopped:
     """Scores, texts and multipliers of a stopped round."""
     ctx = cast(GostopContext, rnd.context)
     losers = [p for p in tallies if p != winner]
@@ -573,7 +627,7 @@ def _stop(rnd: CheckedRound, rs: RuleSet, tallies: dict[str, list[Tally]],
     for w in tallies[winner]:
         if not may_stop(w, ctx.goes.get(winner, 0), rs):
             continue
-        shares = {p: min((share(w, pile, ctx, winner, rs, double and ctx.goes.get(p, 0) > 0)
+        shares = {p: min((share(w, pile, ctx, winner, rs, double and ctx.goes.get(p, 0) > 0, p)
                           for pile in tallies[p]), key=lambda s: s.amount) for p in losers}
         total = sum(s.amount for s in shares.values())
         if best is None or (total, worth(w, rs)) > (best[0], worth(best[1], rs)):
@@ -605,7 +659,7 @@ def _stop(rnd: CheckedRound, rs: RuleSet, tallies: dict[str, list[Tally]],
     texts[winner] = (" + ".join(f"{h.name} {h.points}" for h in w.hits) + f" = {w.base}"
                      + (f"; {goes} go" if goes else "") + role
                      + f"; stops and receives {total}")
-    return scores, texts, mults, w
+    return Stopped(scores, texts, mults, w, shares, liable)
 
 
 def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
@@ -629,24 +683,73 @@ def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
             scores[p], texts[p] = -value, f"pays {value} (instant win, no multipliers)"
         scores[winner] = value * (len(names) - 1)
         texts[winner] = f"instant win (chongtong / three ppeok): receives {scores[winner]}"
-    else:
+    stopped = None
+    if end == "stop":
         assert winner is not None
-        scores, texts, mults, w = _stop(rnd, rs, tallies, winner)
-        counted[winner] = list(w.hits)
+        stopped = _stop(rnd, rs, tallies, winner)
+        scores, texts, mults = stopped.scores, stopped.texts, stopped.mults
+        counted[winner] = list(stopped.reading.hits)
+    own = {p: stopped.reading if stopped and p == winner else
+           max(tallies[p], key=lambda t: t.base) for p in names}
     for p in names:
-        if p != winner:
-            own = max(tallies[p], key=lambda t: t.base)
-            if own.base:
-                texts[p] += f" - pile forms {own.base} (" + ", ".join(
-                    h.name for h in own.hits) + ")"
-    results = {s.name: PlayerResult(s.name, 0, counted[s.name], 0, mults[s.name],
-                                    scores[s.name], texts[s.name], s.members,
-                                    tuple(sorted(s.codes))) for s in rnd.sides}
+        if p != winner and own[p].base:
+            texts[p] += f"; the pile forms {own[p].base} (" + ", ".join(
+                h.name for h in own[p].hits) + ", not scored)"
+    results = {s.name: PlayerResult(
+        s.name, own[s.name].base, counted[s.name], max(0, -scores[s.name]), mults[s.name],
+        scores[s.name], texts[s.name], s.members, tuple(sorted(s.codes)),
+        details(s.name, own[s.name], ctx, end, winner, stopped, rs))
+        for s in rnd.sides}
     next_dealer = winner or rnd.dealer
     lines = [f"{k}: {r.explanation}" for k, r in results.items()] + lines
     lines.append(f"{winner} wins the round" if winner else "no winner")
     lines.append(f"{next_dealer} deals next")
     return RoundResult(results, winner, next_dealer, lines, rs.name, rs.game, rnd.dealer)
+
+
+#: The four kinds of card and the yaku each kind scores (points by role).
+ROLE_YAKU = {"gwang": BRIGHT_YAKU, "yeol": ("yeol", "godori"),
+             "tti": ("tti", "hongdan", "cheongdan", "chodan"), "pi": ("pi",)}
+
+
+def details(name: str, own: Tally, ctx: GostopContext, end: str, winner: str | None,
+            stopped: Stopped | None, rs: RuleSet) -> dict[str, Any]:
+    """One player's line of the Go-Stop table: the pile's points by role and its counts,
+    the calls, the multipliers on what he receives or pays, and each bak in play with
+    its reason (applied or escaped)."""
+    role = "nagari" if end == "nagari" else "instant" if end == "instant" else \
+        "winner" if name == winner else "loser"
+    out: dict[str, Any] = {
+        "role": role,
+        "points": {r: sum(h.points for h in own.hits if h.name in yaku)
+                   for r, yaku in ROLE_YAKU.items()},
+        "base": own.base, "counts": own.counts(),
+        "bonus_junk": ctx.bonus_junk.get(name, 0),
+        "goes": ctx.goes.get(name, 0), "shakes": ctx.shakes.get(name, 0),
+        "bombs": ctx.bombs.get(name, 0),
+        "double_junk_animal": own.role, "factors": [], "baks": [],
+    }
+    if stopped is None:
+        return out
+    if role == "winner":
+        factors = winner_terms(stopped.reading, ctx, name, rs)[2]
+        out["factors"] = [{"factor": v, "why": t.strip("()")} for v, t in factors]
+        out["receives"] = stopped.scores[name]
+        return out
+    mine = stopped.shares[name]
+    out["factors"] = [{"factor": v, "why": t.strip("()")} for v, t in mine.factors]
+    out["baks"] = [b.to_dict() for b in mine.verdicts]
+    out["share"] = mine.amount
+    out["pays"] = -stopped.scores[name]
+    liable = stopped.liable
+    if liable is not None and liable != winner and name in stopped.shares:
+        if name == liable:
+            out["baks"].append(Bak("go-bak", True, f"{name} called go, and {winner} "
+                                   "stopped: pays the other losers' shares too").to_dict())
+        elif mine.amount:
+            out["baks"].append(Bak("go-bak", False, f"{liable} called go: his go-bak covers "
+                                   f"{name}'s share").to_dict())
+    return out
 
 
 def context_from_log(results: Sequence[RoundResult], rs: RuleSet) -> dict[str, Any]:

@@ -61,6 +61,14 @@ def test_three_player_gostop_game_in_chromium(playwright_sync, tmp_path: Path) -
                 page.fill(f"[data-key='goes'][data-player='{player}']", str(count))
             page.click("#confirm-round")
             page.wait_for_selector(f"#history details.round[data-round='{n}']")
+        # the last round's Go-Stop table: points by role, a bak applied and one escaped
+        table = page.locator("#last-result table.gostop")
+        assert "피 pi 3 = 3" in table.locator("tr[data-owner='Bob'] td.points").text_content()
+        ann = table.locator("tr[data-owner='Ann']")
+        assert "✓ 피박 pibak: Ann has 1 junk (at most 5)" in ann.locator("li.bak.applies").text_content()
+        assert ann.locator("td.score").text_content() == shown(-6)
+        assert "✗ escaped 피박 pibak: Cy has 6 junk (more than 5)" in \
+            table.locator("tr[data-owner='Cy'] li.bak.escaped").text_content()
         totals = {p: sum(s[p] for s in SCORES) for p in ("Ann", "Bob", "Cy")}
         assert totals == {"Ann": 18, "Bob": -15, "Cy": -3}
         for owner, total in totals.items():
@@ -69,4 +77,5 @@ def test_three_player_gostop_game_in_chromium(playwright_sync, tmp_path: Path) -
         gid = page.url.rsplit("/", 1)[1]
         csv_text = page.evaluate(f"fetch('/api/games/{gid}/export.csv').then(r => r.text())")
         assert len(csv_text.strip().splitlines()) == 1 + 9
+        assert "pi-bak: Ann has 1 junk (at most 5)" in csv_text and "pi-bak: Cy has 6 junk" in csv_text
         browser.close()

@@ -6,7 +6,7 @@ export async function loadCards() {
   const data = await api("GET", "/api/cards");
   const byCode = new Map(data.cards.map((c) => [c.code, c]));
   const months = new Map(data.months.map((m) => [m.number, m]));
-  return { cards: data.cards, months, byCode };
+  return { cards: data.cards, months, byCode, hwatu: data.hwatu || null };
 }
 
 export function cardLabel(deck, code) {

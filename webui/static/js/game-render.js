@@ -5,6 +5,7 @@ import { count, el, signed, toast } from "./api.js";
 import { runningChart } from "./chart.js";
 import { cardLabel, colourChip } from "./cards.js";
 import { checkFirst, countNote } from "./piles.js";
+import { gostopTable } from "./result-gostop.js";
 import { $, draftOf, openRound, otherOwnerOf, pileOf, shownCodes, state, storeExpected, storePiles } from "./game-state.js";
 
 // The pile buttons: capture(owner), photo(owner), add(owner), fix(owner, code),
@@ -158,7 +159,20 @@ export function missingContext() {
     .map((f) => ({ field: f, input: $(`ctx-${f.key}`) })).filter(({ input }) => input && !input.value);
 }
 
+// A round's result: the game's table (Go-Stop and Matgo have their own), the winner and
+// the explanation lines.
 function resultTable(result, owners) {
+  const gostop = result.game === "gostop" && state.deck.hwatu &&
+    Object.values(result.results || {}).some((r) => r.details);
+  return el("div", {},
+    gostop ? gostopTable(result, owners, state.deck.hwatu) : pointsTable(result, owners),
+    el("p", { class: "round-winner" }, "Winner: ", el("b", { text: result.winner || (gostop ? "nobody (nagari)" : "nobody (draw)") }),
+      ` · next dealer: ${result.next_dealer}`),
+    (result.explanation || []).length ? el("ul", { class: "explanation" }, result.explanation.map((t) => el("li", { text: t }))) : null);
+}
+
+// Sakura, Koi-Koi, Hana-Awase: card points, yaku, penalty, round score.
+function pointsTable(result, owners) {
   const rows = owners.map((owner) => {
     const r = result.results[owner] || {};
     return el("tr", { dataset: { owner } },
@@ -169,13 +183,9 @@ function resultTable(result, owners) {
       el("td", { class: "num penalty", text: r.penalty ? signed(-r.penalty) : "0" }),
       el("td", { class: "num score", text: signed(r.score) }));
   });
-  return el("div", {},
-    el("div", { class: "table-wrap" }, el("table", { class: "result" },
-      el("thead", {}, el("tr", {}, ["Pile", "Card points", "Yaku (cards)", "Penalty", "Round score"].map((h) => el("th", { text: h })))),
-      el("tbody", {}, rows))),
-    el("p", { class: "round-winner" }, "Winner: ", el("b", { text: result.winner || "nobody (draw)" }),
-      ` · next dealer: ${result.next_dealer}`),
-    (result.explanation || []).length ? el("ul", { class: "explanation" }, result.explanation.map((t) => el("li", { text: t }))) : null);
+  return el("div", { class: "table-wrap" }, el("table", { class: "result" },
+    el("thead", {}, el("tr", {}, ["Pile", "Card points", "Yaku (cards)", "Penalty", "Round score"].map((h) => el("th", { text: h })))),
+    el("tbody", {}, rows)));
 }
 
 function renderStandings() {
