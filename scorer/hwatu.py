@@ -75,7 +75,7 @@ BAKS: dict[str, Word] = {
 }
 
 #: The presets' names at the table.
-PRESETS: dict[str, Word] = {"gostop": Word("고스톱", "go-stop"), "matgo": Word("맞고", "matgo")}
+PRESETS: dict[str, Word] = {"gostop": Word("고스톱", "Go-Stop"), "matgo": Word("맞고", "Matgo")}
 
 HWATU_GAMES = ("gostop",)
 
@@ -110,7 +110,8 @@ def to_dict() -> dict[str, Any]:
         "months": {str(m): {**w.to_dict(), "number": HWATU_NUMBER[m]} for m, w in MONTHS.items()},
         "order": list(HWATU_ORDER),
         "roles": {k: w.to_dict() for k, w in ROLES.items()},
-        "cards": {c.code: {**card_word(c.code).to_dict(), "role": role(c.code)} for c in DECK},
+        "cards": {c.code: {**card_word(c.code).to_dict(), "role": role(c.code),
+                           "named": c.code in CARD_NAMES} for c in DECK},
         "form": {k: w.to_dict() for k, w in FORM.items()},
         "baks": {k: w.to_dict() for k, w in BAKS.items()},
         "presets": {k: w.to_dict() for k, w in PRESETS.items()},

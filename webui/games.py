@@ -13,6 +13,7 @@ from typing import Any
 from scorer.errors import InputError
 from scorer.game import GameSetup
 from scorer.rules import get_ruleset, list_presets
+from scorer.rules.presets import preset_title
 from scorer.session import GameSession
 from scorer.store import Confirmation, GameRecord, GameStore, PileRecord
 from scorer.store.decks import DeckStore
@@ -24,7 +25,8 @@ MAX_LIST = 64
 
 
 def presets() -> list[dict[str, Any]]:
-    return [rs.to_dict() for rs in list_presets()]
+    """Every preset as the API gives it, with the title the page shows."""
+    return [{**rs.to_dict(), "title": preset_title(rs)} for rs in list_presets()]
 
 
 def _clean_options(raw: Any) -> dict[str, str]:
@@ -97,7 +99,7 @@ def view(session: GameSession, crops: bool = True) -> dict[str, Any]:
     out = game.to_dict(crops)
     out["owners"] = session.owners
     out["finished"] = session.finished
-    out["ruleset"] = session.ruleset.to_dict()
+    out["ruleset"] = {**session.ruleset.to_dict(), "title": preset_title(session.ruleset)}
     out["context_fields"] = session.context_fields()
     out["context_defaults"] = session.context_defaults(open_round) if open_round else {}
     out["open_round"] = open_round

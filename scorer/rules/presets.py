@@ -11,6 +11,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Mapping
 
+from scorer import hwatu
 from scorer.errors import InputError
 from scorer.rules.base import Game, Preset
 from scorer.rules.ruleset import FrozenOptions, RuleSet
@@ -20,6 +21,17 @@ from scorer.rules.yaku import POINTS_PREFIX, SWITCH_PREFIX
 
 PRESETS: dict[str, Preset] = {p.name: p for game in GAMES.values() for p in game.presets}
 DEFAULT_PRESET = "sakura"
+
+
+def preset_title(rs: RuleSet) -> str:
+    """What a person reads for a preset: ``고스톱 Go-Stop (3 players)``, ``Koi-Koi
+    (modern)``, ``Hana-Awase (zero sum)`` (the key stays the preset's name)."""
+    players = (f" ({rs.min_players} players)" if rs.min_players == rs.max_players
+               else f" ({rs.min_players}-{rs.max_players} players)")
+    if rs.name in hwatu.PRESETS:
+        return hwatu.PRESETS[rs.name].text + players
+    rest = rs.name.removeprefix(rs.game).strip("-").replace("-", " ")
+    return get_game(rs.game).title + (f" ({rest})" if rest else "")
 
 
 def yaku_names(game: str) -> tuple[str, ...]:

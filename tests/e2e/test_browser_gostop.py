@@ -44,6 +44,14 @@ def test_three_player_gostop_game_in_chromium(playwright_sync, tmp_path: Path) -
         page.wait_for_url(re.compile(r"/games/\d+$"))
         wait_ready(page)
         assert "camera does not read them" in page.text_content("#round-context")
+        # hwatu words: the form's labels in Korean, the picker's months in hwatu order
+        assert "흔들기 heundeulgi" in page.text_content("#round-context")
+        page.click("article.pile[data-owner='Ann'] button.add")
+        page.wait_for_selector("#picker[open]")
+        months = page.eval_on_selector_all("#picker-month option", "els => els.map(e => e.textContent)")
+        assert months[-2:] == ["11 오동 odong", "12 비 bi"] and "04 흑싸리 heukssari" in months
+        assert "비쌍피" in page.text_content("#picker button.pick[data-code='11-4']")
+        page.click("#picker button[value='cancel']")
         for n, (piles, stopper, goes) in enumerate(ROUNDS, start=1):
             page.wait_for_selector(f"#round-title:text('Round {n} of 3')")
             assert page.input_value("#ctx-nagari") == ("1" if n == 2 else "0")

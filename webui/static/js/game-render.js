@@ -3,7 +3,7 @@
 // filled in by game.js (capture and the writes to the server render through here).
 import { count, el, signed, toast } from "./api.js";
 import { runningChart } from "./chart.js";
-import { cardLabel, colourChip } from "./cards.js";
+import { cardLabel, colourChip, monthLabel, monthOrder, roleOf } from "./cards.js";
 import { checkFirst, countNote } from "./piles.js";
 import { gostopTable } from "./result-gostop.js";
 import { $, draftOf, openRound, otherOwnerOf, pileOf, shownCodes, state, storeExpected, storePiles } from "./game-state.js";
@@ -40,6 +40,7 @@ function cardItem(owner, code, editable, reasons) {
     colourChip(state.deck, code),
     el("span", { class: "code", text: code }),
     el("span", { class: "name", text: cardLabel(state.deck, code) }),
+    roleOf(state.deck, code) ? el("span", { class: "role", title: roleOf(state.deck, code).roman, text: roleOf(state.deck, code).korean }) : null,
     p !== undefined ? el("span", { class: "conf" + (why.some((w) => w.startsWith("unsure")) ? " low" : ""), text: `${Math.round(p * 100)}%` }) : null,
     why.length ? el("span", { class: "flag check-flag", title: why.join("; "), text: "check" }) : null,
     offer && editable ? el("button", { type: "button", class: "rival", title: `the camera also read it as ${offer} ${cardLabel(state.deck, offer)}: swap`,
@@ -117,7 +118,7 @@ function contextInput(f, player) {
   if (f.kind === "players") return el("input", { id, type: "text", maxlength: 200, placeholder: `e.g. ${g.players.slice(0, 2).join(", ")}`, dataset: data });
   if (f.kind === "choice_per_player") return el("select", { dataset: data }, choices(f.choices.map((c) => [c, c]), "—"));
   if (f.kind === "month") return el("select", { id, dataset: data },
-    choices([...state.deck.months.values()].map((m) => [m.number, `${m.number} ${m.english}`]), "—"));
+    choices(monthOrder(state.deck).map((n) => [n, monthLabel(state.deck, n)]), "—"));
   return el("input", { id, type: "text", maxlength: 200, placeholder: "e.g. 03-3 07-4", dataset: data });
 }
 
@@ -127,7 +128,8 @@ function renderContext() {
   const more = el("details", { class: "context-extra" }, el("summary", { text: "More about this round (optional)" }));
   for (const f of state.game.context_fields || []) {
     const perPlayer = f.kind.endsWith("_per_player");
-    const row = el("label", { title: f.help || "" }, `${f.label} `);
+    const word = state.deck.korean && state.deck.hwatu.form[f.key];
+    const row = el("label", { title: f.help || "" }, word ? `${word.text} · ${f.label} ` : `${f.label} `);
     if (perPlayer) for (const p of state.game.players) row.append(` ${p} `, contextInput(f, p));
     else row.append(contextInput(f));
     (["player", "choice", "count", "count_per_player"].includes(f.kind) ? box : more).append(row);
@@ -236,7 +238,7 @@ export function render() {
   const g = state.game;
   $("round-error").textContent = "";       // an error is about the state before this change
   $("game-title").textContent = `Game ${g.id}: ${g.players.join(", ")}`;
-  $("game-info").textContent = `${g.ruleset.name} — ${g.ruleset.description}` +
+  $("game-info").textContent = `${g.ruleset.title || g.ruleset.name} — ${g.ruleset.description}` +
     (g.teams ? ` · teams ${g.owners.join(" vs ")}` : "") + ` · ${g.rounds_planned} rounds`;
   renderDeck();
   const rnd = openRound();

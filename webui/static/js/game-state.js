@@ -1,6 +1,6 @@
 // The game page's state: the game as the server last sent it, and the piles' drafts (what
 // this page knows of each pile beyond the server), with the questions the other modules ask.
-import { cardLabel } from "./cards.js";
+import { shortLabel } from "./cards.js";
 import { countKey, draftKey, loadCounts, loadDrafts, storeCounts, storeDrafts } from "./drafts.js";
 
 const root = document.getElementById("game");
@@ -146,7 +146,7 @@ export function usedFlags(owner) {
   return flags;
 }
 
-export function labelOf(code) { return cardLabel(state.deck, code).split(": ")[1] || code; }
+export function labelOf(code) { return shortLabel(state.deck, code); }
 
 // ------------------------------------------------------------------ the tab's storage
 // The open drafts go to this tab's sessionStorage on every render of the piles.

@@ -3,7 +3,7 @@
 // and pile drafts are game-state.js, capture game-capture.js, the writes game-edit.js and
 // the rendering game-render.js; this module loads the game and wires them together.
 import { api, toast } from "./api.js";
-import { loadCards } from "./cards.js";
+import { loadCards, useHwatu } from "./cards.js";
 import { endCapture, forgetCamera, photo, showSide, startCapture } from "./game-capture.js";
 import { addCard, confirmRound, correction, fixCard, loadDecks, replaceCard, savePile, setDeck, setLearn } from "./game-edit.js";
 import { actions, render } from "./game-render.js";
@@ -23,6 +23,7 @@ Object.assign(actions, {
 async function main() {
   state.deck = await loadCards();
   state.game = await api("GET", base);
+  useHwatu(state.deck, state.game.ruleset.game);
   const done = state.game.rounds.filter((r) => r.confirmed);
   if (done.length) state.lastResult = done[done.length - 1];
   $("confirm-round").addEventListener("click", confirmRound);

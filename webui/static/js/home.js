@@ -4,6 +4,7 @@ import { api, askFirst, count, el, localTime, toast } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
 let presets = [];
+let hwatu = null;         // the hwatu words (/api/cards), for a Korean-deck preset
 
 function players() {
   return [...document.querySelectorAll("#player-names input")].map((i) => i.value.trim());
@@ -32,6 +33,9 @@ function renderPlayers() {
   count.value = String(Math.min(Math.max(keep, p.min_players), p.max_players));
   $("rounds").value = p.default_rounds;
   $("preset-description").textContent = p.description;
+  // a hwatu table calls the first dealer 선 (the one table of words: /api/cards)
+  const seon = hwatu && hwatu.games.includes(p.game) ? hwatu.form.first_dealer : null;
+  $("first-dealer-label").textContent = seon ? `First dealer (${seon.text}) ` : "First dealer ";
   renderNames();
 }
 
@@ -115,7 +119,7 @@ async function loadGames() {
     askFirst(del, `Delete game ${g.id} for good`, `/api/games/${g.id}`, `game ${g.id} deleted`, loadGames);
     return el("tr", { dataset: { game: g.id } },
       el("td", { text: g.id }), el("td", { class: "started", title: g.created_at, text: localTime(g.created_at) }),
-      el("td", { text: g.preset }), el("td", { text: g.players.join(", ") }),
+      el("td", { text: presets.find((p) => p.name === g.preset)?.title || g.preset }), el("td", { text: g.players.join(", ") }),
       el("td", { text: `${g.rounds_confirmed}/${g.rounds_planned}${g.finished ? " (finished)" : ""}` }), actions);
   }));
 }
@@ -123,7 +127,8 @@ async function loadGames() {
 async function main() {
   const data = await api("GET", "/api/presets");
   presets = data.presets;
-  $("preset").replaceChildren(...presets.map((p) => el("option", { value: p.name, text: p.name })));
+  hwatu = (await api("GET", "/api/cards").catch(() => ({}))).hwatu || null;
+  $("preset").replaceChildren(...presets.map((p) => el("option", { value: p.name, text: p.title || p.name })));
   $("preset").value = data.default;
   $("preset").addEventListener("change", renderPlayers);
   $("player-count").addEventListener("change", renderNames);
