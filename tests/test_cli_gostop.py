@@ -43,3 +43,20 @@ def test_nobody_is_a_value_unless_a_player_has_that_name() -> None:
     assert schema["stopped_by"]["required"] and schema["stopped_by"]["nobody"] == "nobody (nagari)"
     assert [f.key for f in GostopContext.missing({})] == ["stopped_by"]
     assert GostopContext.missing({"outcome": "nagari"}) == []
+
+
+def test_texts_read_right() -> None:
+    """The junk yaku's label names its value (no '+1' running into the points); a loser's
+    pile that forms yaku says so without a minus; multipliers are written ×."""
+    junk = ["01-3", "01-4", "02-3", "02-4", "03-3", "03-4", "04-3", "04-4", "05-3", "05-4", "06-3"]
+    out = ok_json("score", "--rules", "gostop", "--pile", "A=" + ",".join(junk + ["08-1"]),
+                  "--pile", "B=04-2,05-2,07-2", "--pile", "C=", "--stopped-by", "A",
+                  "--set", "stop_minimum=2")
+    pi = out["results"]["A"]["yaku"][0]
+    assert pi["label"] == "Pi 피 (junk value 11)" and pi["points"] == 2
+    assert out["results"]["B"]["explanation"].endswith("; the pile forms 3 (chodan, not scored)")
+    text = run("score", "--rules", "gostop", "--pile", "A=" + ",".join(junk), "--pile", "B=",
+               "--pile", "C=", "--stopped-by", "nobody").stdout
+    assert "×2" in text and " x2" not in text
+    sakura = ok_json("score", "--rules", "sakura", "--pile", "A=01-1,01-2,02-2,03-2", "--pile", "B=")
+    assert "cards 0 \u2212 50 × 1 opponents' yaku" in sakura["results"]["B"]["explanation"]

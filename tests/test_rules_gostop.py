@@ -322,7 +322,7 @@ def test_baks_are_per_loser_and_zero_sum():
 def test_nagari_scores_nothing_and_the_dealer_deals_again():
     res = play({"A": DRY3, "B": ["12-1"], "C": []}, outcome="nagari")
     assert res.scores == {"A": 0, "B": 0, "C": 0} and res.winner is None
-    assert res.next_dealer == "A" and any("x2" in line for line in res.explanation)
+    assert res.next_dealer == "A" and any("×2" in line for line in res.explanation)
     res = play({"A": DRY3, "B": ["12-1"], "C": []})          # nobody stopped: a nagari
     assert res.winner is None
 

@@ -76,7 +76,7 @@ def to_csv(view: dict[str, Any]) -> str:
                 writer.writerow([_cell(v) for v in _gostop_row(view, rnd, owner, pile, total)])
                 continue
             res = (result.get("results") or {}).get(owner, {})
-            yaku = "; ".join(f"{y['label']} {y['points']} ({' '.join(y['cards'])})"
+            yaku = "; ".join(f"{y['label']}: {y['points']} ({' '.join(y['cards'])})"
                              for y in res.get("yaku", []))
             # Sakura's lightning (gaji) user also scores the field's leftovers of its month:
             # they count in card_points, so they are listed beside the pile

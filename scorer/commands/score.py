@@ -196,7 +196,7 @@ def format_result(res: RoundResult) -> str:
         ("mult" if multiplies else "penalty") + "  score"
     lines = [f"{res.ruleset} round, dealer {res.dealer}", head]
     for r in rows:
-        mid = f"x{r.multiplier:<3}" if multiplies else f"{r.penalty:>7}"
+        mid = f"×{r.multiplier:<3}" if multiplies else f"{r.penalty:>7}"
         lines.append(f"{r.owner:<{width}}  {r.card_points:>5}  {len(r.yaku):>4}  {mid}  "
                      f"{r.score:>5}")
     lines.append("")

@@ -73,15 +73,15 @@ OPTIONS: tuple[Option, ...] = (
            ("5", "5 (older ko.wikipedia text)")),
     choice("go_scheme", "double_from_3", "what go calls add (G2)",
            f"{S} 3, G2; FW-GS, BLOG-KJ, NAMU-3GO",
-           ("double_from_3", "+1 point per go; from the 3rd go (base + goes) x2^(n-2): "
-                             "x2, x4, x8"),
-           ("times_n_minus_1", "+1 per go; from the 3rd go x(n-1): x2, x3, x4 (EN-WP, "
+           ("double_from_3", "+1 point per go; from the 3rd go (base + goes) ×2^(n-2): "
+                             "×2, ×4, ×8"),
+           ("times_n_minus_1", "+1 per go; from the 3rd go ×(n-1): ×2, ×3, ×4 (EN-WP, "
                                "STOPGO)"),
            ("times_n_from_2", "1 go +1; from 2 goes the base x n, no bonus points "
                               "(FW-GS alternative)"),
-           ("flat_double", "+1 per go; x2 for three goes or more (P-ANDY)"),
-           ("capped_bonus", "bonus capped at +2, then x2^(n-2) (P-MICHAEL)"),
-           ("power_of_two", "the base x2^n, no bonus points (P-RABO)")),
+           ("flat_double", "+1 per go; ×2 for three goes or more (P-ANDY)"),
+           ("capped_bonus", "bonus capped at +2, then ×2^(n-2) (P-MICHAEL)"),
+           ("power_of_two", "the base ×2^n, no bonus points (P-RABO)")),
     integer("pibak_max", 5, "pi-bak: a loser whose junk value is at most this pays double "
             "when the winner scores pi (G4: 5 with 3 players, 7 with 2; 6 = 'at least 7 "
             "protects')", f"{S} 4.2, G4; FW-GS, NAMU-PIBAK, BLOG-SP", 0, 30),
@@ -114,13 +114,13 @@ OPTIONS: tuple[Option, ...] = (
            ("n_minus_4", "tti 10 - 4 = 6 (plus the dan sets)"),
            ("15", "tti 15 (older ko.wikipedia text)")),
     choice("shake", "double", "each shake (a triplet shown from the hand) of the winner "
-           "(G11)", f"{S} 4.1, G11; FW-GS", ("double", "x2 each"),
+           "(G11)", f"{S} 4.1, G11; FW-GS", ("double", "×2 each"),
            ("plus_one", "+1 point each (P-TAETO option)")),
     choice("bomb", "double", "each bomb of the winner (G12)", f"{S} 4.1, G12; FW-GS",
-           ("double", "x2 each"), ("as_shake", "counts as a shake (P-IPSE)"),
-           ("none", "no multiplier (P-TAETO)"), ("one_flag", "x2 once for any bombs "
+           ("double", "×2 each"), ("as_shake", "counts as a shake (P-IPSE)"),
+           ("none", "no multiplier (P-TAETO)"), ("one_flag", "×2 once for any bombs "
                                                            "(P-ANDY)")),
-    integer("meongtta_min", 7, "멍따: the winner's score x2 when he holds this many animals "
+    integer("meongtta_min", 7, "멍따: the winner's score ×2 when he holds this many animals "
             "(0: off) (G13)", f"{S} 4.1, G13; FW-GS, BLOG-US, NONGSARO", 0, 9),
     choice("meongbak", "off", "멍박: a loser with no animal pays double (G13)",
            f"{S} 4.1, G13; P-TAETO, P-BIPARK, FW-GS alt",
@@ -136,7 +136,7 @@ OPTIONS: tuple[Option, ...] = (
            ("any_bright", "the winner holds any bright and the loser none (P-RABO)"),
            ("off", "no gwang-bak")),
     choice("gwangbak_penalty", "double", "what gwang-bak costs (G14)",
-           f"{S} G14; FW-GS alt", ("double", "x2"), ("plus_2", "+2 points")),
+           f"{S} G14; FW-GS alt", ("double", "×2"), ("plus_2", "+2 points")),
     choice("gobak", "both_shares", "고박: a loser who had called go when another player "
            "stopped (3 players: pays both losers' shares; 2 players: pays double)",
            f"{S} 4.2; FW-GS Liability, NAMU-DOKBAK",
@@ -149,9 +149,9 @@ OPTIONS: tuple[Option, ...] = (
            ("last", "the last to call go (go_order)")),
     choice("nagari_multiplier", "double_each", "the carry after draws (G15)",
            f"{S} 4.1, G15; FW-GS, NAMU-NAGARI",
-           ("double_each", "x2 per draw just before, no cap"), ("cap_8", "capped at x8 "
+           ("double_each", "×2 per draw just before, no cap"), ("cap_8", "capped at ×8 "
                                                                          "(P-ITSENT)"),
-           ("cap_64", "capped at x64 (P-IPSE)"), ("flat_2", "x2 after any draws (P-ANDY)")),
+           ("cap_64", "capped at ×64 (P-IPSE)"), ("flat_2", "×2 after any draws (P-ANDY)")),
     choice("five_draws", "nothing", "five draws in a row (G17)", f"{S} 4.3, G17; FW-GS",
            ("nothing", "nothing special: the carry goes on doubling"),
            ("reset", "the carry starts again after five draws (FW-GS variant)")),
@@ -308,7 +308,7 @@ def _hit(yaku: Yaku, pile: set[str], animals: list[str], ribbons: list[str],
         if junk < 10:
             return None
         return YakuHit(name, points(yaku, rs, junk - 9), tuple(sorted(junk_cards)),
-                       f"{yaku.label} +{junk - 10}" if junk > 10 else yaku.label)
+                       yaku.label.replace("10+", str(junk)))
     if name == "godori" and rs["godori"] == "swallow_10" and SWALLOW in pile and \
             all(c in pile for c in BIRDS):
         return hit(yaku, rs, BIRDS + (SWALLOW,), default=10)
@@ -674,7 +674,7 @@ def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
     lines: list[str] = []
     winner = ctx.stopped_by if end != "nagari" else None
     if end == "nagari":
-        lines.append(f"nagari: nobody stopped; the next round is x"
+        lines.append(f"nagari: nobody stopped; the next round is ×"
                      f"{nagari_factor(ctx.nagari + 1, rs)}, the same dealer deals")
     elif end == "instant":
         assert winner is not None

@@ -141,7 +141,7 @@ def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
         elif zero_sum:
             penalty = sum(v for k, v in yaku_points.items() if k != side.name)
             score = cards - par + own * (sides - 1) - penalty
-            text = (f"(cards {cards} - par {par}) + yaku {own} x {sides - 1} - others' yaku "
+            text = (f"(cards {cards} − par {par}) + yaku {own} × {sides - 1} − others' yaku "
                     f"{penalty} = {score}")
         else:
             penalty = 0

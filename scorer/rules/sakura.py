@@ -210,7 +210,7 @@ def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
             score = pts - penalty
             who = "; ".join(f"{o}: {', '.join(y.name for n, y in against if n == o)}"
                             for o in dict.fromkeys(n for n, _ in against))
-            text = (f"cards {pts} - {_times([y for _, y in against])} opponents' yaku"
+            text = (f"cards {pts} − {_times([y for _, y in against])} opponents' yaku"
                     + (f" ({who})" if who else "") + f" = {score}")
         results[side.name] = PlayerResult(
             side.name, pts, own, penalty, 1, score, text, side.members,
@@ -250,10 +250,10 @@ def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
 
 
 def _times(hits: list[YakuHit]) -> str:
-    """``50 x 2`` when every yaku is worth the same (the usual case), else ``30 + 50``."""
+    """``50 × 2`` when every yaku is worth the same (the usual case), else ``30 + 50``."""
     worth = {y.points for y in hits}
     if len(worth) <= 1:
-        return f"{worth.pop() if worth else 50} x {len(hits)}"
+        return f"{worth.pop() if worth else 50} × {len(hits)}"
     return "(" + " + ".join(str(y.points) for y in hits) + ")"
 
 

@@ -181,7 +181,7 @@ function pointsTable(result, owners) {
       el("th", { text: owner + (result.winner === owner ? " ★" : "") }),
       el("td", { class: "num card-points", text: r.card_points ?? "" }),
       el("td", { class: "yaku" }, (r.yaku || []).length ? (r.yaku || []).map((y) =>
-        el("div", { class: "yaku-hit" }, el("b", { text: `${y.label} ${y.points}` }), ` (${y.cards.join(" ")})`)) : "—"),
+        el("div", { class: "yaku-hit" }, el("b", { text: `${y.label}: ${y.points}` }), ` (${y.cards.join(" ")})`)) : "—"),
       el("td", { class: "num penalty", text: r.penalty ? signed(-r.penalty) : "0" }),
       el("td", { class: "num score", text: signed(r.score) }));
   });
