@@ -60,3 +60,15 @@ def test_texts_read_right() -> None:
     assert "×2" in text and " x2" not in text
     sakura = ok_json("score", "--rules", "sakura", "--pile", "A=01-1,01-2,02-2,03-2", "--pile", "B=")
     assert "cards 0 \u2212 50 × 1 opponents' yaku" in sakura["results"]["B"]["explanation"]
+
+
+def test_errors_name_the_flags() -> None:
+    err = bad("score", *THREE, "--stopped-by", "A", "--goes", "B=1", needle="--rules")
+    assert err.startswith("hanafuda score: error: --stopped-by is for") and "gostop" in err
+    assert "stopped_by" not in err
+    err = bad("score", "--rules", "gostop", "--pile", "A=01-1,03-1,08-1", "--pile", "B=01-3",
+              "--pile", "C=01-4", "--stopped-by", "A", "--goes", "B=1", "--goes", "C=1",
+              needle="give --go-order")
+    assert "go_order" not in err
+    bad("score", "--rules", "koikoi", "--pile", "A=01-1", "--pile", "B=", "--goes", "A=1",
+        needle="--goes is for Go-Stop, not the rules koikoi")

@@ -8,10 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from scorer.cards import card
-from scorer.commands.context_args import add_context_args, context_from_args, pairs
+from scorer.commands.context_args import (add_context_args, check_flags_fit,
+                                          context_from_args, flag_words, pairs)
 from scorer.commands.rules import add_rules_args, ruleset_from_args
 from scorer.errors import InputError
 from scorer.rules import RoundInput, RoundResult, RuleSet, get_game, score_round
+from scorer.rules.context import reword
 
 ROUND_KEYS = ("rules", "preset", "options", "players", "piles", "teams", "dealer", "context")
 
@@ -172,6 +174,7 @@ def round_from_args(args: argparse.Namespace) -> tuple[RoundInput, RuleSet]:
     context.update(context_from_args(args))
     if not isinstance(players, list):
         raise InputError("players must be a list of names in turn order")
+    check_flags_fit(args, rs.game, rs.name)
     _say_required(context, rs, from_file=bool(args.round_file))
     return RoundInput(players, piles, dealer, teams, context), rs
 
@@ -214,7 +217,12 @@ def format_result(res: RoundResult) -> str:
 
 def _run(args: argparse.Namespace) -> int:
     inp, rs = round_from_args(args)
-    res = score_round(inp, rs)
+    try:
+        res = score_round(inp, rs)
+    except InputError as exc:       # the engine names context keys: name the flags
+        if args.round_file:         # (a round file's keys are what its writer typed)
+            raise
+        raise InputError(reword(str(exc), flag_words())) from None
     if args.json:
         print(json.dumps(res.to_dict(), ensure_ascii=False))
     else:

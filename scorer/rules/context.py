@@ -8,6 +8,7 @@ returns the typed value, and ``schema()`` is what the web page draws its form fr
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Mapping, Sequence, TypeVar, cast
 
@@ -37,7 +38,9 @@ class ContextField:
     left unsaid it would score a draw nobody called); the page and ``hanafuda score``
     refuse a round without it (``Context.missing``). ``nobody``: how the page names the
     explicit none of a ``player`` field ("nobody (nagari)"); the value ``nobody`` (or
-    null) says it.
+    null) says it. ``shown_with``: a per-player count field; the page shows this one,
+    among the fields in view, once two players have a count there (the go order, once
+    two players called go).
     """
 
     key: str
@@ -49,6 +52,7 @@ class ContextField:
     choices: tuple[str, ...] = ()
     required: bool = False
     nobody: str = ""
+    shown_with: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"key": self.key, "kind": self.kind, "label": self.label,
@@ -57,11 +61,27 @@ class ContextField:
             out["required"] = True
         if self.nobody:
             out["nobody"] = self.nobody
+        if self.shown_with:
+            out["shown_with"] = self.shown_with
         if self.minimum is not None:
             out["minimum"], out["maximum"] = self.minimum, self.maximum
         if self.choices:
             out["choices"] = list(self.choices)
         return out
+
+
+def reword(message: str, words: Mapping[str, str]) -> str:
+    """An engine message with each context key it names (``stopped_by``, ``go_order``;
+    ``goes`` in brackets) as the edge shows that field: a flag (``--stopped-by``) on the
+    command line, a label on the page. Keys stay keys where no word is given."""
+    def one(match: re.Match[str]) -> str:
+        return words.get(match.group(0), match.group(0))
+    keys = [k for k in words if "_" in k]
+    out = re.sub(r"(?<![\w-])(" + "|".join(map(re.escape, keys)) + r")(?![\w-])", one,
+                 message) if keys else message
+    for k in (k for k in words if "_" not in k):      # a plain word only as "(key)"
+        out = out.replace(f"({k})", f"({words[k]})")
+    return out
 
 
 def parse_name(value: Any, what: str) -> str:

@@ -87,3 +87,40 @@ def test_three_player_gostop_game_in_chromium(playwright_sync, tmp_path: Path) -
         assert len(csv_text.strip().splitlines()) == 1 + 9
         assert "pi-bak: Ann has 1 junk (at most 5)" in csv_text and "pi-bak: Cy has 6 junk" in csv_text
         browser.close()
+
+
+def test_go_order_shown_when_needed_and_errors_name_the_fields(playwright_sync, tmp_path: Path) -> None:
+    """The go order is in view once two players called go, not folded among the
+    optional facts; a refused confirm names the form's fields, not the API's keys."""
+    app = make_app(tmp_path)
+    with ServerThread(app) as server:
+        browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        page.goto(server.url + "/")
+        wait_ready(page)
+        page.select_option("#preset", "gostop")
+        for i, name in enumerate(("Ann", "Bob", "Cy"), start=1):
+            page.fill(f"input[name='player-{i}']", name)
+        page.click("#start-game")
+        page.wait_for_url(re.compile(r"/games/\d+$"))
+        wait_ready(page)
+        for owner, codes in {"Ann": ["01-1", "03-1", "08-1"], "Bob": ["01-3"], "Cy": ["01-4"]}.items():
+            page.click(f"article.pile[data-owner='{owner}'] button.add")
+            pick_several(page, codes)
+            save_pile(page, owner)
+        order = page.locator("label[data-shown-with='goes']")
+        assert order.is_hidden() and "Go order" in order.text_content()
+        page.select_option("#ctx-stopped_by", "Ann")
+        page.fill("[data-key='goes'][data-player='Bob']", "1")
+        assert order.is_hidden()                     # one caller: no order to give
+        page.fill("[data-key='goes'][data-player='Cy']", "2")
+        assert order.is_visible()
+        assert not page.locator("details.context-extra label[data-shown-with]").count()
+        page.click("#confirm-round")
+        page.wait_for_selector("#round-error:text('both called go')")
+        error = page.text_content("#round-error")
+        assert "“Go order”" in error and "go_order" not in error, error
+        page.fill("#ctx-go_order", "Cy, Bob")
+        page.click("#confirm-round")
+        page.wait_for_selector("#history details.round[data-round='1']")
+        browser.close()

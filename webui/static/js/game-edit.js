@@ -4,7 +4,7 @@ import { api, count, el, toast } from "./api.js";
 import { cardLabel, pickCard } from "./cards.js";
 import { $, base, draftOf, openDraft, openRound, pictures, pileOf, savedVersion, shownCodes, state,
   storeExpected, unsavedOwners, usedFlags } from "./game-state.js";
-import { context, missingContext, render, renderDeck, showRoundError } from "./game-render.js";
+import { context, formWords, missingContext, render, renderDeck, showRoundError } from "./game-render.js";
 
 // A 409 for a stale write: show the pile as it is now and what the refused change was.
 async function showStale(owner, err, change) {
@@ -121,5 +121,5 @@ export async function confirmRound() {
     if (data.learned) toast(`${count(data.learned, "card crop")} learned for deck ${data.game.deck}`);
     else if (data.learn_note) toast(data.learn_note);
     $("last-result").scrollIntoView({ block: "nearest" });
-  } catch (err) { showRoundError(err); }
+  } catch (err) { showRoundError(new Error(formWords(err.message))); }
 }

@@ -132,9 +132,29 @@ function renderContext() {
     const row = el("label", { title: f.help || "" }, word ? `${word.text} · ${f.label} ` : `${f.label} `);
     if (perPlayer) for (const p of state.game.players) row.append(` ${p} `, contextInput(f, p));
     else row.append(contextInput(f));
+    if (f.shown_with) {             // in view once it is needed (two players called go)
+      row.dataset.shownWith = f.shown_with;
+      box.append(row);
+      continue;
+    }
     (["player", "choice", "count", "count_per_player"].includes(f.kind) ? box : more).append(row);
   }
   if (more.children.length > 1) box.append(more);
+  box.oninput = showNeeded;
+  showNeeded();
+}
+
+// A field shown with a per-player count (the go order) appears once two players have
+// one, with those players as its example.
+function showNeeded() {
+  const box = $("round-context");
+  for (const row of box.querySelectorAll("[data-shown-with]")) {
+    const callers = [...box.querySelectorAll(`[data-key="${row.dataset.shownWith}"]`)]
+      .filter((i) => Number(i.value) > 0).map((i) => i.dataset.player);
+    row.hidden = callers.length < 2;
+    const input = row.querySelector("input");
+    if (input && callers.length >= 2) input.placeholder = `e.g. ${callers.join(", ")} (who called first)`;
+  }
 }
 
 export function context() {
@@ -151,6 +171,18 @@ export function context() {
     else if (kind === "players") { const names = value.split(",").map((n) => n.trim()).filter(Boolean); if (names.length) out[key] = names; }
     else if (kind === "codes") { const codes = value.split(/[\s,]+/).filter(Boolean); if (codes.length) out[key] = codes; }
     else out[key] = value || null;
+  }
+  return out;
+}
+
+// An engine message about the round form with its keys (stopped_by, go_order, "(goes)")
+// as the form's labels: the API names the keys, the page's user sees the labels.
+export function formWords(message) {
+  let out = message;
+  for (const f of state.game.context_fields || []) {
+    const label = `“${f.label}”`;
+    out = f.key.includes("_") ? out.replace(new RegExp(`(?<![\\w-])${f.key}(?![\\w-])`, "g"), label)
+      : out.replaceAll(`(${f.key})`, `(${label})`);
   }
   return out;
 }
