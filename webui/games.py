@@ -13,7 +13,7 @@ from typing import Any
 from scorer.errors import InputError
 from scorer.game import GameSetup
 from scorer.rules import get_ruleset, list_presets
-from scorer.rules.presets import preset_title
+from scorer.rules.presets import option_rows, preset_title
 from scorer.session import GameSession
 from scorer.store import Confirmation, GameRecord, GameStore, PileRecord
 from scorer.store.decks import DeckStore
@@ -26,7 +26,8 @@ MAX_LIST = 64
 
 def presets() -> list[dict[str, Any]]:
     """Every preset as the API gives it, with the title the page shows."""
-    return [{**rs.to_dict(), "title": preset_title(rs)} for rs in list_presets()]
+    return [{**rs.to_dict(), "title": preset_title(rs), "option_rows": option_rows(rs)}
+            for rs in list_presets()]
 
 
 def _clean_options(raw: Any) -> dict[str, str]:

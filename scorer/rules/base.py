@@ -45,6 +45,7 @@ class Game(Protocol):
     presets: tuple[Preset, ...]
     yaku: tuple[Yaku, ...]
     multiplies: bool               # does a round score carry a multiplier (Koi-Koi)?
+    option_groups: Mapping[str, str]   # option key -> the group the page folds it in
 
     @property
     def context(self) -> type[Context]:
@@ -88,6 +89,7 @@ class BaseGame:
     teams = False
     aliases: tuple[Alias, ...] = ()
     multiplies = False
+    option_groups: Mapping[str, str] = {}
 
     def check_round(self, rnd: CheckedRound, rs: RuleSet) -> None:
         return None

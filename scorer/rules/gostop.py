@@ -179,6 +179,18 @@ PRESETS: tuple[Preset, ...] = (
            {"stop_minimum": 7, "pibak_max": 7, "gobak": "double"}, (2, 2)),
 )
 
+#: How the page groups the house rules (RULES-gostop.md section 7's topics).
+OPTION_GROUPS = {
+    **dict.fromkeys(("stop_minimum", "go_scheme", "instant_win_points", "rounds"),
+                    "Stop and go (스톱, 고)"),
+    **dict.fromkeys(("sagwang", "godori", "willow_ribbon", "ten_ribbons", "sake_cup",
+                     "double_junk_animal", "bonus_cards", "bonus_junk"), "Card points"),
+    **dict.fromkeys(("shake", "bomb", "meongtta_min", "nagari_multiplier", "five_draws"),
+                    "Multipliers (흔들기, 폭탄, 나가리)"),
+    **dict.fromkeys(("pibak_max", "pibak_zero_exempt", "meongbak", "gwangbak",
+                     "gwangbak_penalty", "gobak", "gobak_liable"), "Baks (박)"),
+}
+
 OUTCOMES = ("stop", "nagari", "instant")
 
 
@@ -775,6 +787,7 @@ class Gostop(BaseGame):
     yaku = YAKU
     context = GostopContext
     multiplies = True
+    option_groups = OPTION_GROUPS
 
     card_values = staticmethod(card_values)
     find_yaku = staticmethod(find_yaku)

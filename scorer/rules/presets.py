@@ -140,11 +140,14 @@ def parse_set_args(items: list[str] | None) -> dict[str, str]:
 
 
 def option_rows(rs: RuleSet) -> list[dict[str, Any]]:
-    """Each option of the rule set's game with its value here and its default."""
+    """Each option of the rule set's game with its value here, its default and the
+    group the page folds it in."""
     rows = []
-    for opt in get_game(rs.game).options:
+    game = get_game(rs.game)
+    for opt in game.options:
         row = opt.to_dict()
         row["value"] = rs.options[opt.key]
+        row["group"] = game.option_groups.get(opt.key, "House rules")
         rows.append(row)
     for key in rs.options:
         if key.startswith((POINTS_PREFIX, SWITCH_PREFIX)):

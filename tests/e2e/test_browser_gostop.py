@@ -124,3 +124,40 @@ def test_go_order_shown_when_needed_and_errors_name_the_fields(playwright_sync, 
         page.click("#confirm-round")
         page.wait_for_selector("#history details.round[data-round='1']")
         browser.close()
+
+
+def test_a_house_rule_set_on_the_page_changes_the_score(playwright_sync, tmp_path: Path) -> None:
+    """Godori at 3 (a house rule chosen on the new-game form, FW-GS's variant) instead of
+    the preset's 5: the game keeps it, shows it, and the stopper receives 3 from each
+    loser instead of 5."""
+    app = make_app(tmp_path)
+    with ServerThread(app) as server:
+        browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.goto(server.url + "/")
+        wait_ready(page)
+        page.select_option("#preset", "gostop")
+        for i, name in enumerate(("Ann", "Bob", "Cy"), start=1):
+            page.fill(f"input[name='player-{i}']", name)
+        assert page.locator("#house-rules-body details.option-group").count() == 4
+        assert page.is_hidden("#house-rules-body select[data-key='godori']")      # folded
+        page.click("#house-rules-summary")
+        page.click("details.option-group[data-group='Card points'] > summary")
+        row = page.locator("#house-rules-body .option[data-key='godori']")
+        assert "the default; source: RULES-gostop 2, G6" in row.text_content()
+        page.select_option("#house-rules-body select[data-key='godori']", "3")
+        assert "1 changed (godori = 3)" in page.text_content("#house-rules-summary")
+        page.click("#start-game")
+        page.wait_for_url(re.compile(r"/games/\d+$"))
+        wait_ready(page)
+        assert "house rules: godori = 3" in page.text_content("#game-info")
+        for owner, codes in {"Ann": ["02-1", "04-1", "08-2"], "Bob": ["01-3"], "Cy": ["01-4"]}.items():
+            page.click(f"article.pile[data-owner='{owner}'] button.add")
+            pick_several(page, codes)
+            save_pile(page, owner)
+        page.select_option("#ctx-stopped_by", "Ann")
+        page.click("#confirm-round")
+        page.wait_for_selector("#history details.round[data-round='1']")
+        assert page.text_content("#standings tr[data-owner='Ann'] .total") == "6"     # 5 + 5 without it
+        assert page.text_content("#standings tr[data-owner='Bob'] .total") == shown(-3)
+        browser.close()

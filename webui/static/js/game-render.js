@@ -271,7 +271,8 @@ export function render() {
   $("round-error").textContent = "";       // an error is about the state before this change
   $("game-title").textContent = `Game ${g.id}: ${g.players.join(", ")}`;
   $("game-info").textContent = `${g.ruleset.title || g.ruleset.name} — ${g.ruleset.description}` +
-    (g.teams ? ` · teams ${g.owners.join(" vs ")}` : "") + ` · ${g.rounds_planned} rounds`;
+    (g.teams ? ` · teams ${g.owners.join(" vs ")}` : "") + ` · ${g.rounds_planned} rounds` +
+    ((g.ruleset.changed || []).length ? ` · house rules: ${g.ruleset.changed.map((k) => `${k} = ${g.ruleset.options[k]}`).join(", ")}` : "");
   renderDeck();
   const rnd = openRound();
   $("round-panel").hidden = !rnd;
