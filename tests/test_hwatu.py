@@ -29,9 +29,10 @@ def test_card_roles() -> None:
 
 
 def test_titles_and_the_api(tmp_path: Path) -> None:
-    assert preset_title(get_ruleset("gostop")) == "고스톱 Go-Stop (3 players)"
-    assert preset_title(get_ruleset("matgo")) == "맞고 Matgo (2 players)"
-    assert preset_title(get_ruleset("hanaawase-zero-sum")) == "Hana-Awase (zero sum)"
+    assert get_ruleset("gostop").title == "고스톱 Go-Stop (3 players)"
+    assert get_ruleset("matgo").title == "맞고 Matgo (2 players)"
+    assert get_ruleset("hanaawase-zero-sum").title == "Hana-Awase (zero sum)"
+    assert get_ruleset("koikoi").title == preset_title("koikoi", "Koi-Koi", 2, 2) == "Koi-Koi"
     client = make_app(tmp_path).test_client()
     words = client.get("/api/cards").json["hwatu"]
     assert words["months"]["11"]["number"] == 12 and words["order"][-2:] == [12, 11]
@@ -39,3 +40,16 @@ def test_titles_and_the_api(tmp_path: Path) -> None:
     assert words["games"] == ["gostop"]
     titles = {p["name"]: p["title"] for p in client.get("/api/presets").json["presets"]}
     assert titles["gostop"].startswith("고스톱") and titles["koikoi-modern"] == "Koi-Koi (modern)"
+
+
+def test_a_presets_options_for_the_form(tmp_path: Path) -> None:
+    client = make_app(tmp_path).test_client()
+    rows = client.get("/api/presets/matgo/options").json["options"]
+    by = {r["key"]: r for r in rows}
+    assert by["stop_minimum"]["value"] == 7 and by["stop_minimum"]["default"] == 3
+    assert by["pibak_max"]["group"] == "Baks (박)" and "G4" in by["pibak_max"]["source"]
+    assert {r["group"] for r in rows} >= {"Stop and go (스톱, 고)", "Card points"}
+    sakura = client.get("/api/presets/sakura/options").json["options"]
+    assert {r["group"] for r in sakura} == {"House rules"}
+    r = client.get("/api/presets/nope/options")
+    assert r.status_code == 400 and "unknown rules preset" in r.json["error"]

@@ -12,6 +12,7 @@ from scorer import hwatu
 from scorer.cards import DECK, MONTHS
 from scorer.errors import InputError
 from scorer.field_accuracy import field_accuracy
+from scorer.rules import get_ruleset, option_rows
 from scorer.session import GameSession
 from scorer.store import GameNotFound
 from webui import decks, export, games
@@ -62,6 +63,13 @@ def cards() -> Response:
 @bp.get("/presets")
 def presets() -> Response:
     return jsonify({"presets": games.presets(), "default": "sakura"})
+
+
+@bp.get("/presets/<name>/options")
+def preset_options(name: str) -> Response:
+    """One preset's options as the new-game form folds them (``hanafuda rules PRESET``'s
+    rows: value here, default, help, source, allowed values, group)."""
+    return jsonify({"preset": name, "options": option_rows(get_ruleset(name))})
 
 
 @bp.post("/detect")

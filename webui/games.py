@@ -13,7 +13,6 @@ from typing import Any
 from scorer.errors import InputError
 from scorer.game import GameSetup
 from scorer.rules import get_ruleset, list_presets
-from scorer.rules.presets import option_rows, preset_title
 from scorer.session import GameSession
 from scorer.store import Confirmation, GameRecord, GameStore, PileRecord
 from scorer.store.decks import DeckStore
@@ -25,9 +24,7 @@ MAX_LIST = 64
 
 
 def presets() -> list[dict[str, Any]]:
-    """Every preset as the API gives it, with the title the page shows."""
-    return [{**rs.to_dict(), "title": preset_title(rs), "option_rows": option_rows(rs)}
-            for rs in list_presets()]
+    return [rs.to_dict() for rs in list_presets()]
 
 
 def _clean_options(raw: Any) -> dict[str, str]:
@@ -100,7 +97,7 @@ def view(session: GameSession, crops: bool = True) -> dict[str, Any]:
     out = game.to_dict(crops)
     out["owners"] = session.owners
     out["finished"] = session.finished
-    out["ruleset"] = {**session.ruleset.to_dict(), "title": preset_title(session.ruleset)}
+    out["ruleset"] = session.ruleset.to_dict()
     out["context_fields"] = session.context_fields()
     out["context_defaults"] = session.context_defaults(open_round) if open_round else {}
     out["open_round"] = open_round

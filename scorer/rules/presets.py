@@ -23,15 +23,15 @@ PRESETS: dict[str, Preset] = {p.name: p for game in GAMES.values() for p in game
 DEFAULT_PRESET = "sakura"
 
 
-def preset_title(rs: RuleSet) -> str:
+def preset_title(name: str, game_title: str, low: int, high: int) -> str:
     """What a person reads for a preset: ``고스톱 Go-Stop (3 players)``, ``Koi-Koi
     (modern)``, ``Hana-Awase (zero sum)`` (the key stays the preset's name)."""
-    players = (f" ({rs.min_players} players)" if rs.min_players == rs.max_players
-               else f" ({rs.min_players}-{rs.max_players} players)")
-    if rs.name in hwatu.PRESETS:
-        return hwatu.PRESETS[rs.name].text + players
-    rest = rs.name.removeprefix(rs.game).strip("-").replace("-", " ")
-    return get_game(rs.game).title + (f" ({rest})" if rest else "")
+    if name in hwatu.PRESETS:
+        return hwatu.PRESETS[name].text + (f" ({low} players)" if low == high
+                                           else f" ({low}-{high} players)")
+    game = game_title.lower().replace("-", "")
+    rest = name.removeprefix(game).strip("-").replace("-", " ")
+    return game_title + (f" ({rest})" if rest else "")
 
 
 def yaku_names(game: str) -> tuple[str, ...]:
@@ -120,7 +120,7 @@ def get_ruleset(name: str | None = None, overrides: Mapping[str, Any] | None = N
     changed = tuple(k for k in values if k not in base or values[k] != base[k])
     low, high = preset.players or (game.min_players, game.max_players)
     return RuleSet(preset.name, preset.game, preset.description, FrozenOptions(values),
-                   changed, low, high)
+                   changed, low, high, preset_title(preset.name, game.title, low, high))
 
 
 def list_presets() -> list[RuleSet]:

@@ -32,7 +32,7 @@ function renderPlayers() {
   for (let n = p.min_players; n <= p.max_players; n++) count.append(el("option", { value: n, text: n }));
   count.value = String(Math.min(Math.max(keep, p.min_players), p.max_players));
   $("rounds").value = p.default_rounds;
-  renderOptions();
+  renderOptions().catch((err) => toast(`house rules: ${err.message}`, true));
   $("preset-description").textContent = p.description;
   // a hwatu table calls the first dealer 선 (the one table of words: /api/cards)
   const seon = hwatu && hwatu.games.includes(p.game) ? hwatu.form.first_dealer : null;
@@ -42,9 +42,15 @@ function renderPlayers() {
 
 // The chosen preset's options, grouped and folded: each with what it means, the
 // preset's value, the game's default and its source. A changed one is marked and sent.
-function renderOptions() {
+const optionRows = new Map();     // preset -> its option rows (/api/presets/<name>/options)
+
+async function renderOptions() {
   const p = currentPreset();
-  const rows = (p.option_rows || []).filter((o) => o.key !== "rounds");   // Rounds is above
+  if (!optionRows.has(p.name)) {
+    optionRows.set(p.name, (await api("GET", `/api/presets/${encodeURIComponent(p.name)}/options`)).options);
+  }
+  if (currentPreset() !== p) return;          // another preset was chosen meanwhile
+  const rows = optionRows.get(p.name).filter((o) => o.key !== "rounds");   // Rounds is above
   const groups = new Map();
   for (const o of rows) {
     if (!groups.has(o.group)) groups.set(o.group, []);
@@ -200,6 +206,7 @@ async function main() {
   $("player-count").addEventListener("change", renderNames);
   $("new-game-form").addEventListener("submit", submit);
   renderPlayers();
+  await renderOptions().catch(() => {});
   await loadDecks().catch((err) => toast(`decks: ${err.message}`, true));
   await loadGames();
   document.body.dataset.ready = "1";
