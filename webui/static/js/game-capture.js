@@ -2,8 +2,8 @@
 // draft) or from an uploaded photo, and the side panel that shows either.
 import { count, toast } from "./api.js";
 import { LiveCapture, detectPhoto, drawBoxes } from "./camera.js";
-import { checkFirst, followCamera } from "./piles.js";
-import { $, draftOf, labelOf, openDraft, pileOf, shownCodes, state } from "./game-state.js";
+import { followCamera } from "./piles.js";
+import { $, checksOf, draftOf, labelOf, openDraft, pileOf, shownCodes, state } from "./game-state.js";
 import { shrinkPhoto, tooLargeText } from "./shrink.js";
 import { render, renderDeck, renderPiles, showRoundError } from "./game-render.js";
 
@@ -41,7 +41,7 @@ function liveCapture() {
         const owner = state.capturing;
         endCapture(true);
         const codes = shownCodes(owner);
-        const marked = checkFirst(codes, pileOf(owner).confidences(), state.deck, pileOf(owner).rivals()).size;
+        const marked = checksOf(owner, state.deck).size;
         toast(`${owner}: ${count(codes.length, "card")} captured — ` +
           (marked ? `check the ${marked === 1 ? "marked one" : `${marked} marked ones`}, then save` : "save the pile"));
       },
@@ -76,7 +76,11 @@ export async function startCapture(owner) {
     if (!cam.stream) await cam.start($("camera-select").value || null);
     if (state.capturing === owner) { cam.begin(); showCapture(owner); }   // the video has its size now
   } catch (err) {
-    $("camera-status").textContent = `camera unavailable: ${err.message}`;
+    const why = err.name === "NotFoundError" ? "no camera found" : err.name === "NotAllowedError"
+      ? "the camera was not allowed" : err.message;
+    $("capture-progress").textContent = "no camera";
+    $("camera-status").textContent = `camera unavailable: ${why}. Use Upload photo (a photo taken with any camera) or Add cards instead.`;
+    toast(`camera unavailable: ${why} — use Upload photo instead`, true);
   }
 }
 

@@ -118,8 +118,10 @@ export async function confirmRound() {
     state.lastResult = data.round;
     state.game = data.game;
     render();
-    if (data.learned) toast(`${count(data.learned, "card crop")} learned for deck ${data.game.deck}`);
-    else if (data.learn_note) toast(data.learn_note);
+    const done = `Round ${data.round.number} confirmed: ${data.round.result.winner ? `${data.round.result.winner} wins it` : "nobody won it"}`;
+    if (data.learned) toast(`${done}; ${count(data.learned, "card crop")} learned for deck ${data.game.deck}`);
+    else if (data.learn_note) toast(`${done}; ${data.learn_note}`);
+    else toast(done);          // replaces any toast left, a refused attempt's among them
     $("last-result").scrollIntoView({ block: "nearest" });
   } catch (err) { showRoundError(new Error(formWords(err.message))); }
 }

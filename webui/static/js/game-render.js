@@ -4,9 +4,9 @@
 import { count, el, signed, toast } from "./api.js";
 import { runningChart } from "./chart.js";
 import { cardLabel, colourChip, monthLabel, monthOrder, roleOf } from "./cards.js";
-import { checkFirst, countNote } from "./piles.js";
+import { countNote } from "./piles.js";
 import { gostopTable } from "./result-gostop.js";
-import { $, draftOf, openRound, otherOwnerOf, pileOf, shownCodes, state, storeExpected, storePiles } from "./game-state.js";
+import { $, checksOf, draftOf, openRound, otherOwnerOf, pileOf, shownCodes, state, storeExpected, storePiles } from "./game-state.js";
 
 // The pile buttons: capture(owner), photo(owner), add(owner), fix(owner, code),
 // replace(owner, code, pick), remove(owner, code), save(owner), discard(owner).
@@ -42,7 +42,8 @@ function cardItem(owner, code, editable, reasons) {
     el("span", { class: "name", text: cardLabel(state.deck, code) }),
     roleOf(state.deck, code) ? el("span", { class: "role", title: roleOf(state.deck, code).roman, text: roleOf(state.deck, code).korean }) : null,
     p !== undefined ? el("span", { class: "conf" + (why.some((w) => w.startsWith("unsure")) ? " low" : ""), text: `${Math.round(p * 100)}%` }) : null,
-    why.length ? el("span", { class: "flag check-flag", title: why.join("; "), text: "check" }) : null,
+    why.length ? el("button", { type: "button", class: "flag check-flag", title: `${why.join("; ")} — click once you have checked it`,
+      onclick: () => { pileOf(owner).checked.add(code); renderPiles(); } }, "check ✓") : null,
     offer && editable ? el("button", { type: "button", class: "rival", title: `the camera also read it as ${offer} ${cardLabel(state.deck, offer)}: swap`,
       onclick: () => actions.replace(owner, code, offer) }, `${offer}?`) : null,
     other ? el("span", { class: "flag", text: `also in ${other}'s pile` }) : null,
@@ -66,6 +67,15 @@ function countField(owner, found, marked) {
   return el("div", { class: "count" }, el("label", {}, "How many cards in this pile? ", input), " ", note);
 }
 
+// How a saved pile came: "photo" when the photo found most of it, else by hand, with
+// what the camera or photo found ("by hand; the photo found 4 of 14").
+function savedHow(saved) {
+  if (saved.source === "manual" || !saved.codes.length) return "by hand";
+  const found = saved.codes.filter((c) => (saved.detected || []).includes(c)).length;
+  return found * 2 > saved.codes.length ? saved.source
+    : `by hand; the ${saved.source} found ${found} of ${saved.codes.length}`;
+}
+
 export function renderPiles() {
   const rnd = openRound();
   const box = $("piles");
@@ -75,9 +85,9 @@ export function renderPiles() {
     const draft = draftOf(owner);
     const saved = rnd.piles[owner];
     const codes = shownCodes(owner);
-    const reasons = checkFirst(codes, pileOf(owner).confidences(), state.deck, pileOf(owner).rivals());
+    const reasons = checksOf(owner, state.deck);
     const status = draft ? (state.capturing === owner ? "capturing…" : "not saved yet")
-      : saved ? `saved (${saved.source})` : "no pile yet";
+      : saved ? `saved (${savedHow(saved)})` : "no pile yet";
     const checks = reasons.size ? ` · ${reasons.size} to check` : "";
     return el("article", { class: "pile" + (draft ? " draft" : saved ? " saved" : "") + (state.capturing === owner ? " capturing" : ""), dataset: { owner } },
       el("header", {}, el("h3", { text: owner }), el("span", { class: "status", text: `${count(codes.length, "card")}${checks} · ${status}` })),
@@ -280,6 +290,8 @@ export function render() {
     $("round-title").textContent = `Round ${rnd.number} of ${g.rounds_planned}`;
     $("round-info").textContent = `Dealer: ${g.dealer}. Capture each pile, fix any card, save it, then confirm the round.`;
     renderPiles();
+    const ready = g.owners.every((o) => rnd.piles[o] && !draftOf(o));
+    $("confirm-round").classList.toggle("primary", ready);    // red once every pile is saved
     if (!$("round-context").dataset.round || $("round-context").dataset.round !== String(rnd.number)) {
       renderContext();
       $("round-context").dataset.round = String(rnd.number);

@@ -1,6 +1,7 @@
 // The game page's state: the game as the server last sent it, and the piles' drafts (what
 // this page knows of each pile beyond the server), with the questions the other modules ask.
 import { shortLabel } from "./cards.js";
+import { checkFirst } from "./piles.js";
 import { countKey, draftKey, loadCounts, loadDrafts, storeCounts, storeDrafts } from "./drafts.js";
 
 const root = document.getElementById("game");
@@ -19,6 +20,7 @@ class PileDraft {
     this.source = null;
     this.cards = new Map();
     this.note = "";           // why the last photo of this pile was not read (shown beside it)
+    this.checked = new Set(); // codes whose "check" mark the player dismissed
   }
 
   get open() { return this.codes !== null; }
@@ -55,6 +57,7 @@ class PileDraft {
   // Drop the draft and what the camera said of the cards; the crops stay (pictures).
   forget() {
     this.close();
+    this.checked.clear();
     for (const card of this.cards.values()) { delete card.conf; delete card.rival; }
   }
 
@@ -78,6 +81,12 @@ export const state = {
   lastResult: null,
   deckFallback: null,     // why the game's deck profile is not used this session (the server's message)
 };
+
+// What to check first in the owner's pile (piles.js checkFirst), less the marks dismissed.
+export function checksOf(owner, deck) {
+  const pile = pileOf(owner);
+  return checkFirst(shownCodes(owner), pile.confidences(), deck, pile.rivals(), pile.checked);
+}
 
 export function pileOf(owner) {
   if (!state.piles.has(owner)) state.piles.set(owner, new PileDraft());
