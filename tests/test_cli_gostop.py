@@ -72,3 +72,27 @@ def test_errors_name_the_flags() -> None:
     assert "go_order" not in err
     bad("score", "--rules", "koikoi", "--pile", "A=01-1", "--pile", "B=", "--goes", "A=1",
         needle="--goes is for Go-Stop, not the rules koikoi")
+
+
+def test_help_has_go_stop_and_matgo_examples_that_run() -> None:
+    top = run("--help").stdout
+    assert "Go-Stop" in top and "--rules gostop" in top
+    helptext = run("score", "--help").stdout
+    assert '"go_order"' in helptext and '"shakes"' in helptext and "nobody" in helptext
+    for line in ("pi and ssangpi mean", "locked means animal", "chongtong"):
+        assert line in " ".join(helptext.split()), line
+    examples = [line.strip() for line in helptext.replace("\\\n", " ").splitlines()
+                if line.strip().startswith("hanafuda score --rules") and
+                ("gostop" in line or "matgo" in line)]
+    assert len(examples) == 2
+    for example in examples:
+        proc = run(*example.split()[1:])
+        assert proc.returncode == 0 and "wins the round" in proc.stdout, (example, proc.stderr)
+
+
+def test_a_losers_shake_is_refused_and_bonus_junk_is_shown() -> None:
+    err = bad("score", "--rules", "gostop", *THREE, "--stopped-by", "A", "--shakes", "B=1",
+              needle="B's 1 shake does not count: only the winner's shakes multiply")
+    assert err.endswith("leave it out of --shakes")
+    out = run("score", "--rules", "gostop", *THREE, "--stopped-by", "A", "--bonus-junk", "C=2")
+    assert "C: pays 3 × 2 gwang-bak = 6; 2 bonus junk counted among its 3 junk" in out.stdout

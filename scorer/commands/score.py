@@ -13,6 +13,7 @@ from scorer.commands.context_args import (add_context_args, check_flags_fit,
 from scorer.commands.rules import add_rules_args, ruleset_from_args
 from scorer.errors import InputError
 from scorer.rules import RoundInput, RoundResult, RuleSet, get_game, score_round
+from scorer.rules import gostop
 from scorer.rules.context import reword
 
 ROUND_KEYS = ("rules", "preset", "options", "players", "piles", "teams", "dealer", "context")
@@ -24,6 +25,15 @@ examples:
       --team A+C --team B+D --dealer B
   hanafuda score --rules koikoi --pile A=01-1,03-1,08-1 --pile B=09-1 \\
       --stopped-by A --koikoi-calls B=1
+  Go-Stop (3 players): Ann stops with three brights; Bob had called go once (he
+  pays both shares: go-bak); Cy holds a bright (no gwang-bak for him):
+  hanafuda score --rules gostop --pile Ann=01-1,03-1,08-1 --pile Bob=10-3 \\
+      --pile Cy=12-1,10-4 --stopped-by Ann --goes Bob=1
+  Matgo (2 players, stop at 7): Ann stops after one go with a shake:
+  hanafuda score --rules matgo --pile Ann=01-1,03-1,08-1,02-1,04-1,08-2 \\
+      --pile Bob=01-3 --stopped-by Ann --goes Ann=1 --shakes Ann=1
+  A draw (nagari): --stopped-by nobody. House rules: --set stop_minimum=5
+  (hanafuda rules gostop lists them).
   hanafuda score round.json --json
 
 ROUND.json (every key but piles is optional):
@@ -40,6 +50,17 @@ ROUND.json (every key but piles is optional):
                "teyaku": {"A": "teshi"},   dealt-hand yaku: teshi|kuttsuki|both;
                "leftovers": ["05-3"],      cards left on the field,
                "gaji_month": 5}}           Sakura: month the lightning took from hand
+  Go-Stop and Matgo ("rules": "gostop" or "matgo"; "stopped_by" is required, null
+  or "nobody" for a nagari):
+   "context": {"stopped_by": "Ann",       who stopped (or won at once),
+               "outcome": "stop",          stop | nagari | instant (default: from stopped_by),
+               "goes": {"Bob": 1},         go calls per player,
+               "go_order": ["Bob", "Cy"],  who called go first (when two did),
+               "shakes": {"Ann": 1},       the winner's shakes (흔들기),
+               "bombs": {"Ann": 0},        the winner's bombs (폭탄),
+               "nagari": 1,                draws just before (default: none),
+               "sake_cup": {"Ann": "junk"},  what 09-1 was declared: animal | junk,
+               "bonus_junk": {"Cy": 2}}    junk value of bonus (joker) cards per pile
   Command-line --rules/--set/--rules-file override the file's rules and options, and
   the context options (one per context key, e.g. --stopped-by, --koikoi-calls) the
   file's context.
@@ -51,6 +72,10 @@ the dealer, then to the next in turn order (Sakura: the dealer's right).
 JSON output: {"rules", "game", "dealer", "results": {owner: {"owner", "members",
 "cards", "card_points", "yaku", "yaku_points", "penalty", "multiplier", "score",
 "explanation"}}, "scores", "winner", "tied", "next_dealer", "award", "explanation"}.
+Go-Stop: card_points is a pile's base points, penalty what a loser pays, and each
+result has "details": {"role", "points" (by role: gwang, yeol, tti, pi), "base",
+"counts", "bonus_junk", "goes", "shakes", "bombs", "factors", "baks": [{"name",
+"korean", "applies", "reason"}], "pays" | "receives"}.
 """
 
 
@@ -223,6 +248,11 @@ def _run(args: argparse.Namespace) -> int:
         if args.round_file:         # (a round file's keys are what its writer typed)
             raise
         raise InputError(reword(str(exc), flag_words())) from None
+    if rs.game == "gostop":         # a loser's shakes or bombs: said, not dropped silently
+        ctx = gostop.GostopContext.parse(inp.context, inp.players)
+        for key, why in gostop.ignored_counts(ctx, res.winner if gostop.outcome(ctx) ==
+                                              "stop" else None):
+            raise InputError(f"{why}: leave it out of --{key}")
     if args.json:
         print(json.dumps(res.to_dict(), ensure_ascii=False))
     else:

@@ -214,7 +214,8 @@ class GostopContext(Context):
                      required=True, nobody="nobody (nagari)"),
         ContextField("outcome", "choice", "Outcome",
                      "stop, nagari (a draw: nobody stopped) or instant (chongtong, three "
-                     "ppeok); default: stop when someone stopped, else nagari",
+                     "ppeok); default: stop when someone stopped, else nagari; chongtong "
+                     "and three_ppeok also mean instant, draw nagari",
                      choices=OUTCOMES),
         ContextField("goes", "count_per_player", "Go calls",
                      "how many times each player called go", 0, MAX_CALLS),
@@ -229,7 +230,8 @@ class GostopContext(Context):
                      "how many nagari (draws) came just before this round", 0, 48),
         ContextField("sake_cup", "choice_per_player", "Sake cup",
                      "what the owner declared the sake cup 09-1 to be (default: the "
-                     "scorekeeper's best reading)", choices=ROLES),
+                     "scorekeeper's best reading); the old names pi and ssangpi mean "
+                     "junk, locked means animal", choices=ROLES),
         ContextField("bonus_junk", "count_per_player",
                      "Bonus junk (joker cards: the camera does not read them)",
                      "the junk value of the bonus cards in each pile (2 or 3 each)", 0, 99),
@@ -675,6 +677,21 @@ def _stop(rnd: CheckedRound, rs: RuleSet, tallies: dict[str, list[Tally]],
     return Stopped(scores, texts, mults, w, shares, liable)
 
 
+def ignored_counts(ctx: GostopContext, winner: str | None) -> list[tuple[str, str]]:
+    """(context key, why) for each player's shakes and bombs that do not count: only the
+    winner's multiply (RULES-gostop.md 4.1), and in a nagari or an instant win nobody's.
+    ``hanafuda score`` refuses them; the round's explanation says so."""
+    out = []
+    for key, what in (("shakes", "shake"), ("bombs", "bomb")):
+        for p, n in getattr(ctx, key).items():
+            if n and p != winner:
+                why = f"only the winner's {key} multiply ({winner} stopped)" if winner \
+                    else f"nobody stopped, so no {key} count"
+                out.append((key, f"{p}'s {n} {what}{'s do' if n != 1 else ' does'} not "
+                                 f"count: {why}"))
+    return out
+
+
 def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
     ctx = cast(GostopContext, rnd.context)
     tallies = _readings(rnd, rs)
@@ -708,6 +725,9 @@ def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
         if p != winner and own[p].base:
             texts[p] += f"; the pile forms {own[p].base} (" + ", ".join(
                 h.name for h in own[p].hits) + ", not scored)"
+        if ctx.bonus_junk.get(p):
+            texts[p] += f"; {ctx.bonus_junk[p]} bonus junk counted among its {own[p].junk} junk"
+    lines += [why for _, why in ignored_counts(ctx, winner if end == "stop" else None)]
     results = {s.name: PlayerResult(
         s.name, own[s.name].base, counted[s.name], max(0, -scores[s.name]), mults[s.name],
         scores[s.name], texts[s.name], s.members, tuple(sorted(s.codes)),
