@@ -19,7 +19,8 @@ import cv2
 import numpy as np
 from scorer.cards import CODES, card
 from scorer.errors import InputError
-from scorer.store.decks import DeckCard, DeckNotFound, DeckRecord, check_name, png_url
+from scorer.store.decks import (DeckCard, DeckNotFound, DeckRecord, check_name, clean_name,
+                                png_url)
 from scorer.vision.detector import CardDetector
 from scorer.vision.enrol import check_once, enrol_images, scan_code
 from scorer.vision.image import ImageLimits, ImageTooLarge, Upload, decode
@@ -190,7 +191,7 @@ def _cards(body: Any) -> list[tuple[str, str, Upload]]:
 def save(name: Any, body: Any, create: bool = False) -> DeckRecord:
     """Store the confirmed cards as deck ``name`` (replacing its cards); ``create``: only
     as a new deck (409 if the name is taken). Embedded and saved as the command does."""
-    check_name(name)
+    name = clean_name(name) if create else check_name(name)
     det = _detector()
     sent = _cards(body)
     if create and name in enrolled_decks().store.names():

@@ -54,13 +54,13 @@ def _run(args: argparse.Namespace) -> int:
 
     from scorer.enrolled import EnrolledDecks
     from scorer.store import default_db_path
-    from scorer.store.decks import DeckCard, DeckStore, check_name
+    from scorer.store.decks import DeckCard, DeckStore, clean_name
     from scorer.vision import Detector
     from scorer.vision.enrol import enrol_paths
     from scorer.vision.profile import require_embedding
 
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
-    check_name(args.name)
+    args.name = clean_name(args.name)
     det = Detector(args.model)
     require_embedding(det)
     if not args.paths and not args.from_games:

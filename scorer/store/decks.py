@@ -69,6 +69,14 @@ class DeckRecord:
                           for c in self.cards]}
 
 
+def clean_name(name: Any) -> str:
+    """A new deck's name as stored: trimmed, inner runs of spaces as one, then checked
+    (``"home "`` and ``"home  "`` are ``home``; the page trims the same way)."""
+    if isinstance(name, str):
+        name = " ".join(name.split())
+    return check_name(name)
+
+
 def check_name(name: str) -> str:
     if not isinstance(name, str) or not NAME.fullmatch(name):
         raise InputError("a deck name is 1-40 letters, digits, spaces, '.', '_' or '-', "
