@@ -11,7 +11,7 @@ from scorer.rules.base import MAX_ROUNDS, BaseGame, Preset
 from scorer.rules.ruleset import RuleSet
 from scorer.rules.context import Context, ContextField
 from scorer.rules.options import Alias, Option, boolean, choice, integer
-from scorer.rules.records import PileSummary, PlayerResult, RoundResult, YakuHit
+from scorer.rules.records import PileSummary, PlayerResult, RoundResult, YakuHit, number_text
 from scorer.rules.sides import CheckedRound
 from scorer.rules.viewing import rain_option, rained_off
 from scorer.rules.yaku import Yaku, enabled, first_of_groups, hit
@@ -142,7 +142,7 @@ def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
             penalty = sum(v for k, v in yaku_points.items() if k != side.name)
             score = cards - par + own * (sides - 1) - penalty
             text = (f"(cards {cards} − par {par}) + yaku {own} × {sides - 1} − others' yaku "
-                    f"{penalty} = {score}")
+                    f"{penalty} = {number_text(score)}")
         else:
             penalty = 0
             score = cards + own

@@ -8,6 +8,12 @@ from typing import Any, Mapping
 from scorer.rules.context import Context
 
 
+def number_text(n: int) -> str:
+    """A whole number as the explanations write it: a negative with the minus sign
+    (U+2212), as the page writes scores (``−15``, not ``-15``)."""
+    return f"\u2212{-n}" if n < 0 else str(n)
+
+
 @dataclass(frozen=True)
 class YakuHit:
     """One yaku found in a pile.

@@ -15,7 +15,7 @@ from scorer.rules.base import MAX_ROUNDS, BaseGame, Preset
 from scorer.rules.ruleset import RuleSet
 from scorer.rules.context import Context, ContextField
 from scorer.rules.options import Option, choice, integer
-from scorer.rules.records import PileSummary, PlayerResult, RoundResult, YakuHit
+from scorer.rules.records import PileSummary, PlayerResult, RoundResult, YakuHit, number_text
 from scorer.rules.sides import CheckedRound, Side
 from scorer.rules.validate import check_deal_points
 from scorer.rules.yaku import Yaku, enabled, hit
@@ -211,7 +211,7 @@ def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
             who = "; ".join(f"{o}: {', '.join(y.name for n, y in against if n == o)}"
                             for o in dict.fromkeys(n for n, _ in against))
             text = (f"cards {pts} − {_times([y for _, y in against])} opponents' yaku"
-                    + (f" ({who})" if who else "") + f" = {score}")
+                    + (f" ({who})" if who else "") + f" = {number_text(score)}")
         results[side.name] = PlayerResult(
             side.name, pts, own, penalty, 1, score, text, side.members,
             tuple(sorted(side.codes)))

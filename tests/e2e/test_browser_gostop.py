@@ -11,7 +11,7 @@ import cv2
 
 from e2e_harness import ServerThread, write_y4m
 from gate import SCENE_JPEG
-from test_browser import launch, pick_several, save_pile, shown, wait_ready
+from test_browser import launch, pick_several, save_pile, screenshot_path, shown, wait_ready
 from tests.web_helpers import make_app
 
 TEN_PI = ["01-3", "01-4", "02-3", "02-4", "03-3", "03-4", "04-3", "04-4", "05-3", "05-4"]
@@ -77,6 +77,7 @@ def test_three_player_gostop_game_in_chromium(playwright_sync, tmp_path: Path) -
         assert ann.locator("td.score").text_content() == shown(-6)
         assert "✗ escaped 피박 pibak: Cy has 6 junk (more than 5)" in \
             table.locator("tr[data-owner='Cy'] li.bak.escaped").text_content()
+        page.locator("#last-result").screenshot(path=str(screenshot_path("screenshot-gostop.png", tmp_path)))
         totals = {p: sum(s[p] for s in SCORES) for p in ("Ann", "Bob", "Cy")}
         assert totals == {"Ann": 18, "Bob": -15, "Cy": -3}
         for owner, total in totals.items():

@@ -12,7 +12,7 @@ import pytest
 
 from e2e_harness import ServerThread, write_y4m
 from gate import SCENE_JPEG
-from test_browser import launch, wait_ready
+from test_browser import launch, screenshot_path, wait_ready
 from tests.web_helpers import FakeDetector, make_app
 
 VIEWPORTS = [(390, 844), (1280, 720)]
@@ -64,6 +64,8 @@ def test_game_page_fits_the_window(playwright_sync, tmp_path: Path, width: int, 
         page.wait_for_selector("#photo-panel:not([hidden])")
         page.wait_for_selector(f"article.pile.draft[data-owner='{owner}'] li.card-item")
         fits(page, "after upload")
+        if width < 500:                  # the README's picture of a phone after an upload
+            page.screenshot(path=str(screenshot_path("screenshot-phone.png", tmp_path)))
         page.click("#photo-close")
         page.click(f"article.pile[data-owner='{owner}'] button.capture")
         page.wait_for_selector("#camera-panel:not([hidden])")
