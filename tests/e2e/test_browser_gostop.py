@@ -11,7 +11,8 @@ import cv2
 
 from e2e_harness import ServerThread, write_y4m
 from gate import SCENE_JPEG
-from test_browser import launch, pick_several, save_pile, screenshot_path, shown, wait_ready
+from test_browser import (fill_new_game, launch, pick_several, save_pile, screenshot_path,
+                          shown, start_game, wait_ready)
 from tests.web_helpers import make_app
 
 TEN_PI = ["01-3", "01-4", "02-3", "02-4", "03-3", "03-4", "04-3", "04-4", "05-3", "05-4"]
@@ -97,14 +98,8 @@ def test_go_order_shown_when_needed_and_errors_name_the_fields(playwright_sync, 
     with ServerThread(app) as server:
         browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
         page = browser.new_page(viewport={"width": 390, "height": 844})
-        page.goto(server.url + "/")
-        wait_ready(page)
-        page.select_option("#preset", "gostop")
-        for i, name in enumerate(("Ann", "Bob", "Cy"), start=1):
-            page.fill(f"input[name='player-{i}']", name)
-        page.click("#start-game")
-        page.wait_for_url(re.compile(r"/games/\d+$"))
-        wait_ready(page)
+        fill_new_game(page, server.url, ("Ann", "Bob", "Cy"), "gostop")
+        start_game(page)
         for owner, codes in {"Ann": ["01-1", "03-1", "08-1"], "Bob": ["01-3"], "Cy": ["01-4"]}.items():
             page.click(f"article.pile[data-owner='{owner}'] button.add")
             pick_several(page, codes)
@@ -135,11 +130,7 @@ def test_a_house_rule_set_on_the_page_changes_the_score(playwright_sync, tmp_pat
     with ServerThread(app) as server:
         browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
         page = browser.new_page(viewport={"width": 1280, "height": 720})
-        page.goto(server.url + "/")
-        wait_ready(page)
-        page.select_option("#preset", "gostop")
-        for i, name in enumerate(("Ann", "Bob", "Cy"), start=1):
-            page.fill(f"input[name='player-{i}']", name)
+        fill_new_game(page, server.url, ("Ann", "Bob", "Cy"), "gostop")
         assert page.locator("#house-rules-body details.option-group").count() == 4
         assert page.is_hidden("#house-rules-body select[data-key='godori']")      # folded
         page.click("#house-rules-summary")
@@ -148,9 +139,7 @@ def test_a_house_rule_set_on_the_page_changes_the_score(playwright_sync, tmp_pat
         assert "the default; source: RULES-gostop 2, G6" in row.text_content()
         page.select_option("#house-rules-body select[data-key='godori']", "3")
         assert "1 changed (godori = 3)" in page.text_content("#house-rules-summary")
-        page.click("#start-game")
-        page.wait_for_url(re.compile(r"/games/\d+$"))
-        wait_ready(page)
+        start_game(page)
         assert "house rules: godori = 3" in page.text_content("#game-info")
         for owner, codes in {"Ann": ["02-1", "04-1", "08-2"], "Bob": ["01-3"], "Cy": ["01-4"]}.items():
             page.click(f"article.pile[data-owner='{owner}'] button.add")

@@ -4,7 +4,6 @@ would pan sideways), and the picker's Add button stays inside its dialog."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import cv2
@@ -12,7 +11,7 @@ import pytest
 
 from e2e_harness import ServerThread, write_y4m
 from gate import SCENE_JPEG
-from test_browser import launch, screenshot_path, wait_ready
+from test_browser import fill_new_game, launch, screenshot_path, start_game
 from tests.web_helpers import FakeDetector, make_app
 
 VIEWPORTS = [(390, 844), (1280, 720)]
@@ -38,13 +37,9 @@ def fits(page, where: str) -> None:
 
 
 def new_game(page, url: str, preset: str = "sakura") -> str:
-    page.goto(url + "/")
-    wait_ready(page)
+    fill_new_game(page, url, preset=preset)
     fits(page, "home")
-    page.select_option("#preset", preset)
-    page.click("#start-game")
-    page.wait_for_url(re.compile(r"/games/\d+$"))
-    wait_ready(page)
+    start_game(page)
     fits(page, "new game")
     return page.get_attribute("article.pile", "data-owner")
 

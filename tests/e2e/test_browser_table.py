@@ -6,25 +6,19 @@ and a browser with no camera points to Upload photo."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import cv2
 
 from e2e_harness import ServerThread, write_y4m
 from gate import SCENE_JPEG
-from test_browser import CHROMIUM, launch, pick_several, save_pile, wait_ready
+from test_browser import CHROMIUM, fill_new_game, launch, pick_several, save_pile, start_game
 from tests.web_helpers import FakeDetector, make_app
 
 
 def new_game(page, url: str) -> None:
-    page.goto(url + "/")
-    wait_ready(page)
-    page.fill("input[name='player-1']", "Ann")
-    page.fill("input[name='player-2']", "Bob")
-    page.click("#start-game")
-    page.wait_for_url(re.compile(r"/games/\d+$"))
-    wait_ready(page)
+    fill_new_game(page, url, ("Ann", "Bob"))
+    start_game(page)
 
 
 def upload(page, owner: str, photo: Path) -> None:
