@@ -517,3 +517,19 @@ def test_the_game_serves_its_context_schema_and_keeps_the_parsed_context(client)
     ctx = r.json["round"]["context"]
     assert ctx["koikoi_calls"] == {"Ann": 0, "Bob": 1} and ctx["month"] == 3
     assert r.json["round"]["result"]["results"]["Ann"]["multiplier"] == 2
+
+
+def test_a_fix_before_saving_is_logged_as_a_fix(client) -> None:
+    """A card read another way and fixed in the draft is one replace in the corrections,
+    not a remove and an add (issue 29); a pair that does not hold is left to the diff."""
+    gid = client.post("/api/games", json={"players": ["Ann", "Bob"]}, headers=CSRF).json["id"]
+    r = client.put(f"/api/games/{gid}/rounds/1/piles", headers=CSRF, json={
+        "owner": "Ann", "codes": ["05-3", "08-1", "01-1"], "detected": ["05-2", "08-1", "03-1"],
+        "source": "photo", "version": 0, "fixes": [["05-2", "05-3"], ["09-1", "01-1"]]})
+    assert r.status_code == 200, r.json
+    log = [(c["action"], c["old_code"], c["new_code"]) for c in r.json["game"]["corrections"]]
+    assert sorted(log, key=str) == sorted([("replace", "05-2", "05-3"), ("remove", "03-1", None),
+                                           ("add", None, "01-1")], key=str)
+    r = client.put(f"/api/games/{gid}/rounds/1/piles", headers=CSRF, json={
+        "owner": "Bob", "codes": [], "version": 0, "fixes": "05-2"})
+    assert r.status_code == 400 and "fixes must be" in r.json["error"]

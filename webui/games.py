@@ -122,7 +122,8 @@ def save_pile(store: GameStore, game_id: int, number: int, payload: Any,
     source = payload.get("source") or "manual"
     return store.save_pile(game_id, number, owner, payload.get("codes", []),
                            detected=payload.get("detected") or [], source=source,
-                           crops=payload.get("crops"), version=version)
+                           crops=payload.get("crops"), version=version,
+                           fixes=payload.get("fixes"))
 
 
 def correct(store: GameStore, game_id: int, number: int, payload: Any,

@@ -67,6 +67,24 @@ def _owner_label(owner: str) -> str:
     return f"{owner}'s" if "+" not in owner else f"team {owner}'s"
 
 
+def _fixes(raw: Any, found: Sequence[str], final: Sequence[str]) -> list[tuple[str, str]]:
+    """The [old, new] fixes of a pile being saved that hold: old detected and gone, new
+    not detected and kept, each card in one fix. Others are dropped (the diff of detected
+    and saved records them as a remove and an add)."""
+    if raw is None:
+        return []
+    if not isinstance(raw, (list, tuple)) or len(raw) > 48 or not all(
+            isinstance(f, (list, tuple)) and len(f) == 2 for f in raw):
+        raise InputError("fixes must be a list of [old code, new code] pairs")
+    out: list[tuple[str, str]] = []
+    for old, new in raw:
+        old, new = card(old).code, card(new).code
+        if old in found and old not in final and new in final and new not in found and \
+                all(old != o and new != n for o, n in out):
+            out.append((old, new))
+    return out
+
+
 def normalise_codes(codes: Sequence[Any]) -> list[str]:
     """Canonical codes (``8-1`` -> ``08-1``); InputError naming an unknown or repeated card."""
     if not isinstance(codes, (list, tuple)):
@@ -180,18 +198,22 @@ class GameStore:
     # ----------------------------------------------------------------- piles
     def save_pile(self, game_id: int, number: int, owner: str, codes: Sequence[Any], *,
                   detected: Sequence[Any] = (), source: str = "manual",
-                  crops: Any = None, version: int | None = None) -> PileRecord:
+                  crops: Any = None, version: int | None = None,
+                  fixes: Any = None) -> PileRecord:
         """Save (or replace) one pile of the open round, with the corrections that turn
         what was detected into ``codes``, in one transaction (the round's first pile
         opens it, dealt by the session's dealer). ``version`` is the version this write
         replaces (0: the pile is not saved yet); StalePile when it is not the pile's.
         None replaces whatever is there: only for a single writer (a script, a test);
-        the web API refuses a write that names no version."""
+        the web API refuses a write that names no version. ``fixes``: [old, new] pairs of
+        cards the players fixed before saving (a detected card read another way): each
+        is recorded as one replace, not as a remove and an add."""
         if source not in SOURCES:
             raise InputError(f"source must be one of {', '.join(SOURCES)}, not {source!r}")
         final = normalise_codes(codes)
         found = normalise_codes(detected) if source != "manual" else []
         kept = clean_crops(crops, final)
+        fixed = _fixes(fixes, found, final)
         with self._write() as conn:
             session = GameSession(self._load_game(conn, game_id))
             round_id = self._open_round(conn, session, number, owner, create=True)
@@ -207,11 +229,13 @@ class GameStore:
                 (round_id, owner, json.dumps(final), json.dumps(found), source, now,
                  json.dumps(kept), _next(row)))
             if source != "manual":
+                for old, new in fixed:
+                    self._log(conn, round_id, owner, "replace", old, new, now)
                 for code in found:
-                    if code not in final:
+                    if code not in final and code not in dict(fixed):
                         self._log(conn, round_id, owner, "remove", code, None, now)
                 for code in final:
-                    if code not in found:
+                    if code not in found and code not in dict(fixed).values():
                         self._log(conn, round_id, owner, "add", None, code, now)
         return PileRecord(owner, final, found, source, now, kept, _next(row))
 

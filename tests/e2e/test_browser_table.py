@@ -1,6 +1,7 @@
 """Smaller things at the table, in headless Chromium: a "check" mark the player can
 dismiss (the count then reaches "all there"), the willow's lightning marks no ribbon,
-a pile says it was saved by hand when the photo found few of its cards, Confirm round
+a pile says it was saved by hand when the photo found few of its cards, a Fix made
+before saving is logged as one fix, Confirm round
 is the red button only once every pile is saved and says when a round is confirmed,
 and a browser with no camera points to Upload photo."""
 
@@ -12,7 +13,8 @@ import cv2
 
 from e2e_harness import ServerThread, write_y4m
 from gate import SCENE_JPEG
-from test_browser import CHROMIUM, fill_new_game, launch, pick_several, save_pile, start_game
+from test_browser import (CHROMIUM, fill_new_game, launch, pick, pick_several, save_pile,
+                          start_game)
 from tests.web_helpers import FakeDetector, make_app
 
 
@@ -48,9 +50,15 @@ def test_checks_saved_by_hand_and_the_confirm(playwright_sync, tmp_path: Path) -
         page.click("article.pile[data-owner='Ann'] button.add")
         pick_several(page, ["11-3", "11-4", "01-1"])
         assert ann.locator("button.check-flag").count() == 0
+        ann.locator("li[data-code='05-4'] button.fix").click()            # a Fix before saving
+        pick(page, "05-3")
         save_pile(page, "Ann")
         assert "saved (photo)" not in ann.locator(".status").text_content()
-        assert "saved (by hand; the photo found 2 of 5)" in ann.locator(".status").text_content()
+        assert "saved (by hand; the photo found 1 of 5)" in ann.locator(".status").text_content()
+        gid = page.url.rsplit("/", 1)[1]
+        log = page.evaluate(f"fetch('/api/games/{gid}').then(r => r.json()).then(g => g.corrections"
+                            ".map(c => [c.action, c.old_code, c.new_code]))")
+        assert ["replace", "05-4", "05-3"] in log and ["remove", "05-4", None] not in log, log
         save_pile(page, "Bob")
         assert "primary" in page.get_attribute("#confirm-round", "class")
         page.click("#confirm-round")

@@ -26,7 +26,7 @@ export async function correction(owner, action, oldCode, newCode) {
     if (owner === state.capturing && oldCode) state.removedByHand.add(oldCode);
     if (action === "remove") codes.splice(codes.indexOf(oldCode), 1);
     else if (action === "add") { if (!codes.includes(newCode)) codes.push(newCode); }
-    else if (!codes.includes(newCode)) codes[codes.indexOf(oldCode)] = newCode;
+    else if (!codes.includes(newCode)) { codes[codes.indexOf(oldCode)] = newCode; draft.fixed(oldCode, newCode); }
     render();
     return;
   }
@@ -64,7 +64,7 @@ export async function savePile(owner) {
   try {
     const data = await api("PUT", `${base}/rounds/${state.game.open_round}/piles`,
       { owner, codes: draft.codes, detected: draft.detected, source: draft.source, version: savedVersion(owner),
-        crops: pileOf(owner).cropsOf(draft.codes) });
+        crops: pileOf(owner).cropsOf(draft.codes), fixes: draft.fixList ? draft.fixList() : [] });
     pileOf(owner).close();
     state.game = data.game;
     render();

@@ -21,6 +21,7 @@ class PileDraft {
     this.cards = new Map();
     this.note = "";           // why the last photo of this pile was not read (shown beside it)
     this.checked = new Set(); // codes whose "check" mark the player dismissed
+    this.fixes = new Map();   // new code -> the detected code it replaced (a Fix before saving)
   }
 
   get open() { return this.codes !== null; }
@@ -31,7 +32,19 @@ class PileDraft {
     this.source = source;
   }
 
-  close() { this.codes = null; this.detected = []; this.source = null; }
+  close() { this.codes = null; this.detected = []; this.source = null; this.fixes.clear(); }
+
+  // A Fix on the draft: old -> pick, traced back to the detected card it started from.
+  fixed(old, pick) {
+    const origin = this.fixes.get(old) ?? old;
+    this.fixes.delete(old);
+    if (this.detected.includes(origin) && origin !== pick) this.fixes.set(pick, origin);
+  }
+
+  // [[old, new]] for the save: the fixes whose new card is still in the pile.
+  fixList() {
+    return [...this.fixes].filter(([pick]) => this.codes.includes(pick)).map(([pick, old]) => [old, pick]);
+  }
 
   card(code) {
     if (!this.cards.has(code)) this.cards.set(code, {});
