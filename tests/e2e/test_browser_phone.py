@@ -126,3 +126,23 @@ def test_a_12_mb_phone_photo_gets_its_cards(playwright_sync, tmp_path: Path) -> 
         assert page.text_content("#round-error") == ""
         fits(page, "after a big photo")
         browser.close()
+
+
+def test_a_photo_too_large_to_send_says_so_beside_its_pile(playwright_sync, tmp_path: Path) -> None:
+    """A file the browser cannot shrink (not a picture it can decode) goes as it is; the
+    server's JSON 413 is shown beside the pile with the photo's size and the limit."""
+    junk = tmp_path / "odd.jpg"
+    junk.write_bytes(b"\xff\xd8\xff" + b"\x00" * 9_000_000)
+    with ServerThread(make_app(tmp_path)) as server:
+        browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        owner = new_game(page, server.url)
+        with page.expect_file_chooser() as chooser:
+            page.click(f"article.pile[data-owner='{owner}'] button.photo")
+        chooser.value.set_files(str(junk))
+        note = page.locator(f"article.pile[data-owner='{owner}'] .pile-error")
+        note.wait_for()
+        assert note.text_content() == "photo not read: this photo is 9.0 MB; the limit is 8.4 MB"
+        assert "HTTP 413" not in page.text_content("#round-error")
+        fits(page, "after a refused photo")
+        browser.close()
