@@ -77,7 +77,7 @@ OPTIONS: tuple[Option, ...] = (
                              "×2, ×4, ×8"),
            ("times_n_minus_1", "+1 per go; from the 3rd go ×(n-1): ×2, ×3, ×4 (EN-WP, "
                                "STOPGO)"),
-           ("times_n_from_2", "1 go +1; from 2 goes the base x n, no bonus points "
+           ("times_n_from_2", "1 go +1; from 2 goes the base × n, no bonus points "
                               "(FW-GS alternative)"),
            ("flat_double", "+1 per go; ×2 for three goes or more (P-ANDY)"),
            ("capped_bonus", "bonus capped at +2, then ×2^(n-2) (P-MICHAEL)"),
