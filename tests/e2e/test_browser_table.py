@@ -14,7 +14,7 @@ import cv2
 from e2e_harness import ServerThread, write_y4m
 from gate import SCENE_JPEG
 from test_browser import (CHROMIUM, fill_new_game, launch, pick, pick_several, save_pile,
-                          start_game)
+                          start_game, wait_ready)
 from tests.web_helpers import FakeDetector, make_app
 
 
@@ -76,4 +76,27 @@ def test_no_camera_points_to_upload_photo(playwright_sync, tmp_path: Path) -> No
         page.click("article.pile[data-owner='Ann'] button.capture")
         page.wait_for_selector("#capture-progress:text('no camera')", timeout=20_000)
         assert "Upload photo" in page.text_content("#camera-status")
+        browser.close()
+
+
+def test_a_sakura_table_with_a_korean_deck_names_its_cards_in_hwatu(playwright_sync, tmp_path: Path) -> None:
+    """Card names is a setting of the game page: a Sakura game shown with hwatu words
+    (12 비 bi for the willow, 비쌍피 for 11-4), kept across a reload; the codes stay."""
+    with ServerThread(make_app(tmp_path)) as server:
+        browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        new_game(page, server.url)
+        assert page.input_value("#card-words") == "japanese"
+        page.click("article.pile[data-owner='Ann'] button.add")
+        pick_several(page, ["11-4"])
+        assert "Willow: lightning" in page.text_content("article.pile[data-owner='Ann'] li[data-code='11-4']")
+        page.select_option("#card-words", "hwatu")
+        assert "비쌍피" in page.text_content("article.pile[data-owner='Ann'] li[data-code='11-4']")
+        page.reload()
+        wait_ready(page)
+        assert page.input_value("#card-words") == "hwatu"
+        page.click("article.pile[data-owner='Bob'] button.add")
+        page.wait_for_selector("#picker[open]")
+        months = page.eval_on_selector_all("#picker-month option", "els => els.map(e => e.textContent)")
+        assert months[-1] == "12 비 bi"
         browser.close()

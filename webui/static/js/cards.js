@@ -12,9 +12,10 @@ export async function loadCards() {
   return { cards: data.cards, months, byCode, hwatu: data.hwatu || null, korean: false };
 }
 
-// Show this deck with hwatu words when the game's engine is played with a Korean deck.
-export function useHwatu(deck, game) {
-  deck.korean = !!(deck.hwatu && deck.hwatu.games.includes(game));
+// Show this deck with hwatu words: `words` "hwatu" or "japanese" as the players chose
+// (a Sakura table with a Korean deck), else by the game (Go-Stop, Matgo: hwatu).
+export function useHwatu(deck, game, words = null) {
+  deck.korean = !!deck.hwatu && (words ? words === "hwatu" : deck.hwatu.games.includes(game));
 }
 
 // The month numbers in the order shown: 1..12, or hwatu's 1..10, paulownia, rain.

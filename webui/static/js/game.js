@@ -23,7 +23,23 @@ Object.assign(actions, {
 async function main() {
   state.deck = await loadCards();
   state.game = await api("GET", base);
-  useHwatu(state.deck, state.game.ruleset.game);
+  const wordsKey = `hanafuda:words:${state.game.id}`;     // this browser's choice for the game
+  const stored = (() => { try { return localStorage.getItem(wordsKey); } catch { return null; } })();
+  useHwatu(state.deck, state.game.ruleset.game, stored);
+  $("card-words").value = state.deck.korean ? "hwatu" : "japanese";
+  $("card-words").addEventListener("change", () => {
+    try { localStorage.setItem(wordsKey, $("card-words").value); } catch { /* storage off: this page only */ }
+    useHwatu(state.deck, state.game.ruleset.game, $("card-words").value);
+    // the round form's labels too, keeping what was typed in it
+    const typed = [...$("round-context").querySelectorAll("[data-key]")]
+      .map((i) => [`${i.dataset.key}|${i.dataset.player || ""}`, i.value]);
+    $("round-context").dataset.round = "";
+    render();
+    const inputs = new Map([...$("round-context").querySelectorAll("[data-key]")]
+      .map((i) => [`${i.dataset.key}|${i.dataset.player || ""}`, i]));
+    for (const [k, v] of typed) if (inputs.has(k)) inputs.get(k).value = v;
+    $("round-context").dispatchEvent(new Event("input"));      // the go order's visibility
+  });
   const done = state.game.rounds.filter((r) => r.confirmed);
   if (done.length) state.lastResult = done[done.length - 1];
   $("confirm-round").addEventListener("click", confirmRound);
