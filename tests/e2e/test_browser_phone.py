@@ -88,21 +88,27 @@ def test_game_page_fits_the_window(playwright_sync, tmp_path: Path, width: int, 
         browser.close()
 
 
-def big_photo(path: Path) -> Path:
-    """A 6000x4000 JPEG of about 12 MB, as a phone takes (noise: it does not compress)."""
+def big_photo(path: Path, orientation: int | None = None) -> Path:
+    """A 6000x4000 JPEG of about 12 MB, as a phone takes (noise: it does not compress),
+    stored sideways with an EXIF orientation when given (6: turn it 90° to view it)."""
     import numpy as np
+    from test_vision import _with_exif_orientation
     rng = np.random.default_rng(0)
     image = cv2.GaussianBlur(rng.integers(0, 256, (4000, 6000, 3), dtype=np.uint8) // 8 * 8, (3, 3), 0)
     image[1500:2500, 2000:4000] = cv2.resize(cv2.imread(str(SCENE_JPEG)), (2000, 1000))
-    cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
+    path.write_bytes(_with_exif_orientation(data, orientation) if orientation else data)
     assert path.stat().st_size > 9_000_000          # over the server's 8 MiB cap as it is
     return path
 
 
-def test_a_12_mb_phone_photo_gets_its_cards(playwright_sync, tmp_path: Path) -> None:
+@pytest.mark.parametrize("orientation,seen", [(None, (1280, 1920)), (6, (1920, 1280))])
+def test_a_12_mb_phone_photo_gets_its_cards(playwright_sync, tmp_path: Path, orientation,
+                                            seen) -> None:
     """The page shrinks the photo before it uploads it: the detector gets the long side
-    the page sends (1920) and the pile its cards; no error is shown."""
-    photo = big_photo(tmp_path / "phone.jpg")
+    the page sends (1920), upright by the photo's EXIF orientation, and the pile its
+    cards; no error is shown."""
+    photo = big_photo(tmp_path / "phone.jpg", orientation)
     sizes: list[tuple[int, int]] = []
 
     def codes(image):
@@ -121,8 +127,8 @@ def test_a_12_mb_phone_photo_gets_its_cards(playwright_sync, tmp_path: Path) -> 
         got = page.eval_on_selector_all(f"article.pile[data-owner='{owner}'] li.card-item",
                                         "els => els.map(e => e.dataset.code)")
         assert sorted(got) == sorted(CODES)
-        assert sizes == [(1280, 1920)]
-        assert "sent as 1920×1280" in page.text_content("#photo-status")
+        assert sizes == [seen]
+        assert f"sent as {seen[1]}×{seen[0]}" in page.text_content("#photo-status")
         assert page.text_content("#round-error") == ""
         fits(page, "after a big photo")
         browser.close()
