@@ -1,10 +1,12 @@
 // A photo made small enough to send before it is uploaded: a phone's 6000x4000 JPEG of
-// 12 MB is drawn at most PHOTO_SIDE on its long side (what the detector reads anyway: it
-// decodes an image larger than that smaller) and sent as a JPEG of about 1 MB. The
+// 12 MB is drawn at most PHOTO_SIDE on its long side and sent as a JPEG of about 1 MB.
+// The detector reads no more than its useful side anyway (1792 px for the shipped
+// model, Detector.useful_side; it decodes a larger image smaller), so nothing it uses
+// is lost. The
 // browser turns the picture upright by its EXIF orientation as it decodes it, so the
 // boxes the server returns are those of the picture as the player sees it.
 
-export const PHOTO_SIDE = 1920;        // the detector's useful side (webui.detection)
+export const PHOTO_SIDE = 1920;        // at least the detector's useful side (1792)
 const QUALITY = 0.9;
 
 // "12.0 MB", as a phone shows a photo's size.
