@@ -107,6 +107,13 @@ def start_game(page) -> None:
     wait_ready(page)
 
 
+def choose_photo(page, owner: str, photo: Path) -> None:
+    """*Upload photo* on the owner's pile, choosing the file ``photo``."""
+    with page.expect_file_chooser() as chooser:
+        page.click(f"article.pile[data-owner='{owner}'] button.photo")
+    chooser.value.set_files(str(photo))
+
+
 def pile_codes(page, owner: str) -> list[str]:
     return page.eval_on_selector_all(f"article.pile[data-owner='{owner}'] li.card-item",
                                      "els => els.map(e => e.dataset.code)")

@@ -11,7 +11,7 @@ import pytest
 
 from e2e_harness import ServerThread, write_y4m
 from gate import SCENE_JPEG
-from test_browser import fill_new_game, launch, screenshot_path, start_game
+from test_browser import choose_photo, fill_new_game, launch, screenshot_path, start_game
 from tests.web_helpers import FakeDetector, make_app
 
 VIEWPORTS = [(390, 844), (1280, 720)]
@@ -53,9 +53,7 @@ def test_game_page_fits_the_window(playwright_sync, tmp_path: Path, width: int, 
         browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
         page = browser.new_page(viewport={"width": width, "height": height})
         owner = new_game(page, server.url)
-        with page.expect_file_chooser() as chooser:
-            page.click(f"article.pile[data-owner='{owner}'] button.photo")
-        chooser.value.set_files(str(photo))
+        choose_photo(page, owner, photo)
         page.wait_for_selector("#photo-panel:not([hidden])")
         page.wait_for_selector(f"article.pile.draft[data-owner='{owner}'] li.card-item")
         fits(page, "after upload")
@@ -120,9 +118,7 @@ def test_a_12_mb_phone_photo_gets_its_cards(playwright_sync, tmp_path: Path, ori
         browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
         page = browser.new_page(viewport={"width": 390, "height": 844})
         owner = new_game(page, server.url)
-        with page.expect_file_chooser() as chooser:
-            page.click(f"article.pile[data-owner='{owner}'] button.photo")
-        chooser.value.set_files(str(photo))
+        choose_photo(page, owner, photo)
         page.wait_for_selector(f"article.pile.draft[data-owner='{owner}'] li.card-item", timeout=60_000)
         got = page.eval_on_selector_all(f"article.pile[data-owner='{owner}'] li.card-item",
                                         "els => els.map(e => e.dataset.code)")
@@ -143,9 +139,7 @@ def test_a_photo_too_large_to_send_says_so_beside_its_pile(playwright_sync, tmp_
         browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
         page = browser.new_page(viewport={"width": 390, "height": 844})
         owner = new_game(page, server.url)
-        with page.expect_file_chooser() as chooser:
-            page.click(f"article.pile[data-owner='{owner}'] button.photo")
-        chooser.value.set_files(str(junk))
+        choose_photo(page, owner, junk)
         note = page.locator(f"article.pile[data-owner='{owner}'] .pile-error")
         note.wait_for()
         assert note.text_content() == "photo not read: this photo is 9.0 MB; the limit is 8.4 MB"

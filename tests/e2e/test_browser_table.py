@@ -13,7 +13,7 @@ import cv2
 
 from e2e_harness import ServerThread, write_y4m
 from gate import SCENE_JPEG
-from test_browser import (CHROMIUM, fill_new_game, launch, pick, pick_several, save_pile,
+from test_browser import (CHROMIUM, choose_photo, fill_new_game, launch, pick, pick_several, save_pile,
                           start_game, wait_ready)
 from tests.web_helpers import FakeDetector, make_app
 
@@ -24,9 +24,7 @@ def new_game(page, url: str) -> None:
 
 
 def upload(page, owner: str, photo: Path) -> None:
-    with page.expect_file_chooser() as chooser:
-        page.click(f"article.pile[data-owner='{owner}'] button.photo")
-    chooser.value.set_files(str(photo))
+    choose_photo(page, owner, photo)
     page.wait_for_selector(f"article.pile.draft[data-owner='{owner}'] li.card-item")
 
 
