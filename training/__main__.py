@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from training import DEFAULT_ART_DIR, REPO_ROOT
+from training.real_photos import DEFAULT_PHOTOS_DIR
 from training.recipe import DEFAULT_RECIPE, Recipe, RecipeError, load_recipe
 
 COMMANDS = {
@@ -63,6 +64,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="the recipe file (default training/recipe.toml)")
     common.add_argument("--art-dir", default=str(DEFAULT_ART_DIR),
                         help="card art sets (default ../shared/card-art from the repo root)")
+    common.add_argument("--photos-dir", default=str(DEFAULT_PHOTOS_DIR),
+                        help="real photographs of playing cards, no hanafuda (default "
+                             "../shared/real-photos/playing-cards from the repo root)")
     common.add_argument("--run-dir", default=str(REPO_ROOT / "runs" / "main"),
                         help="caches, checkpoints, logs (git-ignored)")
     common.add_argument("--models-dir", default=str(REPO_ROOT / "models"),
@@ -314,7 +318,8 @@ class Pipeline:
                               f"refiner go with the new localiser)")
         ck = train_lite_loc(self.a.art_dir, self.run / "lite_loc", self.r.lite_localiser,
                             exclude_sets=(self.r.lodo_set,), log=self.log, device=device,
-                            workers=self.a.workers, seed=self.r.seed)
+                            workers=self.a.workers, seed=self.r.seed,
+                            photos_dir=self.a.photos_dir)
         loc = export_lite_loc(ck, self.shipped, self.candidate.parent, self.a.name)
         self.log(f"exported {loc}")
         self.tune(loc, tag="lite-loc")
@@ -469,12 +474,14 @@ def main(argv=None) -> int:
     import torch
     torch.set_num_threads(a.threads)
     from scorer.errors import InputError
+    from training.real_photos import PhotosUnavailable
     from training.shift import ShiftUnavailable
     pipe = Pipeline(a, recipe)
     pipe.log(f"command: python -m training {' '.join(argv if argv is not None else sys.argv[1:])}")
     try:
         pipe.command(a.command)
-    except (InputError, RecipeError, FileNotFoundError, ShiftUnavailable) as e:
+    except (InputError, RecipeError, FileNotFoundError, ShiftUnavailable,
+            PhotosUnavailable) as e:
         # a missing model, art or sample photographs
         print(f"error: {e}", file=sys.stderr)
         return 2

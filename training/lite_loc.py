@@ -22,6 +22,7 @@ from training.engine import (RunState, Schedule, checkpoint_step, load_nets, rep
                              train_loop)
 from training.finetune import _jitter, _to_input, _window
 from training.models import LiteLoc
+from training.realistic import LAYOUT_WEIGHTS, SceneVariation
 from training.recipe import LiteLocConfig
 from training.stream import StreamConfig, scene_loader
 from training.train import loc_loss
@@ -37,7 +38,7 @@ def feature_batches(net: LiteLoc, loader, cfg: LiteLocConfig, device, seed: int 
     def fresh():
         for b in loader:
             x = _to_input(b["img"], "cpu")
-            maps = [b[k] for k in ("hm", "ign", "reg", "regm")]
+            maps = [b[k] for k in ("hm", "ign", "reg", "regm", "band")]
             x, maps = _window(_jitter(x, gen, 0.25, 25.0), maps, *cfg.window, gen, align=16)
             with torch.no_grad():
                 f = net.frozen_features(x.to(device))
@@ -46,9 +47,28 @@ def feature_batches(net: LiteLoc, loader, cfg: LiteLocConfig, device, seed: int 
     return replayed(fresh(), cfg.replay, keep=12, gen=gen)
 
 
+def stream_config(art_dir: str, cfg: LiteLocConfig, exclude_sets=(),
+                  photos_dir: str | Path = "") -> StreamConfig:
+    """The scene stream the lite localiser trains on: the recipe's shares of real
+    tables, real negatives, decoy faces and staggered stacks (those that need the real
+    photographs check that they are there)."""
+    if cfg.photo_tables or cfg.negatives or cfg.decoy_faces:
+        from training.real_photos import split_photos
+        split_photos(photos_dir)  # PhotosUnavailable, with where to get them
+    weights = dict(LAYOUT_WEIGHTS)
+    if cfg.staggered:
+        weights = {k: v * (1 - cfg.staggered) for k, v in weights.items()}
+        weights["staggered"] = cfg.staggered
+    var = SceneVariation(photos_dir=str(photos_dir), photo_tables=cfg.photo_tables,
+                         decoy_faces=cfg.decoy_faces, layout_weights=tuple(weights.items()))
+    return StreamConfig(art_dir=str(art_dir), realistic_share=cfg.realistic_share,
+                        exclude_sets=tuple(exclude_sets), ref_per_scene=0, cls_per_scene=0,
+                        variation=var, negatives=cfg.negatives)
+
+
 def train_lite_loc(art_dir: str, out_dir: Path, cfg: LiteLocConfig, exclude_sets=(),
                    log=print, device: str = "auto", workers: int = 1, seed: int = 0,
-                   pretrained: bool = True) -> Path:
+                   pretrained: bool = True, photos_dir: str | Path = "") -> Path:
     """Train (or resume) into ``out_dir/lite_loc.pt``; returns the checkpoint's path."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -60,14 +80,14 @@ def train_lite_loc(art_dir: str, out_dir: Path, cfg: LiteLocConfig, exclude_sets
                             weight_decay=1e-4)
     ckpt = out_dir / "lite_loc.pt"
     start = checkpoint_step(ckpt) // cfg.replay * cfg.batch  # a resumed stream goes on
-    scfg = StreamConfig(art_dir=str(art_dir), realistic_share=cfg.realistic_share,
-                        exclude_sets=tuple(exclude_sets), ref_per_scene=0, cls_per_scene=0)
-    loader = scene_loader(scfg, start, cfg.batch, workers)
+    loader = scene_loader(stream_config(art_dir, cfg, exclude_sets, photos_dir), start,
+                          cfg.batch, workers)
 
     def losses(batch) -> dict:
-        f, maps = batch
-        return {"loc": loc_loss(net.forward_features(f), *maps,
-                                angle_weight=cfg.angle_weight)[0]}
+        f, (hm, ign, reg, regm, band) = batch
+        weights = 1 + (cfg.band_weight - 1) * band if cfg.band_weight != 1.0 else None
+        return {"loc": loc_loss(net.forward_features(f), hm, ign, reg, regm,
+                                angle_weight=cfg.angle_weight, weights=weights)[0]}
 
     net.train()  # the stem and the frozen blocks stay in eval mode (LiteLoc.train)
     schedule = Schedule(steps=cfg.steps, minutes=0.0 if cfg.steps else cfg.minutes,
