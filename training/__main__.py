@@ -11,6 +11,8 @@ recipe file (``training/recipe.toml``; ``training/recipe.py`` describes its tabl
     python -m training lodo       # a leave-one-deck-out classifier beside them
     python -m training lite-loc   # the localiser on ImageNet features, as a candidate
     python -m training shift      # the domain-shift slice (never trained or tuned on)
+    python -m training photos     # false cards a photo on the real photographs' test part
+    python -m training curve      # the lite localiser's snapshots on the shift slice
     python -m training tune       # detection thresholds on realistic validation scenes
     python -m training evaluate   # realistic test slices, leave-one-deck-out, old test
     python -m training ceiling    # reads on true outlines vs the detector's boxes (val)
@@ -49,6 +51,9 @@ COMMANDS = {
                 "candidate beside the shipped classifier and refiner, then tuned",
     "shift": "the domain-shift slice: held-out art, real photographs as tables, another "
              "camera and light",
+    "photos": "false cards a photo on the real photographs' test part (no hanafuda in them)",
+    "curve": "the lite localiser's snapshots on part of the shift slice and the real-photo "
+             "test part (the campaign's curve)",
     "tune": "choose the detection thresholds on realistic validation scenes",
     "evaluate": "the realistic test's slices, leave-one-deck-out and the old test",
     "ceiling": "validation reads on true outlines beside the detector's (what boxes cost)",
@@ -86,7 +91,10 @@ def _parser() -> argparse.ArgumentParser:
         if name == "lite-loc":
             sp.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto",
                             help="where it trains (auto: a GPU if any)")
-        if name in ("shift", "evaluate", "tune"):
+        if name == "curve":
+            sp.add_argument("--per-kind", type=int, default=25,
+                            help="shift scenes of each kind for each point (default 25)")
+        if name in ("shift", "evaluate", "tune", "photos"):
             sp.add_argument("--model", default=None,
                             help="the localiser ONNX file to measure (default: the shipped one)")
             sp.add_argument("--tag", default=None,
@@ -337,6 +345,23 @@ class Pipeline:
         self.log(f"shift slice {tag}: {json.dumps(res['realistic_framing'])}")
         return res
 
+    def photos(self, loc_path: Path, tag: str) -> dict:
+        """False cards a photo on the real photographs' test part for ``loc_path``."""
+        from scorer.vision import Detector
+        from training.negatives import false_cards
+        res = false_cards(Detector(loc_path, threads=self.a.threads), self.a.photos_dir,
+                          out=self.models / "eval" / f"photos-test-{tag}.json")
+        self.log(f"real photos {tag}: {res['false_cards_per_photo']} false cards a photo "
+                 f"({res['photos']} photos)")
+        return res
+
+    def curve(self) -> list[dict]:
+        """The lite localiser's snapshots, each measured once (the campaign's curve)."""
+        from training.curve import update_curve
+        return update_curve(self.run / "lite_loc" / "snapshots", self.shipped,
+                            self.models / "eval" / "lite-loc-curve.json", self.a.art_dir,
+                            self.a.photos_dir, self.a.per_kind, self.a.threads, self.log)
+
     def _model_arg(self) -> tuple[Path, str]:
         """The ``--model`` file (default: the shipped one) and its label."""
         path = Path(self.a.model) if getattr(self.a, "model", None) else self.shipped
@@ -437,6 +462,8 @@ class Pipeline:
             "lodo": lambda: self.tune(self.train_lodo(), sets=self._not_held_out()),
             "lite-loc": lambda: self.lite_loc(a.device),
             "shift": lambda: self.shift(*self._model_arg()),
+            "photos": lambda: self.photos(*self._model_arg()),
+            "curve": self.curve,
             "tune": self._tune_command,
             "evaluate": lambda: self.evaluate(not a.no_lodo, *self._model_arg()),
             "ceiling": self.ceiling,

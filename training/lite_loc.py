@@ -18,8 +18,7 @@ from typing import Iterator
 
 import torch
 
-from training.engine import (RunState, Schedule, checkpoint_step, load_nets, replayed,
-                             train_loop)
+from training.engine import RunState, Schedule, checkpoint_step, replayed, train_loop
 from training.finetune import _jitter, _to_input, _window
 from training.models import LiteLoc
 from training.realistic import LAYOUT_WEIGHTS, SceneVariation
@@ -77,7 +76,7 @@ def train_lite_loc(art_dir: str, out_dir: Path, cfg: LiteLocConfig, exclude_sets
     torch.manual_seed(seed)
     net = LiteLoc(pretrained=pretrained).to(dev)
     opt = torch.optim.AdamW([p for p in net.parameters() if p.requires_grad], lr=cfg.lr,
-                            weight_decay=1e-4)
+                            weight_decay=1e-4, fused=True)
     ckpt = out_dir / "lite_loc.pt"
     start = checkpoint_step(ckpt) // cfg.replay * cfg.batch  # a resumed stream goes on
     loader = scene_loader(stream_config(art_dir, cfg, exclude_sets, photos_dir), start,
@@ -111,10 +110,20 @@ def save_weights(path: Path, net: torch.nn.Module) -> None:
     torch.save(state, path)
 
 
+def load_lite_loc(path: Path) -> LiteLoc:
+    """The lite localiser from an engine checkpoint or a snapshot (``save_weights``)."""
+    net = LiteLoc(pretrained=False)
+    state = torch.load(Path(path), map_location="cpu", weights_only=False)
+    if "nets" in state:
+        state = state["nets"]["loc"]
+    net.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in state.items()})
+    return net.eval()
+
+
 def export_lite_loc(ckpt: Path, base_loc: Path, out_dir: Path, name: str = "hanafuda") -> Path:
-    """``{name}-localiser.onnx`` in ``out_dir`` from the checkpoint, with the base
-    localiser's detection settings, and the base's classifier and refiner copied beside
-    it (re-tune the thresholds after)."""
+    """``{name}-localiser.onnx`` in ``out_dir`` from the checkpoint or snapshot, with the
+    base localiser's detection settings, and the base's classifier and refiner copied
+    beside it (re-tune the thresholds after)."""
     import onnx
 
     from training.ship import onnx_config
@@ -123,9 +132,7 @@ def export_lite_loc(ckpt: Path, base_loc: Path, out_dir: Path, name: str = "hana
     out_dir.mkdir(parents=True, exist_ok=True)
     base_loc = Path(base_loc)
     cfg = onnx_config(base_loc)
-    net = LiteLoc(pretrained=False)
-    load_nets(ckpt, {"loc": net})
-    net.eval()
+    net = load_lite_loc(ckpt)
     path = out_dir / f"{name}-localiser.onnx"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -138,7 +145,7 @@ def export_lite_loc(ckpt: Path, base_loc: Path, out_dir: Path, name: str = "hana
         if src.resolve() != dst.resolve():
             shutil.copyfile(src, dst)
         cfg[key] = dst.name
-    cfg["localiser_arch"] = "lite0-b8-fpn"
+    cfg["localiser_arch"] = "lite0-b8-fpn32"
     m = onnx.load(str(path))
     entry = m.metadata_props.add()
     entry.key, entry.value = "hanafuda", json.dumps(cfg)
