@@ -4,6 +4,8 @@ stacked card is seen."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -145,3 +147,29 @@ def test_lite_loc_reads_the_stride_32_level_and_its_snapshot_round_trips(tmp_pat
     with torch.no_grad():
         err = (again(x) - after).abs().max().item()
     assert err < 0.05 * max(after.abs().max().item(), 1.0)  # fp16 weights, same network
+
+
+def test_the_curve_measures_each_snapshot_once_beside_the_shipped_reference(tmp_path, monkeypatch):
+    import json
+
+    import training.curve as curve
+    measured = []
+
+    def fake_measure(loc, art_dir, photos_dir, per_kind, threads=1, scene=None):
+        measured.append(Path(loc).parent.name)
+        return {"shift_f1": 0.5, "shift_scenes": per_kind * 4}
+
+    monkeypatch.setattr(curve, "measure", fake_measure)
+    monkeypatch.setattr(curve, "export_lite_loc", lambda snap, base, out: Path(out) / "x.onnx")
+    snaps = tmp_path / "snapshots"
+    snaps.mkdir()
+    for step in (2000, 1000):
+        (snaps / f"step-{step:06d}.pt").write_bytes(b"")
+    out = tmp_path / "curve.json"
+    res = curve.update_curve(snaps, tmp_path / "shipped.onnx", out, "", "", per_kind=5)
+    assert [p["step"] for p in res["points"]] == [1000, 2000]
+    assert res["reference"]["model"] == "shipped.onnx" and len(measured) == 3
+    (snaps / "step-003000.pt").write_bytes(b"")
+    res = curve.update_curve(snaps, tmp_path / "shipped.onnx", out, "", "", per_kind=5)
+    assert [p["step"] for p in res["points"]] == [1000, 2000, 3000] and len(measured) == 4
+    assert json.loads(out.read_text())["points"][-1]["step"] == 3000

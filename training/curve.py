@@ -44,17 +44,32 @@ def measure(loc_path: Path, art_dir, photos_dir, per_kind: int, threads: int = 1
 
 
 def update_curve(snapshots: Path, base_loc: Path, out: Path, art_dir, photos_dir,
-                 per_kind: int = 25, threads: int = 1, log=print) -> list[dict]:
-    """Measure every snapshot in ``snapshots`` not yet in the curve file ``out``;
-    returns the curve (by step)."""
-    curve = json.loads(out.read_text()) if out.is_file() else []
-    done = {r["step"] for r in curve if r.get("shift_scenes") == per_kind * len(SHIFT_KINDS)}
+                 per_kind: int = 25, threads: int = 1, log=print) -> dict:
+    """Measure every snapshot in ``snapshots`` not yet in the curve file ``out``, and
+    the shipped model ``base_loc`` once, on the same scenes (``reference``); returns the
+    curve: ``{"reference": {...}, "points": [{"step": ...}, ...]}``."""
+    n_scenes = per_kind * len(SHIFT_KINDS)
+    data = json.loads(out.read_text()) if out.is_file() else {}
+    curve = data.get("points", [])
+    done = {r["step"] for r in curve if r.get("shift_scenes") == n_scenes}
     cache: dict = {}
 
     def cached(lib, seed, kind, sets):  # each scene rendered once for all the snapshots
         if seed not in cache:
             cache[seed] = shift_scene(lib, seed, kind, sets)
         return cache[seed]
+
+    def save() -> None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps({"reference": data.get("reference"), "points": curve},
+                                  indent=2) + "\n")
+
+    if (data.get("reference") or {}).get("shift_scenes") != n_scenes:
+        data["reference"] = {"model": Path(base_loc).name,
+                             **measure(base_loc, art_dir, photos_dir, per_kind, threads,
+                                       scene=cached)}
+        save()
+        log(f"curve reference: {json.dumps(data['reference'])}")
 
     for snap in sorted(Path(snapshots).glob("step-*.pt"), key=snapshot_step):
         step = snapshot_step(snap)
@@ -67,9 +82,7 @@ def update_curve(snapshots: Path, base_loc: Path, out: Path, art_dir, photos_dir
                                            scene=cached)}
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-        curve = [r for r in curve if r["step"] != step] + [rec]
-        curve.sort(key=lambda r: r["step"])
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(curve, indent=2) + "\n")
+        curve = sorted([r for r in curve if r["step"] != step] + [rec], key=lambda r: r["step"])
+        save()
         log(f"curve: {json.dumps(rec)}")
-    return curve
+    return {"reference": data.get("reference"), "points": curve}

@@ -28,48 +28,69 @@ class _Softmax(nn.Module):
         return torch.softmax(self.net.fc(f), dim=1), nn.functional.normalize(f, dim=1)
 
 
-def export_models(loc_ckpt: Path, cls_ckpt: Path, out_dir: Path, name: str = "hanafuda",
-                  extra_cfg: dict | None = None,
-                  loc_size: tuple[int, int] = (LOC_W, LOC_H)) -> tuple[Path, Path]:
-    """``loc_size``: the localiser's input (width, height), fixed in the ONNX graph."""
+def checkpoint(ck: Path | dict) -> dict:
+    """A checkpoint given as its file or as the dictionary already loaded."""
+    return ck if isinstance(ck, dict) else torch.load(ck, map_location="cpu", weights_only=False)
+
+
+def _describe(path: Path, cfg: dict, desc: str) -> None:
+    """The model's metadata: the detector's settings, a description, the classes."""
     import onnx
 
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    loc_path = out_dir / f"{name}-localiser.onnx"
-    cls_path = out_dir / f"{name}-classifier.onnx"
-    loc = build_localiser()
-    loc.load_state_dict(torch.load(loc_ckpt, map_location="cpu", weights_only=False)["model"])
-    loc.eval()
-    ck = torch.load(cls_ckpt, map_location="cpu", weights_only=False)
+    m = onnx.load(str(path))
+    del m.metadata_props[:]
+    for k, v in (("hanafuda", json.dumps(cfg)), ("description", desc),
+                 ("classes", json.dumps([f"{(i // 4) + 1:02d}-{i % 4 + 1}"
+                                         for i in range(48)] + ["background"]))):
+        p = m.metadata_props.add()
+        p.key, p.value = k, v
+    onnx.save(m, str(path))
+
+
+def export_classifier(cls_ckpt: Path | dict, path: Path, cfg: dict | None = None) -> Path:
+    """The classifier checkpoint (``model``, ``arch``) as the ONNX file ``path``."""
+    ck = checkpoint(cls_ckpt)
     cls = build_classifier(ck["arch"])
     cls.load_state_dict(ck["model"])
     cls.eval()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        torch.onnx.export(loc, torch.rand(1, 3, loc_size[1], loc_size[0]) * 255, str(loc_path),
-                          input_names=["image"], output_names=["maps"], opset_version=17,
-                          dynamo=False)
-        torch.onnx.export(_Softmax(cls), torch.rand(2, 3, CROP_H, CROP_W) * 255, str(cls_path),
+        torch.onnx.export(_Softmax(cls), torch.rand(2, 3, CROP_H, CROP_W) * 255, str(path),
                           input_names=["crops"], output_names=["probs", "embedding"],
                           opset_version=17, dynamic_axes={"crops": {0: "n"}, "probs": {0: "n"},
                                                           "embedding": {0: "n"}},
+                          dynamo=False)
+    _describe(path, {**(cfg or {}), "classifier_arch": ck["arch"]},
+              "hanafuda 48-card + background crop classifier")
+    return path
+
+
+def export_models(loc_ckpt: Path | dict, cls_ckpt: Path | dict, out_dir: Path,
+                  name: str = "hanafuda", extra_cfg: dict | None = None,
+                  loc_size: tuple[int, int] = (LOC_W, LOC_H)) -> tuple[Path, Path]:
+    """The localiser (``{"model": state}``) and the classifier (``model``, ``arch``)
+    checkpoints, as files or loaded, as ONNX files; ``loc_size``: the localiser's input
+    (width, height), fixed in the ONNX graph."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    loc_path = out_dir / f"{name}-localiser.onnx"
+    cls_path = out_dir / f"{name}-classifier.onnx"
+    loc = build_localiser()
+    loc.load_state_dict(checkpoint(loc_ckpt)["model"])
+    loc.eval()
+    ck = checkpoint(cls_ckpt)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(loc, torch.rand(1, 3, loc_size[1], loc_size[0]) * 255, str(loc_path),
+                          input_names=["image"], output_names=["maps"], opset_version=17,
                           dynamo=False)
     cfg = {"classifier": cls_path.name, "stride": 4, "loc_threshold": 0.3,
            "cls_threshold": 0.3, "nms_iou": 0.5, "tta": False, "crop_w": CROP_W,
            "crop_h": CROP_H, "classifier_arch": ck["arch"],
            "input": "RGB float 0..255 NCHW, normalised inside the graph"}
     cfg.update(extra_cfg or {})
-    for path, desc in ((loc_path, "hanafuda card localiser (CenterNet-style, stride 4)"),
-                       (cls_path, "hanafuda 48-card + background crop classifier")):
-        m = onnx.load(str(path))
-        del m.metadata_props[:]
-        for k, v in (("hanafuda", json.dumps(cfg)), ("description", desc),
-                     ("classes", json.dumps([f"{(i // 4) + 1:02d}-{i % 4 + 1}"
-                                             for i in range(48)] + ["background"]))):
-            p = m.metadata_props.add()
-            p.key, p.value = k, v
-        onnx.save(m, str(path))
+    export_classifier(ck, cls_path, cfg)
+    _describe(loc_path, cfg, "hanafuda card localiser (CenterNet-style, stride 4)")
     return loc_path, cls_path
 
 
@@ -85,15 +106,16 @@ class _Scaled(nn.Module):
         return self.net(x) * self.scale
 
 
-def export_refiner(ckpt: Path, loc_path: Path, passes: int = 1) -> Path:
-    """Export the box refiner beside the localiser ``loc_path`` and name it in the
-    localiser's metadata, with how many times it is applied."""
+def export_refiner(ckpt: Path | dict, loc_path: Path, passes: int = 1) -> Path:
+    """Export the box refiner (its state dict, as a file or loaded) beside the localiser
+    ``loc_path`` and name it in the localiser's metadata, with how many times it is
+    applied."""
     import onnx
 
     loc_path = Path(loc_path)
     path = loc_path.with_name(loc_path.name.replace("localiser", "refiner"))
     net = RefNet()
-    net.load_state_dict(torch.load(ckpt, map_location="cpu", weights_only=False))
+    net.load_state_dict(checkpoint(ckpt))
     net.eval()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

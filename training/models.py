@@ -32,6 +32,14 @@ class DW(nn.Module):
         return F.relu(y + x if self.res else y)
 
 
+def freeze_bn(model: nn.Module) -> nn.Module:
+    """Batch norms in eval mode (their statistics fixed); call after ``model.train()``."""
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.eval()
+    return model
+
+
 class Normalise(nn.Module):
     """Takes NCHW float 0..255 RGB, so pre-processing outside the model is a cast."""
 
