@@ -76,7 +76,7 @@ def test_tiny_recipe_end_to_end(tmp_path, capsys):
             k["equiv"]["f1"] = f1
         (models / "eval" / name).write_text(json.dumps(figs))
     (models / "eval" / "photos-test-shipped.json").write_text('{"false_cards_per_photo": 0}')
-    assert main(["ship"] + args[1:]) == 0
+    assert main(["ship"] + args[1:-2]) == 0  # (ship takes no --device)
     decision = json.loads((models / "eval" / "ship-decision.json").read_text())
     assert not decision["shipped"] and decision["failed"][0].startswith("shift F1 1.000")
     assert {p.name: p.read_bytes() for p in models.glob("*.onnx")} == before

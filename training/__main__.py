@@ -346,7 +346,8 @@ class Pipeline:
                             exclude_sets=(self.r.lodo_set,), log=self.log, device=device,
                             workers=self.a.workers, seed=self.r.seed,
                             photos_dir=self.a.photos_dir)
-        loc = export_lite_loc(ck, self._networks(), self.candidate.parent, self.a.name)
+        loc = export_lite_loc(ck, self._networks(), self.candidate.parent, self.a.name,
+                              int8_art=self.a.art_dir if self.r.lite_localiser.int8 else None)
         self.log(f"exported {loc}")
         self.tune(loc, tag="lite-loc")
         return loc

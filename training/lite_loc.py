@@ -16,6 +16,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Iterator
 
+import numpy as np
 import torch
 
 from training.engine import RunState, Schedule, checkpoint_step, replayed, train_loop
@@ -120,10 +121,29 @@ def load_lite_loc(path: Path) -> LiteLoc:
     return net.eval()
 
 
-def export_lite_loc(ckpt: Path, base_loc: Path, out_dir: Path, name: str = "hanafuda") -> Path:
+# the pyramid and the head stay in float when the localiser is quantised: the backbone is
+# most of the time, the heatmap's values are what the thresholds read
+FLOAT_NODES = ("/head", "/m4", "/m8", "/m16", "/m32", "/l4", "/l8", "/l16", "/l32", "/down32")
+
+
+def calibration_frames(art_dir, n: int = 32, first_seed: int = 900_000) -> np.ndarray:
+    """``n`` letterboxed 640x480 training frames (the lite localiser's stream, without
+    the real photographs), for int8 calibration."""
+    from training.scenes import get_library
+    from training.stream import scene_sample
+
+    lib = get_library(art_dir)
+    cfg = StreamConfig(art_dir=str(art_dir), first_seed=first_seed, ref_per_scene=0,
+                       cls_per_scene=0)
+    return np.stack([scene_sample(lib, first_seed + k, cfg)["img"] for k in range(n)])
+
+
+def export_lite_loc(ckpt: Path, base_loc: Path, out_dir: Path, name: str = "hanafuda",
+                    int8_art: str | Path | None = None) -> Path:
     """``{name}-localiser.onnx`` in ``out_dir`` from the checkpoint or snapshot, with the
     base localiser's detection settings, and the base's classifier and refiner copied
-    beside it (re-tune the thresholds after)."""
+    beside it (re-tune the thresholds after). ``int8_art``: quantise it to int8,
+    calibrated on training frames rendered from this art."""
     import onnx
 
     from training.ship import onnx_config
@@ -146,8 +166,12 @@ def export_lite_loc(ckpt: Path, base_loc: Path, out_dir: Path, name: str = "hana
             shutil.copyfile(src, dst)
         cfg[key] = dst.name
     cfg["localiser_arch"] = "lite0-b8-fpn32"
+    cfg["localiser_int8"] = int8_art is not None
     m = onnx.load(str(path))
     entry = m.metadata_props.add()
     entry.key, entry.value = "hanafuda", json.dumps(cfg)
     onnx.save(m, str(path))
+    if int8_art is not None:
+        from training.export import quantize_localiser
+        quantize_localiser(path, calibration_frames(int8_art), keep_float=FLOAT_NODES)
     return path
