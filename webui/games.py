@@ -1,9 +1,9 @@
-"""The web's side of a game: transport limits on what a request carries, and the JSON
-view of a game.
+"""The web's side of a game: transport limits on what a request carries, and the fields
+of each request's JSON body for ``scorer.table.Table``.
 
-What a game means (the open round, the dealer, the owners, the score, the standings) is
-the core's ``scorer.session.GameSession``, which the store asks inside its transactions;
-the core parses every value (``GameSetup.parse``, the game's ``Context.parse``).
+What a game means (the open round, the dealer, the owners, the score, the standings) and
+its view are the core's (``scorer.session.GameSession``, ``scorer.table.GameView``); the
+core parses every value (``GameSetup.parse``, the game's ``Context.parse``).
 """
 
 from __future__ import annotations
@@ -13,8 +13,6 @@ from typing import Any
 from scorer.errors import InputError
 from scorer.game import GameSetup
 from scorer.rules import get_ruleset, list_presets
-from scorer.session import GameSession
-from scorer.store import Confirmation, GameRecord, GameStore, PileRecord
 from scorer.store.decks import DeckStore
 
 #: Transport limits only: what a request may carry before the core parses it.
@@ -41,8 +39,9 @@ def _clean_options(raw: Any) -> dict[str, str]:
     return out
 
 
-def create_game(store: GameStore, decks: DeckStore, payload: Any) -> GameRecord:
-    """Parse a new game's setup with the core (``GameSetup.parse``) and store it."""
+def new_game(decks: DeckStore, payload: Any) -> dict[str, Any]:
+    """A new game's setup, parsed with the core (``GameSetup.parse``): the fields of
+    ``Table.create``."""
     if not isinstance(payload, dict):
         raise InputError("send a JSON object: {preset, players, teams, first_dealer, rounds}")
     preset = payload.get("preset") or "sakura"
@@ -55,11 +54,11 @@ def create_game(store: GameStore, decks: DeckStore, payload: Any) -> GameRecord:
     rs = get_ruleset(preset, overrides=options)
     setup = GameSetup.parse(payload.get("players"), rs, payload.get("first_dealer"),
                             payload.get("rounds"), payload.get("teams"))
-    return store.create_game(preset=rs.name, options=options, players=setup.players,
-                             teams=setup.teams, first_dealer=str(setup.first_dealer),
-                             rounds_planned=int(setup.rounds or rs.default_rounds),
-                             deck=_deck(decks, payload.get("deck")),
-                             learn=_learn(payload.get("learn", True)))
+    return dict(preset=rs.name, options=options, players=setup.players, teams=setup.teams,
+                first_dealer=str(setup.first_dealer),
+                rounds_planned=int(setup.rounds or rs.default_rounds),
+                deck=_deck(decks, payload.get("deck")),
+                learn=_learn(payload.get("learn", True)))
 
 
 def _deck(decks: DeckStore, raw: Any) -> str | None:
@@ -77,9 +76,8 @@ def _learn(raw: Any) -> bool:
     return raw
 
 
-def update_game(store: GameStore, decks: DeckStore, game_id: int,
-                payload: Any) -> GameRecord:
-    """Change a game's deck (a name, or null) and/or its learn switch."""
+def game_changes(decks: DeckStore, payload: Any) -> dict[str, Any]:
+    """A game's changes: its deck (a name, or null) and/or its learn switch."""
     if not isinstance(payload, dict) or not payload:
         raise InputError("send a JSON object: {deck, learn}")
     changes = dict(payload)
@@ -87,26 +85,7 @@ def update_game(store: GameStore, decks: DeckStore, game_id: int,
         changes["deck"] = _deck(decks, changes["deck"])
     if "learn" in changes:
         changes["learn"] = _learn(changes["learn"])
-    return store.update_game(game_id, changes)
-
-
-def view(session: GameSession, crops: bool = True) -> dict[str, Any]:
-    """The game as the page and the API show it (card crops for the open round only)."""
-    game = session.record
-    open_round = session.open_round
-    out = game.to_dict(crops)
-    out["owners"] = session.owners
-    out["finished"] = session.finished
-    out["ruleset"] = session.ruleset.to_dict()
-    out["context_fields"] = session.context_fields()
-    out["context_defaults"] = session.context_defaults(open_round) if open_round else {}
-    out["open_round"] = open_round
-    out["dealer"] = session.dealer(open_round) if open_round else None
-    out["standings"] = session.standings().to_dict()
-    if game.deck and not game.deck_enrolled:
-        out["deck_note"] = (f"deck {game.deck!r} is no longer enrolled: cards are read "
-                            "without a deck profile")
-    return out
+    return changes
 
 
 def _owner(payload: Any, fields: str) -> Any:
@@ -116,24 +95,21 @@ def _owner(payload: Any, fields: str) -> Any:
     return payload.get("owner")
 
 
-def save_pile(store: GameStore, game_id: int, number: int, payload: Any,
-              version: int) -> PileRecord:
+def pile(payload: Any) -> dict[str, Any]:
+    """A pile write's fields (``Table.save_pile``), but its version."""
     owner = _owner(payload, "owner, codes, detected, source, version")
-    source = payload.get("source") or "manual"
-    return store.save_pile(game_id, number, owner, payload.get("codes", []),
-                           detected=payload.get("detected") or [], source=source,
-                           crops=payload.get("crops"), version=version)
+    return {"owner": owner, "codes": payload.get("codes", []),
+            "detected": payload.get("detected") or [],
+            "source": payload.get("source") or "manual", "crops": payload.get("crops")}
 
 
-def correct(store: GameStore, game_id: int, number: int, payload: Any,
-            version: int) -> PileRecord:
+def correction(payload: Any) -> dict[str, Any]:
+    """A correction's fields (``Table.correct``), but its version."""
     owner = _owner(payload, "owner, action, old_code, new_code, version")
-    return store.correct(game_id, number, owner, payload.get("action"),
-                         payload.get("old_code"), payload.get("new_code"), version=version)
+    return {"owner": owner, "action": payload.get("action"),
+            "old_code": payload.get("old_code"), "new_code": payload.get("new_code")}
 
 
-def confirm(store: GameStore, game_id: int, number: int, payload: Any) -> Confirmation:
-    """Confirm a round: the store loads, scores (with the game's session) and saves it in
-    one transaction, and gives back the round, its result and the updated game."""
-    payload = payload if isinstance(payload, dict) else {}
-    return store.confirm_round(game_id, number, payload.get("context"))
+def context(payload: Any) -> Any:
+    """The round context a confirm sends (``{"context": {...}}``; none: the defaults)."""
+    return payload.get("context") if isinstance(payload, dict) else None
