@@ -43,6 +43,7 @@ def _changes(page, owner: str) -> list[tuple[str, str]]:
 
 def _apply(page, owner: str) -> None:
     page.click(f"article.pile[data-owner='{owner}'] button.apply-changes")
+    page.wait_for_selector(f"article.pile[data-owner='{owner}'] .pile-changes", state="detached")
     page.wait_for_selector(f"article.pile[data-owner='{owner}'].saved")
 
 

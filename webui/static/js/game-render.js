@@ -96,7 +96,7 @@ export function renderPiles() {
     const status = draft ? (state.capturing === owner ? "capturing…" : "not saved yet")
       : stale ? "changed on another screen" : saved ? `saved (${saved.source})` : "no pile yet";
     const checks = reasons.size ? ` · ${reasons.size} to check` : "";
-    return el("article", { class: "pile" + (draft ? " draft" : saved ? " saved" : "") + (state.capturing === owner ? " capturing" : ""), dataset: { owner } },
+    return el("article", { class: "pile" + (draft ? " draft" : stale ? " stale" : saved ? " saved" : "") + (state.capturing === owner ? " capturing" : ""), dataset: { owner } },
       el("header", {}, el("h3", { text: owner }), el("span", { class: "status", text: `${count(codes.length, "card")}${checks} · ${status}` })),
       el("ul", { class: "cards" }, codes.map((code) => cardItem(owner, code, true, reasons))),
       stale ? changesBox(owner, stale) : null,
