@@ -66,7 +66,7 @@ def test_detect_raw_jpeg(client) -> None:
 
 def test_detect_hints_when_the_cards_are_small(tmp_path) -> None:
     class Far(FakeDetector):
-        def detect(self, image, decode_ms=0.0, **kw):
+        def detect(self, image, **kw):
             return detections_of([{"code": "08-1", "box": [5.0, 5.0, 17.0, 25.0]},
                                   {"code": "01-1", "box": [30.0, 5.0, 42.0, 24.0]}], image)
 

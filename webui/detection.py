@@ -53,7 +53,7 @@ class DetectionService:
         det = self._detector
         if det is not None:
             return {"localiser": self.model_name,
-                    "classifier": _str(getattr(det, "classifier_path", None)),
+                    "classifier": _str(det.classifier_path),
                     "refiner": _str(getattr(det, "refiner_path", None))}
         from scorer.vision import default_model_path
         loc = Path(self._model_path) if self._model_path else default_model_path()
