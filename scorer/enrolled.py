@@ -1,6 +1,6 @@
 """Enrolled decks as one service: enrolment, learning from the rounds played, crops from
 games, and the deck profile the recogniser reads with (cached until the deck changes).
-``hanafuda enroll``, ``hanafuda detect --deck`` and the web app use it; the app holds one.
+``hanafuda enrol``, ``hanafuda detect --deck`` and the web app use it; the app holds one.
 
 The names, one thing each:
 - *the deck*: the 48 cards (``scorer.cards.DECK``; the page's ``static/js/cards.js``);
@@ -57,7 +57,7 @@ class EnrolledDecks:
     def enrol(self, name: str, cards: list[DeckCard], detector: Any,
               replace: bool = True) -> DeckRecord:
         """Embed the cards' crops with the detector's classifier (the profile's prototypes,
-        kept beside the crops) and save them: the one way ``hanafuda enroll`` and the page
+        kept beside the crops) and save them: the one way ``hanafuda enrol`` and the page
         store a deck (its old cards replaced unless ``replace`` is False)."""
         check_name(name)
         embed_cards(cards, detector)

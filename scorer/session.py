@@ -19,7 +19,7 @@ from typing import Any, Mapping, Protocol, Sequence
 
 from scorer.errors import InputError, StateError
 from scorer.game import GameSetup, Standings, owner_names, standings
-from scorer.rules import (Game, RoundInput, RoundResult, RuleSet, get_game, get_ruleset,
+from scorer.rules import (Variant, RoundInput, RoundResult, RuleSet, get_variant, get_ruleset,
                           score_round)
 
 
@@ -103,8 +103,8 @@ class GameSession:
         return get_ruleset(self.record.preset, overrides=self.record.options)
 
     @property
-    def game(self) -> Game:
-        return get_game(self.ruleset.game)
+    def variant(self) -> Variant:
+        return get_variant(self.ruleset.game)
 
     @cached_property
     def setup(self) -> GameSetup:
@@ -175,7 +175,7 @@ class GameSession:
             defaults = self.context_defaults(rnd.number)
             raw_context = {**defaults, **{k: v for k, v in (raw_context or {}).items()
                                           if not (k in defaults and v in (None, ""))}}
-        context = self.game.context.parse(raw_context, list(r.players), self.ruleset.game)
+        context = self.variant.context.parse(raw_context, list(r.players), self.ruleset.game)
         piles = {owner: list(pile.codes) for owner, pile in rnd.piles.items()}
         teams = [list(t) for t in r.teams] if r.teams else None
         result = score_round(RoundInput(list(r.players), piles, dealer or rnd.dealer, teams,
@@ -218,9 +218,9 @@ class GameSession:
         """Context values round ``number`` takes from the rounds before it (Go-Stop's
         nagari carry), where the round's own context does not give them."""
         before = [res for n, res in self._results if n < number]
-        return self.game.context_from_log(before, self.ruleset)
+        return self.variant.context_from_log(before, self.ruleset)
 
     def context_fields(self) -> list[dict[str, Any]]:
         """The round context a confirm takes (the page draws its form from it)."""
-        return self.game.context.schema()
+        return self.variant.context.schema()
 

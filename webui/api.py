@@ -12,8 +12,8 @@ from scorer.cards import DECK, MONTHS
 from scorer.errors import InputError
 from scorer.field_accuracy import field_accuracy
 from scorer.table import GameView
-from webui import decks, export, games
-from webui.context import detection, enrolled_decks, store, table
+from webui import bodies, decks, export
+from webui.services import detection, enrolled_decks, store, table
 from webui.errors import Refused
 
 bp = Blueprint("api", __name__)
@@ -54,7 +54,7 @@ def cards() -> Response:
 
 @bp.get("/presets")
 def presets() -> Response:
-    return jsonify({"presets": games.presets(), "default": "sakura"})
+    return jsonify({"presets": bodies.presets(), "default": "sakura"})
 
 
 @bp.post("/detect")
@@ -80,7 +80,7 @@ def list_games() -> Response:
 
 @bp.post("/games")
 def create_game() -> tuple[Response, int]:
-    setup = games.new_game(enrolled_decks().store, _json_body())
+    setup = bodies.new_game(enrolled_decks().store, _json_body())
     return jsonify(table().create(**setup).to_dict()), 201
 
 
@@ -91,7 +91,7 @@ def get_game(game_id: int) -> Response:
 
 @bp.patch("/games/<int:game_id>")
 def update_game(game_id: int) -> Response:
-    changes = games.game_changes(enrolled_decks().store, _json_body())
+    changes = bodies.game_changes(enrolled_decks().store, _json_body())
     return jsonify(table().update(game_id, changes).to_dict())
 
 
@@ -129,20 +129,20 @@ def _pile_answer(view: GameView, status: int = 200) -> tuple[Response, int]:
 @bp.put("/games/<int:game_id>/rounds/<int:number>/piles")
 def save_pile(game_id: int, number: int) -> tuple[Response, int]:
     body = _json_body()
-    return _pile_answer(table().save_pile(game_id, number, **games.pile(body),
+    return _pile_answer(table().save_pile(game_id, number, **bodies.pile(body),
                                           version=_version(body)))
 
 
 @bp.post("/games/<int:game_id>/rounds/<int:number>/corrections")
 def correct(game_id: int, number: int) -> tuple[Response, int]:
     body = _json_body()
-    return _pile_answer(table().correct(game_id, number, **games.correction(body),
+    return _pile_answer(table().correct(game_id, number, **bodies.correction(body),
                                         version=_version(body)), 201)
 
 
 @bp.post("/games/<int:game_id>/rounds/<int:number>/confirm")
 def confirm(game_id: int, number: int) -> Response:
-    context = games.context(_parse_json())
+    context = bodies.context(_parse_json())
     return jsonify(table().confirm(game_id, number, context).answer())
 
 

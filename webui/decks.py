@@ -24,7 +24,7 @@ from scorer.vision.detector import CardDetector
 from scorer.vision.enrol import check_once, enrol_images, scan_code
 from scorer.vision.image import ImageLimits, ImageTooLarge, Upload, decode
 from scorer.vision.profile import require_embedding
-from webui.context import client, detection, enrolled_decks
+from webui.services import client, detection, enrolled_decks
 from webui.errors import Refused
 
 MAX_IMAGES = 60                 # 48 single-card images and a few layout photos

@@ -126,7 +126,7 @@ class DeckStore:
         return name
 
     def _not_found(self, name: str) -> DeckNotFound:
-        known = ", ".join(self.names()) or "none yet; enrol one with hanafuda enroll"
+        known = ", ".join(self.names()) or "none yet; enrol one with hanafuda enrol"
         return DeckNotFound(f"no deck named {name!r} (decks: {known})")
 
     def updated_at(self, name: str) -> str:

@@ -1,4 +1,4 @@
-"""Reaching the app's services from a request."""
+"""The app's services (its store, decks, detection and the table), reached from a request."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The web's side of a game: transport limits on what a request carries, and the fields
-of each request's JSON body for ``scorer.table.Table``.
+"""The JSON bodies of the game routes: transport limits on what a request carries, and
+each body's fields for ``scorer.table.Table``.
 
 What a game means (the open round, the dealer, the owners, the score, the standings) and
 its view are the core's (``scorer.session.GameSession``, ``scorer.table.GameView``); the
