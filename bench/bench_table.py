@@ -103,11 +103,11 @@ def first_frames(det: Any, tmp: Path, a: argparse.Namespace) -> None:
         for owner, part in (("Ann", codes[:8]), ("Bob", codes[8:])):
             table.save_pile(gid, n, owner, part, version=0, source="camera", detected=part,
                             crops=pile_crops(det, part))
-        confirm.append(timed(lambda: table.confirm(gid, n)))
+        confirm.append(timed(lambda n=n: table.confirm(gid, n)))
         first.append(timed(lambda: table.detect(frame, "home")))
         # what the first frame paid before: the profile from every stored PNG, then the frame
         store = table.decks.store
-        before.append(timed(lambda: profile_from_cards("home", store.get("home").cards, det))
+        before.append(timed(lambda s=store: profile_from_cards("home", s.get("home").cards, det))
                       + statistics.median(plain))
     crops = len(table.decks.store.embeddings("home"))
     print(f"1. deck of {crops} crops; {a.frames} frames each, {a.rounds} learning confirms")
