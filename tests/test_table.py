@@ -214,3 +214,24 @@ def test_a_reopened_round_unlearns_what_the_fix_removed(tmp_path) -> None:
     done = table.confirm(gid, 2).answer()
     assert done["learned"] == 3 and learned(2) == ["03-3", "08-1", "12-1"]
     assert learned(3) == ["01-1", "12-1"]                  # the later rounds' crops stay
+
+
+def test_reopening_an_earlier_round_deals_the_round_in_play_anew(tmp_path) -> None:
+    """Round 3 is in play (a pile saved) when round 2 is reopened: round 2 is the open
+    round until it is confirmed again, then round 3 is open again, dealt by round 2's new
+    winner."""
+    table = _table(tmp_path, FakeDetector())
+    gid = _game(table)
+    for n, (ann, bob) in enumerate(ROUNDS[:2], 1):
+        _round(table, gid, n, ann, bob)
+    table.save_pile(gid, 3, "Ann", ["01-1"], version=0)
+    assert table.view(gid).to_dict()["dealer"] == "Bob"          # round 2's winner
+    game = table.reopen_round(gid, 2).answer()["game"]
+    assert (game["open_round"], game["dealer"]) == (2, "Ann")
+    with pytest.raises(StateError, match="round 3 is not open; the open round is 2"):
+        table.save_pile(gid, 3, "Bob", ["12-1"], version=0)
+    table.correct(gid, 2, "Bob", "replace", "03-1", "03-3", version=1)
+    game = table.confirm(gid, 2).answer()["game"]
+    assert (game["open_round"], game["dealer"]) == (3, "Ann")    # the tie: the dealer's
+    assert game["rounds"][2]["dealer"] == "Ann" and game["rounds"][2]["piles"]["Ann"]["codes"] == ["01-1"]
+    assert [c["action"] for c in game["corrections"]] == ["reopen", "replace", "rescore"]
