@@ -1,7 +1,7 @@
 """The table's frame costs with deck profiles, in process, with the shipped model:
 
     nice -n 19 .venv/bin/python -m bench.bench_table [--frames 30] [--rounds 5]
-        [--cameras 4] [--fps 4] [--seconds 20] [--crops 8]
+        [--cameras 4] [--fps 4] [--seconds 20] [--crops 8] [--part both|first|cameras]
 
 1. **The first ``?deck=`` frame after a learning confirm** against a plain frame: a deck
    of 48 cards x ``--crops`` crops; each of ``--rounds`` rounds is confirmed on the
@@ -90,14 +90,17 @@ def first_frames(det: Any, tmp: Path, a: argparse.Namespace) -> None:
     frame = check(club_frames(1)[0])
     for _ in range(3):                                   # warm the sessions
         table.detect(frame)
-    plain = [timed(lambda: table.detect(frame)) for _ in range(a.frames)]
-    table.detect(frame, "home")
-    kept = [timed(lambda: table.detect(frame, "home")) for _ in range(a.frames)]
+        table.detect(frame, "home")
+    plain, kept = [], []
+    for _ in range(a.frames):                            # in pairs: the load drifts
+        plain.append(timed(lambda: table.detect(frame)))
+        kept.append(timed(lambda: table.detect(frame, "home")))
     gid = table.create(preset="sakura", options={}, players=["Ann", "Bob"], teams=None,
                        first_dealer="Ann", rounds_planned=a.rounds, deck="home").record.id
-    first, before, confirm = [], [], []
+    first, after, before, confirm = [], [], [], []
     rng = np.random.default_rng(5)
     from scorer.cards import CODES
+    store = table.decks.store
     for n in range(1, a.rounds + 1):
         codes = list(rng.choice(CODES, 16, replace=False))
         for owner, part in (("Ann", codes[:8]), ("Bob", codes[8:])):
@@ -105,21 +108,23 @@ def first_frames(det: Any, tmp: Path, a: argparse.Namespace) -> None:
                             crops=pile_crops(det, part))
         confirm.append(timed(lambda n=n: table.confirm(gid, n)))
         first.append(timed(lambda: table.detect(frame, "home")))
+        after.append(timed(lambda: table.detect(frame)))       # a plain frame beside it
         # what the first frame paid before: the profile from every stored PNG, then the frame
-        store = table.decks.store
-        before.append(timed(lambda s=store: profile_from_cards("home", s.get("home").cards, det))
-                      + statistics.median(plain))
-    crops = len(table.decks.store.embeddings("home"))
-    print(f"1. deck of {crops} crops; {a.frames} frames each, {a.rounds} learning confirms")
-    print(f"   plain frame                      median {statistics.median(plain):7.1f} ms")
-    print(f"   frame, deck profile kept         median {statistics.median(kept):7.1f} ms")
-    print(f"   first deck frame after a confirm median {statistics.median(first):7.1f} ms "
-          f"(max {max(first):.1f}); ratio to plain "
-          f"{statistics.median(first) / statistics.median(plain):.2f}")
-    print(f"   the same frame before (profile from the PNGs on the request thread) "
-          f"median {statistics.median(before):7.1f} ms")
+        before.append(timed(lambda: profile_from_cards("home", store.get("home").cards, det))
+                      + after[-1])
+    med = statistics.median
+    print(f"1. deck of {len(store.embeddings('home'))} crops; {a.frames} pairs of frames, "
+          f"{a.rounds} learning confirms")
+    print(f"   plain frame                      median {med(plain):7.1f} ms")
+    print(f"   frame, deck profile kept         median {med(kept):7.1f} ms "
+          f"(pairwise ratio to plain {med(k / p for k, p in zip(kept, plain)):.2f})")
+    print(f"   first deck frame after a confirm median {med(first):7.1f} ms (max "
+          f"{max(first):.1f}); the plain frame after it {med(after):.1f} ms; pairwise ratio "
+          f"{med(f / p for f, p in zip(first, after)):.2f}")
+    print(f"   the same first frame before (profile from the PNGs on the request thread) "
+          f"median {med(before):7.1f} ms")
     print(f"   the learning confirm (learn, then the profile built as a job) "
-          f"median {statistics.median(confirm):7.1f} ms")
+          f"median {med(confirm):7.1f} ms")
 
 
 def cameras(det: Any, tmp: Path, a: argparse.Namespace, decks: list[str], old: bool,
@@ -202,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seconds", type=float, default=20.0)
     p.add_argument("--crops", type=int, default=8, help="crops a card in each deck")
     p.add_argument("--threads", type=int, default=1, help="onnxruntime threads")
-    p.add_argument("--skip-first", action="store_true")
+    p.add_argument("--part", choices=("both", "first", "cameras"), default="both")
     a = p.parse_args(argv)
     model = shipped_model()
     if model is None:
@@ -211,8 +216,10 @@ def main(argv: list[str] | None = None) -> int:
     from scorer.vision import Detector
     det = Detector(model, threads=a.threads)
     with tempfile.TemporaryDirectory() as tmp:
-        if not a.skip_first:
+        if a.part != "cameras":
             first_frames(det, Path(tmp), a)
+        if a.part == "first":
+            return 0
         n = a.cameras
         print(f"2. two tables of {n} cameras at {a.fps:g} fps, {a.seconds:g} s each")
         one = cameras(det, Path(tmp), a, ["home"] * 2 * n, False, "both on one deck")
