@@ -129,15 +129,17 @@ def _pile_answer(view: GameView, status: int = 200) -> tuple[Response, int]:
 @bp.put("/games/<int:game_id>/rounds/<int:number>/piles")
 def save_pile(game_id: int, number: int) -> tuple[Response, int]:
     body = _json_body()
+    version = _version(body)            # 428 before a body's fields are read
     return _pile_answer(table().save_pile(game_id, number, **bodies.pile(body),
-                                          version=_version(body)))
+                                          version=version))
 
 
 @bp.post("/games/<int:game_id>/rounds/<int:number>/corrections")
 def correct(game_id: int, number: int) -> tuple[Response, int]:
     body = _json_body()
+    version = _version(body)
     return _pile_answer(table().correct(game_id, number, **bodies.correction(body),
-                                        version=_version(body)), 201)
+                                        version=version), 201)
 
 
 @bp.post("/games/<int:game_id>/rounds/<int:number>/confirm")
