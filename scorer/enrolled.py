@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import logging
+import sqlite3
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -104,7 +105,10 @@ class EnrolledDecks:
                 emb = embed_crops(detector, np.stack([crops[i] for i in ids]))
                 n = len(ids)
                 found = {i: np.stack([emb[k], emb[n + k]]) for k, i in enumerate(ids)}
-                self.store.set_embeddings((i, key, e) for i, e in found.items())
+                try:                        # kept, so the next build reads them only
+                    self.store.set_embeddings((i, key, e) for i, e in found.items())
+                except sqlite3.Error as exc:    # a read-only database: built all the same
+                    log.warning("deck %r: embeddings not kept (%s)", name, exc)
                 fresh.update(found)
         kept = [(r.code, fresh[r.id]) for r in rows if r.id in fresh]
         if not kept:
