@@ -9,7 +9,7 @@ from flask import current_app, request
 from scorer.enrolled import EnrolledDecks
 from scorer.store import GameStore
 from scorer.table import Table
-from webui.detection import DetectionService
+from webui.detection import ClientImages, DetectionService
 
 
 def store() -> GameStore:
@@ -26,7 +26,7 @@ def enrolled_decks() -> EnrolledDecks:
 
 def table() -> Table:
     """The games at the table, their image work in this request's client's turn."""
-    return Table(store(), enrolled_decks(), detection().images(client()))
+    return Table(store(), enrolled_decks(), ClientImages(detection(), client()))
 
 
 def client() -> Hashable:
