@@ -145,4 +145,9 @@ def test_reopen_round_2_of_4_on_the_page(playwright_sync, tmp_path: Path) -> Non
                              for n, d in ((4, "Ann"), (3, "Ann"), (2, "Ann"), (1, "Bob"))]
         csv = api.get(f"{server.url}/api/games/{gid}/export.csv").text().splitlines()
         assert csv[-2].split(",")[2:5] == ["4", "Ann", "Ann"] and csv[-1].endswith(",Ann,Ann,80")
+        log = api.get(f"{server.url}/api/games/{gid}/export.json").json()["corrections"]
+        assert [(c["round_number"], c["action"], (c["before"] or {}).get("winner"),
+                 (c["after"] or {}).get("winner")) for c in log] == [
+            (2, "reopen", "Bob", None), (2, "replace", None, None), (2, "rescore", "Bob", "Ann"),
+            (3, "rescore", "Bob", "Ann"), (4, "rescore", "Bob", "Ann")]
         browser.close()
