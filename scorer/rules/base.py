@@ -58,7 +58,7 @@ class Variant(Protocol):
         """The card points and yaku of one pile on its own (codes already checked)."""
 
     def check_round(self, rnd: CheckedRound, rs: RuleSet) -> None:
-        """Game-specific checks of a round, after the common ones (InputError)."""
+        """Variant-specific checks of a round, after the common ones (InputError)."""
 
     def score_round(self, rnd: CheckedRound, rs: RuleSet) -> RoundResult:
         """Score a checked round."""

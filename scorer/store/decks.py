@@ -2,8 +2,9 @@
 persistence only. Enrolment, learning from play and profiles are ``scorer.enrolled``'s.
 
 A deck keeps each card's crop (PNG) as the source of truth, and beside it the crop's
-embeddings by the classifier named in ``model``; a profile for another classifier is
-recomputed from the crops (``scorer.vision.profile.profile_from_cards``).
+embeddings by the classifier named in ``model``: a profile is built from those
+(``embeddings``, no crop read); for another classifier the crops are embedded once and
+the new embeddings kept (``scorer.enrolled.EnrolledDecks.build_profile``).
 """
 
 from __future__ import annotations
