@@ -80,25 +80,16 @@ class Detector:
         self.cls_threshold = float(cfg.get("cls_threshold", 0.3))
         # boxes that still overlap this much after refinement are one card (None: off)
         self.overlap_iou = cfg.get("overlap_iou")
+        # what the stages are, as the protocol and the training scripts read it
+        self.classifier_path = cls_path
+        self.refiner_path = self.refiner.path if self.refiner is not None else None
+        self.in_w, self.in_h = self.localiser.in_w, self.localiser.in_h
         self.max_cards = self.localiser.max_cards
+        self.crop_w, self.crop_h = self.classifier.crop_w, self.classifier.crop_h
+        self.tta, self.tta_below = self.classifier.tta, self.classifier.tta_below
+        self.has_embedding = self.classifier.has_embedding   # deck profiles need one
 
-    # ------------------------------------------------- the stages' files and settings
-    @property
-    def classifier_path(self) -> Path:
-        return self.classifier.path
-
-    @property
-    def refiner_path(self) -> Path | None:
-        return self.refiner.path if self.refiner is not None else None
-
-    @property
-    def in_w(self) -> int:
-        return self.localiser.in_w
-
-    @property
-    def in_h(self) -> int:
-        return self.localiser.in_h
-
+    # ------------------------------------------ the localiser's thresholds (settable)
     @property
     def loc_threshold(self) -> float:
         return self.localiser.threshold
@@ -114,27 +105,6 @@ class Detector:
     @large_threshold.setter
     def large_threshold(self, value: float) -> None:
         self.localiser.large_threshold = float(value)
-
-    @property
-    def crop_w(self) -> int:
-        return self.classifier.crop_w
-
-    @property
-    def crop_h(self) -> int:
-        return self.classifier.crop_h
-
-    @property
-    def tta(self) -> bool:
-        return self.classifier.tta
-
-    @property
-    def tta_below(self) -> float:
-        return self.classifier.tta_below
-
-    @property
-    def has_embedding(self) -> bool:
-        """Whether the classifier also outputs card embeddings (deck profiles need them)."""
-        return self.classifier.has_embedding
 
     @property
     def useful_side(self) -> int:
