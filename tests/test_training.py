@@ -89,7 +89,7 @@ def test_tiny_recipe_end_to_end(tmp_path, capsys):
     assert "localiser crops" not in err
     from scorer.vision import Detector
     det = Detector(loc, threads=1)
-    assert det.ref is not None
+    assert det.refiner is not None
     img, _, _ = random_scene(get_library(), 5)
     det.detect(img)  # runs; an untrained model finds whatever it finds
     emb = det.embed(np.zeros((3, 112, 72, 3), np.uint8) + np.arange(3)[:, None, None, None])

@@ -34,10 +34,11 @@ def to_csv(view: dict[str, Any]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_FIELDS)
-    running = view.get("standings", {}).get("running") or []
+    # the totals after each confirmed round, in order (a reopened round has none yet)
+    running = iter(view.get("standings", {}).get("running") or [])
     for rnd in view["rounds"]:
         result = rnd.get("result") or {}
-        totals = running[rnd["number"] - 1] if rnd["number"] - 1 < len(running) else {}
+        totals = next(running, {}) if rnd.get("confirmed") else {}
         for owner, pile in rnd["piles"].items():
             res = (result.get("results") or {}).get(owner, {})
             yaku = "; ".join(f"{y['label']} {y['points']} ({' '.join(y['cards'])})"

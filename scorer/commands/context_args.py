@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scorer.errors import InputError
-from scorer.rules import GAMES
+from scorer.rules import VARIANTS
 
 METAVARS = {"player": "NAME", "players": "NAME,NAME...", "month": "M", "count": "N",
             "codes": "CODE,CODE..."}
@@ -75,7 +75,7 @@ def context_options() -> list[ContextOption]:
     text that differs between the games sharing a key is left out)."""
     fields: dict[str, dict[str, Any]] = {}
     games: dict[str, list[str]] = {}
-    for game in GAMES.values():
+    for game in VARIANTS.values():
         for entry in game.context.schema():
             first = fields.setdefault(entry["key"], dict(entry))
             if first.get("help") != entry.get("help"):

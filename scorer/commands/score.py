@@ -11,7 +11,7 @@ from scorer.cards import card
 from scorer.commands.context_args import add_context_args, context_from_args, pairs
 from scorer.commands.rules import add_rules_args, ruleset_from_args
 from scorer.errors import InputError
-from scorer.rules import RoundInput, RoundResult, RuleSet, get_game, score_round
+from scorer.rules import RoundInput, RoundResult, RuleSet, get_variant, score_round
 
 ROUND_KEYS = ("rules", "preset", "options", "players", "piles", "teams", "dealer", "context")
 
@@ -178,7 +178,7 @@ def round_from_args(args: argparse.Namespace) -> tuple[RoundInput, RuleSet]:
 def format_result(res: RoundResult) -> str:
     rows = list(res.results.values())
     width = max([len(r.owner) for r in rows] + [6])
-    multiplies = get_game(res.game).multiplies
+    multiplies = get_variant(res.game).multiplies
     head = f"{'player':<{width}}  {'cards':>5}  {'yaku':>4}  " + \
         ("mult" if multiplies else "penalty") + "  score"
     lines = [f"{res.ruleset} round, dealer {res.dealer}", head]
