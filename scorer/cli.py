@@ -24,7 +24,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "scorer.commands.detect",
     "scorer.commands.serve",
     "scorer.commands.accuracy",
-    "scorer.commands.enroll",
+    "scorer.commands.enrol",
     "scorer.commands.decks",
 )
 

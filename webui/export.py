@@ -66,10 +66,11 @@ def to_csv(view: dict[str, Any]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     gostop = (view.get("ruleset") or {}).get("game") == "gostop"
     writer.writerow(GOSTOP_FIELDS if gostop else CSV_FIELDS)
-    running = view.get("standings", {}).get("running") or []
+    # the totals after each confirmed round, in order (a reopened round has none yet)
+    running = iter(view.get("standings", {}).get("running") or [])
     for rnd in view["rounds"]:
         result = rnd.get("result") or {}
-        totals = running[rnd["number"] - 1] if rnd["number"] - 1 < len(running) else {}
+        totals = next(running, {}) if rnd.get("confirmed") else {}
         for owner, pile in rnd["piles"].items():
             total = totals.get(owner) if isinstance(totals, dict) else None
             if gostop:

@@ -12,7 +12,7 @@ from scorer.commands.context_args import (add_context_args, check_flags_fit,
                                           context_from_args, flag_words, pairs)
 from scorer.commands.rules import add_rules_args, ruleset_from_args
 from scorer.errors import InputError
-from scorer.rules import RoundInput, RoundResult, RuleSet, get_game, score_round
+from scorer.rules import RoundInput, RoundResult, RuleSet, get_variant, score_round
 from scorer.rules import gostop
 from scorer.rules.context import reword
 
@@ -207,7 +207,7 @@ def round_from_args(args: argparse.Namespace) -> tuple[RoundInput, RuleSet]:
 def _say_required(context: dict[str, Any], rs: RuleSet, from_file: bool) -> None:
     """Nothing is scored that the players did not say: a round whose game needs to know
     who stopped is refused without it (``--stopped-by nobody`` says nobody did)."""
-    for spec in get_game(rs.game).context.missing(context):
+    for spec in get_variant(rs.game).context.missing(context):
         flag = "--" + spec.key.replace("_", "-")
         what = spec.label.rstrip("?").lower()
         where = f' (or "{spec.key}" in the round file\'s context)' if from_file else ""
@@ -218,7 +218,7 @@ def _say_required(context: dict[str, Any], rs: RuleSet, from_file: bool) -> None
 def format_result(res: RoundResult) -> str:
     rows = list(res.results.values())
     width = max([len(r.owner) for r in rows] + [6])
-    multiplies = get_game(res.game).multiplies
+    multiplies = get_variant(res.game).multiplies
     cards = "base" if res.game == "gostop" else "cards"     # Go-Stop: the pile's base points
     head = f"{'player':<{width}}  {cards:>5}  {'yaku':>4}  " + \
         ("mult" if multiplies else "penalty") + "  score"

@@ -17,7 +17,7 @@ from scorer.cards import (DECK, LIGHTNING, RAIN_MAN, SAKE_CUP, WILLOW_RIBBON, YE
                           Kind)
 from scorer import hwatu
 from scorer.errors import InputError
-from scorer.rules.base import MAX_ROUNDS, BaseGame, Preset
+from scorer.rules.base import MAX_ROUNDS, BaseVariant, Preset
 from scorer.rules.context import MAX_CALLS, Context, ContextField
 from scorer.rules.options import Option, boolean, choice, integer
 from scorer.rules.records import PileSummary, PlayerResult, RoundResult, YakuHit
@@ -795,7 +795,7 @@ def context_from_log(results: Sequence[RoundResult], rs: RuleSet) -> dict[str, A
     return {"nagari": draws}
 
 
-class Gostop(BaseGame):
+class Gostop(BaseVariant):
     """Go-Stop and Matgo, RULES-gostop.md: 2 or 3 players (each preset fixes which);
     only the player who stops scores and every other player pays him."""
 
@@ -807,7 +807,7 @@ class Gostop(BaseGame):
     yaku = YAKU
     context = GostopContext
     multiplies = True
-    option_groups = OPTION_GROUPS
+    option_groups: Mapping[str, str] = OPTION_GROUPS
 
     card_values = staticmethod(card_values)
     find_yaku = staticmethod(find_yaku)
@@ -819,4 +819,4 @@ class Gostop(BaseGame):
         return f"base points: {summary.total} (before go, multipliers and baks)"
 
 
-GAME = Gostop()
+VARIANT = Gostop()

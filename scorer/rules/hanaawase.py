@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from scorer.cards import DECK, WILLOW_RIBBON, Kind
-from scorer.rules.base import MAX_ROUNDS, BaseGame, Preset
+from scorer.rules.base import MAX_ROUNDS, BaseVariant, Preset
 from scorer.rules.ruleset import RuleSet
 from scorer.rules.context import Context, ContextField
 from scorer.rules.options import Alias, Option, boolean, choice, integer
@@ -174,7 +174,7 @@ def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
                        None, tied)
 
 
-class Hanaawase(BaseGame):
+class Hanaawase(BaseVariant):
     """Hana-Awase, RULES.md section 3: 2-4 players, card points and yaku."""
 
     name = "hanaawase"
@@ -191,4 +191,4 @@ class Hanaawase(BaseGame):
     score_round = staticmethod(score_round)
 
 
-GAME = Hanaawase()
+VARIANT = Hanaawase()

@@ -9,7 +9,7 @@ from typing import Any, Collection, Iterable, Mapping, Sequence, cast
 
 from scorer.cards import DECK, RAIN_MAN, SAKE_CUP, Kind
 from scorer.errors import InputError
-from scorer.rules.base import MAX_ROUNDS, BaseGame, Preset
+from scorer.rules.base import MAX_ROUNDS, BaseVariant, Preset
 from scorer.rules.ruleset import RuleSet
 from scorer.rules.hanaawase import VALUES
 from scorer.rules.context import MAX_CALLS, Context, ContextField, parse_name
@@ -428,7 +428,7 @@ def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
     return RoundResult(results, winner, next_dealer, lines, rs.name, rs.game, rnd.dealer)
 
 
-class Koikoi(BaseGame):
+class Koikoi(BaseVariant):
     """Koi-Koi, RULES.md section 2: two players; only the player who stops scores."""
 
     name = "koikoi"
@@ -449,4 +449,4 @@ class Koikoi(BaseGame):
         return f"yaku points: {summary.total} (before multipliers)"
 
 
-GAME = Koikoi()
+VARIANT = Koikoi()

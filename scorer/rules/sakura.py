@@ -11,7 +11,7 @@ from typing import Iterable, cast
 
 from scorer.cards import DECK, LIGHTNING, RAIN_MAN, YELLOW_CHAFF, Kind, card
 from scorer.errors import InputError
-from scorer.rules.base import MAX_ROUNDS, BaseGame, Preset
+from scorer.rules.base import MAX_ROUNDS, BaseVariant, Preset
 from scorer.rules.ruleset import RuleSet
 from scorer.rules.context import Context, ContextField
 from scorer.rules.options import Option, choice, integer
@@ -279,7 +279,7 @@ def victories(margin: int, rs: RuleSet) -> tuple[int, str]:
     return 1, "plain"
 
 
-class Sakura(BaseGame):
+class Sakura(BaseVariant):
     """Sakura (Hawaiian hanafuda), RULES.md section 1."""
 
     name = "sakura"
@@ -314,4 +314,4 @@ class Sakura(BaseGame):
         return f"{note}card points: {summary.card_points}"
 
 
-GAME = Sakura()
+VARIANT = Sakura()

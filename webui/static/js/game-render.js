@@ -6,10 +6,12 @@ import { runningChart } from "./chart.js";
 import { cardLabel, colourChip, monthLabel, monthOrder, roleOf } from "./cards.js";
 import { countNote } from "./piles.js";
 import { gostopTable } from "./result-gostop.js";
-import { $, checksOf, draftOf, openRound, otherOwnerOf, pileOf, shownCodes, state, storeExpected, storePiles } from "./game-state.js";
+import { $, checksOf, draftOf, labelOf, markStale, openRound, otherOwnerOf, pileOf, shownCodes, staleOf, state,
+  storeExpected, storePiles, unsavedOwners } from "./game-state.js";
 
 // The pile buttons: capture(owner), photo(owner), add(owner), fix(owner, code),
-// replace(owner, code, pick), remove(owner, code), save(owner), discard(owner).
+// replace(owner, code, pick), remove(owner, code), save(owner), discard(owner),
+// apply(owner) (this screen's changes onto a pile changed elsewhere); a round's: reopen(number).
 export const actions = {};
 
 export function showRoundError(err) {
@@ -52,6 +54,21 @@ function cardItem(owner, code, editable, reasons) {
       el("button", { type: "button", class: "remove", onclick: () => actions.remove(owner, code) }, "Remove")) : null);
 }
 
+// A draft made on a pile another screen changed since: this screen's changes, listed
+// ("add 09-1"), to apply onto the pile as it now is (shown above) or to discard.
+function changesBox(owner, pile) {
+  const { adds, removes } = pile.changesOnto(shownCodes(owner));
+  const items = [...removes.map((c) => ["remove", c]), ...adds.map((c) => ["add", c])];
+  return el("div", { class: "pile-changes", role: "status" },
+    el("p", { text: "This pile was changed on another screen (shown as it is now). Your changes, not saved yet:" }),
+    el("ul", { class: "changes" }, items.length ? items.map(([action, code]) =>
+      el("li", { class: `change ${action}`, dataset: { action, code } }, `${action} ${code} `, el("span", { class: "muted", text: labelOf(code) })))
+      : [el("li", { class: "muted", text: "none: the pile already holds them" })]),
+    el("button", { type: "button", class: "apply-changes primary", onclick: () => actions.apply(owner) },
+      items.length ? "Apply my changes to this pile" : "Done"),
+    el("button", { type: "button", class: "discard", onclick: () => actions.discard(owner) }, "Discard my changes"));
+}
+
 // The pile's count box: the number the player typed (kept in the tab across reloads)
 // against the cards found, the ones marked check counted as possibly misread.
 function countField(owner, found, marked) {
@@ -80,25 +97,28 @@ export function renderPiles() {
   const rnd = openRound();
   const box = $("piles");
   if (!rnd) { box.replaceChildren(); return; }
+  markStale();
   storePiles(rnd.number);
   box.replaceChildren(...state.game.owners.map((owner) => {
     const draft = draftOf(owner);
+    const stale = staleOf(owner);
     const saved = rnd.piles[owner];
     const codes = shownCodes(owner);
     const reasons = checksOf(owner, state.deck);
     const status = draft ? (state.capturing === owner ? "capturing…" : "not saved yet")
-      : saved ? `saved (${savedHow(saved)})` : "no pile yet";
+      : stale ? "changed on another screen" : saved ? `saved (${savedHow(saved)})` : "no pile yet";
     const checks = reasons.size ? ` · ${reasons.size} to check` : "";
-    return el("article", { class: "pile" + (draft ? " draft" : saved ? " saved" : "") + (state.capturing === owner ? " capturing" : ""), dataset: { owner } },
+    return el("article", { class: "pile" + (draft ? " draft" : stale ? " stale" : saved ? " saved" : "") + (state.capturing === owner ? " capturing" : ""), dataset: { owner } },
       el("header", {}, el("h3", { text: owner }), el("span", { class: "status", text: `${count(codes.length, "card")}${checks} · ${status}` })),
       pileOf(owner).note ? el("p", { class: "pile-error error-message", role: "alert", text: pileOf(owner).note }) : null,
       el("ul", { class: "cards" }, codes.map((code) => cardItem(owner, code, true, reasons))),
+      stale ? changesBox(owner, stale) : null,
       countField(owner, codes.length, reasons.size),
       el("div", { class: "pile-actions" },
         el("button", { type: "button", class: "capture", onclick: () => actions.capture(owner) }, "Capture from camera"),
         el("button", { type: "button", class: "photo", onclick: () => actions.photo(owner) }, "Upload photo"),
         el("button", { type: "button", class: "add", onclick: () => actions.add(owner) }, "Add cards")),
-      (draft || !saved) ? el("div", { class: "pile-save" },
+      (draft || (!saved && !stale)) ? el("div", { class: "pile-save" },
         codes.length ? el("button", { type: "button", class: "save-pile primary", disabled: state.capturing === owner,
           onclick: () => actions.save(owner) }, "Save pile")
           : el("button", { type: "button", class: "save-pile empty", disabled: state.capturing === owner,
@@ -165,6 +185,20 @@ function showNeeded() {
     const input = row.querySelector("input");
     if (input && callers.length >= 2) input.placeholder = `e.g. ${callers.join(", ")} (who called first)`;
   }
+}
+
+// A reopened round's form shows the context it was confirmed with (who stopped as it was
+// said: a round confirmed with nobody stopping shows "nobody", not "— choose —").
+function fillContext(ctx) {
+  for (const input of $("round-context").querySelectorAll("[data-key]")) {
+    const { key, kind, player } = input.dataset;
+    let value = player ? (ctx[key] || {})[player] : ctx[key];
+    if (value === null && kind === "player" && input.required && key in ctx) value = "nobody";
+    if (value === undefined || value === null) continue;
+    if (Array.isArray(value)) value = value.join(kind === "players" ? ", " : " ");
+    input.value = String(value);
+  }
+  showNeeded();
 }
 
 export function context() {
@@ -273,7 +307,9 @@ function renderHistory() {
     el("details", { class: "round", dataset: { round: r.number } },
       el("summary", { text: `Round ${r.number} — dealer ${r.dealer} — winner ${r.result.winner || "nobody"}` +
         (r.learned ? ` — ${count(r.learned, "card crop")} learned` : "") }),
-      resultTable(r.result, g.owners))) : [el("p", { class: "muted", text: "No round confirmed yet." })]));
+      resultTable(r.result, g.owners),
+      el("button", { type: "button", class: "reopen", title: "fix this round's piles; confirming it again scores it and the rounds after it anew",
+        onclick: () => actions.reopen(r.number) }, `Reopen round ${r.number} to fix it`))) : [el("p", { class: "muted", text: "No round confirmed yet." })]));
 }
 
 export function render() {
@@ -288,12 +324,17 @@ export function render() {
   $("round-panel").hidden = !rnd;
   if (rnd) {
     $("round-title").textContent = `Round ${rnd.number} of ${g.rounds_planned}`;
-    $("round-info").textContent = `Dealer: ${g.dealer}. Capture each pile, fix any card, save it, then confirm the round.`;
+    const later = g.rounds.filter((r) => r.confirmed && r.number > rnd.number).map((r) => r.number);
+    $("round-info").textContent = later.length
+      ? `Round ${rnd.number} is reopened (dealer ${g.dealer}): fix its piles, then confirm it again; ` +
+        `round${later.length > 1 ? "s" : ""} ${later.join(", ")} will be scored again with it.`
+      : `Dealer: ${g.dealer}. Capture each pile, fix any card, save it, then confirm the round.`;
     renderPiles();
-    const ready = g.owners.every((o) => rnd.piles[o] && !draftOf(o));
+    const ready = g.owners.every((o) => rnd.piles[o]) && !unsavedOwners().length;
     $("confirm-round").classList.toggle("primary", ready);    // red once every pile is saved
     if (!$("round-context").dataset.round || $("round-context").dataset.round !== String(rnd.number)) {
       renderContext();
+      fillContext(rnd.context || {});
       $("round-context").dataset.round = String(rnd.number);
     }
   }

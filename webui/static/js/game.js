@@ -5,7 +5,8 @@
 import { api, toast } from "./api.js";
 import { loadCards, useHwatu } from "./cards.js";
 import { endCapture, forgetCamera, photo, showSide, startCapture } from "./game-capture.js";
-import { addCard, confirmRound, correction, fixCard, loadDecks, replaceCard, savePile, setDeck, setLearn } from "./game-edit.js";
+import { addCard, applyChanges, confirmRound, correction, fixCard, loadDecks, reopenRound, replaceCard, savePile, setDeck,
+  setLearn } from "./game-edit.js";
 import { actions, render } from "./game-render.js";
 import { $, base, restorePiles, state } from "./game-state.js";
 
@@ -18,6 +19,8 @@ Object.assign(actions, {
   remove: (owner, code) => correction(owner, "remove", code, null),
   save: savePile,
   discard: (owner) => { forgetCamera(owner); render(); },
+  apply: applyChanges,
+  reopen: reopenRound,
 });
 
 async function main() {

@@ -1,4 +1,4 @@
-"""`hanafuda enroll`: teach the recogniser your own deck."""
+"""`hanafuda enrol` (also spelled `enroll`): teach the recogniser your own deck."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def db_argument(parser: argparse.ArgumentParser) -> None:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "enroll", help="enrol your own deck from photos or card scans",
+        "enrol", aliases=["enroll"], help="enrol your own deck from photos or card scans",
         description="Enrol a physical deck so that the recogniser reads it better: lay the "
                     "48 cards out month by month in rows (January's four cards first, then "
                     "February's...; e.g. four photos of 12 cards, or one photo of all 48) "
@@ -102,7 +102,7 @@ def open_decks(db: Path | None):
 
     db = db or default_db_path()
     if not Path(db).is_file():
-        raise InputError(f"no games database at {db} (enrol a deck with `hanafuda enroll` "
+        raise InputError(f"no games database at {db} (enrol a deck with `hanafuda enrol` "
                          "first, or give --db)")
     try:
         return DeckStore(db)
