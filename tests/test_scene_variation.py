@@ -173,3 +173,27 @@ def test_the_curve_measures_each_snapshot_once_beside_the_shipped_reference(tmp_
     res = curve.update_curve(snaps, tmp_path / "shipped.onnx", out, "", "", per_kind=5)
     assert [p["step"] for p in res["points"]] == [1000, 2000, 3000] and len(measured) == 4
     assert json.loads(out.read_text())["points"][-1]["step"] == 3000
+
+
+def test_the_campaign_state_is_kept_to_commit_and_a_fresh_run_resumes_from_it(tmp_path, monkeypatch):
+    import training.__main__ as cli
+    from training.engine import checkpoint_step, save_checkpoint
+    from training.recipe import load_recipe
+    state = tmp_path / "repo" / "training" / "campaign" / "lite-loc.pt"
+    monkeypatch.setattr(cli, "CAMPAIGN_STATE", state)
+    monkeypatch.setattr(cli, "REPO_ROOT", tmp_path / "repo")
+    net = torch.nn.Linear(2, 2)
+    run = tmp_path / "run"
+    save_checkpoint(run / "lite_loc" / "lite_loc.pt", {"loc": net},
+                    torch.optim.AdamW(net.parameters()), 1234, 60.0, [], {})
+    args = cli._parser().parse_args(["keep", "--run-dir", str(run)])
+    cli.Pipeline(args, load_recipe()).keep()
+    assert checkpoint_step(state) == 1234
+    fresh = tmp_path / "fresh-run"  # a fresh clone's run directory
+    pipe = cli.Pipeline(cli._parser().parse_args(["lite-loc", "--run-dir", str(fresh)]),
+                        load_recipe())
+    pipe._resume_campaign()
+    assert checkpoint_step(fresh / "lite_loc" / "lite_loc.pt") == 1234
+    with pytest.raises(cli.RecipeError, match="nothing to keep"):
+        cli.Pipeline(cli._parser().parse_args(["keep", "--run-dir", str(tmp_path / "none")]),
+                     load_recipe()).keep()
