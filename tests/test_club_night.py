@@ -96,13 +96,13 @@ def test_waitress_own_error_answers_carry_the_security_headers(served, request_b
 @pytest.mark.parametrize("token", [" " * 16, "a" * 16, "ab" * 12, "abcdefgh abcdefgh",
                                    "short"])
 def test_weak_tokens_are_refused(token) -> None:
-    from scorer.commands.serve import resolve_token
+    from webui.command import resolve_token
     with pytest.raises(InputError):
         resolve_token("0.0.0.0", token)
 
 
 def test_a_random_token_is_accepted() -> None:
-    from scorer.commands.serve import resolve_token
+    from webui.command import resolve_token
     assert resolve_token("0.0.0.0", "k3J9-xq2Lr8vT0pZ") == "k3J9-xq2Lr8vT0pZ"
 
 

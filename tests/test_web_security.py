@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scorer.commands import serve
+from webui import command as serve
 from web_helpers import CSRF, jpeg, make_app
 from webui.security import is_loopback
 
@@ -106,7 +106,10 @@ def test_serve_binding_rules() -> None:
 def test_serve_command_defaults_and_token(tmp_path: Path, monkeypatch, capsys) -> None:
     import waitress
 
-    from scorer.cli import main
+    from scorer.cli import main as cli_main
+
+    def main(argv):
+        return cli_main(argv, extra=[serve])
     seen: dict = {}
 
     class FakeServer:
