@@ -380,25 +380,29 @@ def run_phase(port: int, seconds: float, detect_clients: int, game_clients: int,
 
 # --------------------------------------------------------------------------- servers
 def start_server(tmp: Path, model: str, fake_delay: float,
-                 fake_cpu: bool = False) -> tuple[Server, str]:
+                 fake_cpu: bool = False, token: str | None = None) -> tuple[Server, str]:
     """``hanafuda serve`` on the model, or the same app and waitress settings with a
-    fake detector (``--serve-fake``) when there is no model."""
+    fake detector (``--serve-fake``) when there is no model; ``token``: the access token
+    it requires (on loopback too)."""
     path = shipped_model() if model == "auto" else (None if model == "fake" else Path(model))
     db, log = tmp / "games.db", tmp / "server.log"
+    need = ["--token", token] if token else []
     if path is not None:
-        return Server.hanafuda(db, log, "--model", str(path)), f"model {path}"
+        return Server.hanafuda(db, log, "--model", str(path), *need), f"model {path}"
     port = free_port()
     argv = [sys.executable, "-m", "bench.load_server", "--serve-fake", "--port", str(port),
-            "--db", str(db), "--fake-delay", str(fake_delay)] + (["--fake-cpu"] if fake_cpu else [])
+            "--db", str(db), "--fake-delay", str(fake_delay), *need] \
+        + (["--fake-cpu"] if fake_cpu else [])
     return Server(argv, port, log), (f"fake detector ({fake_delay * 1e3:.0f} ms a frame, "
                                      f"{'busy on the CPU' if fake_cpu else 'asleep'})")
 
 
-def serve_fake(port: int, db: Path, delay: float, cpu: bool) -> None:
+def serve_fake(port: int, db: Path, delay: float, cpu: bool, token: str | None = None) -> None:
     from support.servers import FAKE_PILE, FakeDetector
     from webui import create_app
     from webui.server import make_server
-    app = create_app({"DB_PATH": db, "DETECTOR": FakeDetector(FAKE_PILE, delay=delay, cpu=cpu)})
+    app = create_app({"DB_PATH": db, "DETECTOR": FakeDetector(FAKE_PILE, delay=delay, cpu=cpu),
+                      "ACCESS_TOKEN": token})
     server = make_server(app, "127.0.0.1", port)         # hanafuda serve's settings
     print(f"Open http://127.0.0.1:{port}/", flush=True)
     server.run()
@@ -480,9 +484,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--serve-fake", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     p.add_argument("--db", type=Path, default=None, help=argparse.SUPPRESS)
+    p.add_argument("--token", default=None, help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.serve_fake:
-        serve_fake(a.port, a.db, a.fake_delay, a.fake_cpu)
+        serve_fake(a.port, a.db, a.fake_delay, a.fake_cpu, a.token)
         return 0
     if a.club or a.bombs:
         return run_club(a)

@@ -32,10 +32,17 @@ Why each number (waitress's defaults in brackets):
 * ``max_request_header_size`` 64 kB [256 kB]: the page's headers are under 2 kB.
 * ``max_request_body_size``: the app's upload cap and a little: waitress buffers a body
   before the app sees it, so it refuses the larger ones itself [1 GB].
+* ``LARGE_BLOCK`` 4 MiB: glibc's malloc hands blocks this large straight back to the
+  system when freed (``M_MMAP_THRESHOLD``; by default the threshold climbs to 32 MiB and
+  each thread keeps what it freed in its own arena): beside two senders of 40 MP
+  progressive JPEGs the server held 370 MiB, every request thread keeping a 6 MB body
+  and every image worker a 120 MB decode it had long finished with.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import logging
 import resource
 import socket
@@ -69,6 +76,7 @@ REQUEST_DEADLINE = 120.0
 PER_ADDRESS = 32
 GUEST_THREADS = 2
 ACCEPT_BATCH = 64
+LARGE_BLOCK = 4 * 1024 * 1024
 log = logging.getLogger("webui.server")
 
 
@@ -152,7 +160,7 @@ class TLSChannel(Channel):
         if not self._wrapped:
             if not self._looks_like_tls():
                 return False
-            self.socket = self.server.tls.wrap_socket(
+            self.socket: Any = self.server.tls.wrap_socket(
                 self.socket, server_side=True, do_handshake_on_connect=False)
             self._wrapped = True
         try:
@@ -338,6 +346,17 @@ class Server(TcpWSGIServer):
                 channel.will_close = True       # closed by the loop's next turn
 
 
+def _return_large_blocks(size: int = LARGE_BLOCK) -> bool:
+    """Make malloc give blocks of ``size`` bytes or more back to the system when they
+    are freed (glibc ``mallopt(M_MMAP_THRESHOLD)``); False where that is not glibc."""
+    m_mmap_threshold = -3
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        return bool(libc.mallopt(m_mmap_threshold, size))
+    except (OSError, AttributeError):
+        return False
+
+
 def _raise_fd_limit(connections: int) -> None:
     """Room for ``connections`` sockets and the files beside them (SQLite, models)."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -363,6 +382,7 @@ def make_server(app: Any, host: str, port: int, threads: int = THREADS,
     if tls is not None:
         settings["url_scheme"] = "https"
     _raise_fd_limit(int(settings["connection_limit"]))
+    _return_large_blocks()
     # waitress warns "Task queue depth is N" whenever a request waits for a thread (a page
     # load fetches a few files at once): ordinary here, and alarming to read
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
@@ -391,5 +411,5 @@ def make_server(app: Any, host: str, port: int, threads: int = THREADS,
         return servers[0]
     listen = [(s.effective_host, s.effective_port) for s in servers]
     multi = MultiSocketServer(socket_map, adj, listen, dispatcher, servers[-1].log_info)
-    multi.effective_port = servers[0].effective_port            # type: ignore[attr-defined]
+    multi.effective_port = servers[0].effective_port
     return multi

@@ -227,8 +227,10 @@ def _load(cert_path: Path, key_path: Path) -> tuple[x509.Certificate, ec.Ellipti
         key = serialization.load_pem_private_key(key_path.read_bytes(), password=None)
     except (OSError, ValueError, TypeError):
         return None
+    public = cert.public_key()
     if not isinstance(key, ec.EllipticCurvePrivateKey) or \
-            key.public_key().public_numbers() != cert.public_key().public_numbers():
+            not isinstance(public, ec.EllipticCurvePublicKey) or \
+            key.public_key().public_numbers() != public.public_numbers():
         return None
     return cert, key
 
@@ -287,6 +289,7 @@ def _permits(ca: x509.Certificate, name: str | IPAddress) -> bool:
                     return True
         return False
     return any(isinstance(t, x509.IPAddress) and t.value.version == name.version
+               and isinstance(t.value, (ipaddress.IPv4Network, ipaddress.IPv6Network))
                and name in t.value for t in subtrees)
 
 
