@@ -147,8 +147,8 @@ def _run(args: argparse.Namespace) -> int:
     if cert is not None:
         print(f"HTTPS certificate {'made' if cert.made else 'kept'} in {cert.folder} "
               f"(names {', '.join(cert.names + cert.addresses)}); to trust it for good, "
-              f"install {cert.ca.name} on the phone (README: A phone at the table)",
-              flush=True)
+              f"install {cert.ca.name} on the phone (README: A phone at the table); its "
+              f"SHA-256 fingerprint {cert.fingerprint}", flush=True)
     elif on_network:
         print("Plain HTTP (--no-https): a phone's browser will not give the page its "
               "camera; it can upload photos.", flush=True)
