@@ -38,7 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from bench.load_server import DOWN, CameraLog, camera_client, club_frames, start_server
+from bench.load_server import (DOWN, CameraLog, camera_client, club_frames, run_for,
+                               start_server)
 from support.servers import CSRF, percentile, rss_mib
 
 ATTACKER = "127.0.0.2"
@@ -185,14 +186,7 @@ def cameras(port: int, count: int, fps: float, seconds: float, headers: dict,
                for i, log in enumerate(logs)]
     threads.append(threading.Thread(target=health_checks, args=(port, stop, health, headers),
                                     daemon=True))
-    t0 = time.perf_counter()
-    for t in threads:
-        t.start()
-    time.sleep(seconds)
-    stop.set()
-    for t in threads:
-        t.join(60)
-    return logs, health, time.perf_counter() - t0
+    return logs, health, run_for(threads, stop, seconds, join=60)
 
 
 def summary(label: str, logs: list[CameraLog], health: Health, took: float,

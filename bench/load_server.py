@@ -166,6 +166,20 @@ def bomb_client(port: int, bomb: bytes, stop: threading.Event, log: CameraLog,
     client.close()
 
 
+def run_for(threads: list[threading.Thread], stop: threading.Event, seconds: float,
+            join: float = 120) -> float:
+    """Start ``threads``, let them run ``seconds``, then set ``stop`` and join them;
+    returns the seconds it all took."""
+    t0 = time.perf_counter()
+    for t in threads:
+        t.start()
+    time.sleep(seconds)
+    stop.set()
+    for t in threads:
+        t.join(join)
+    return time.perf_counter() - t0
+
+
 def club_night(port: int, clients: int = 8, fps: float = 4.0, seconds: float = 30.0,
                bombs: int = 0, seed: int = 1, headers: dict | None = None,
                out: Callable[[str], None] = print) -> list[CameraLog]:
@@ -188,14 +202,7 @@ def club_night(port: int, clients: int = 8, fps: float = 4.0, seconds: float = 3
         f"{sum(map(len, data)) // len(data) // 1000} kB a frame, random phases)"
         + (f", {bombs} clients posting a {len(bomb) // 1000} kB PNG of 12000x3333" if bombs
            else "") + f", {seconds:g} s")
-    t0 = time.perf_counter()
-    for t in threads:
-        t.start()
-    time.sleep(seconds)
-    stop.set()
-    for t in threads:
-        t.join(120)
-    took = time.perf_counter() - t0
+    took = run_for(threads, stop, seconds)
     for log in cams + evil:
         out(log.line(took))
     sent = [s for log in cams for s, _ in log.sent]
