@@ -282,3 +282,27 @@ def test_a_progressive_frame_is_scheduled_heavy(tmp_path) -> None:
                    headers={"X-Requested-With": "hanafuda", "Content-Type": "image/jpeg"})
         assert r.status_code == 200
         assert sched.snapshot()["heavy"] == heavy
+
+
+# ------------------------------------------------------------------ joining from a phone
+def test_the_page_offers_the_qr_code_and_the_authority(tmp_path) -> None:
+    from webui.connect import terminal_qr
+    from webui.tls import ensure_certificate
+    cert = ensure_certificate(tmp_path / "tls", ["localhost"], ["192.168.1.20"])
+    url = f"https://192.168.1.20:8000/?token={TOKEN}"
+    c = make_app(tmp_path, ACCESS_TOKEN=TOKEN, CONNECT_URL=url, TLS_AUTHORITY=cert.ca).test_client()
+    c.get(f"/?token={TOKEN}")
+    home = c.get("/").get_data(as_text=True)
+    assert 'id="connect-qr"' in home and 'id="connect-ca"' in home and TOKEN not in home
+    svg = c.get("/connect.svg")
+    assert svg.status_code == 200 and svg.mimetype == "image/svg+xml" and b"<svg" in svg.data
+    ca = c.get("/connect/ca.pem")
+    assert ca.status_code == 200 and ca.data == cert.ca.read_bytes()
+    drawn = terminal_qr(url)
+    assert drawn.count("\n") > 10 and TOKEN not in drawn
+    plain = make_app(tmp_path / "local").test_client()          # on loopback: none of it
+    assert 'id="connect"' not in plain.get("/").get_data(as_text=True)
+    assert plain.get("/connect.svg").status_code == 404
+    assert plain.get("/connect/ca.pem").status_code == 404
+    stranger = make_app(tmp_path / "s", ACCESS_TOKEN=TOKEN, CONNECT_URL=url).test_client()
+    assert stranger.get("/connect.svg").status_code == 401       # the token guards the code
