@@ -98,29 +98,21 @@ def phone_host(host: str, addresses: list[str]) -> str:
     return lan[0] if lan else "127.0.0.1"
 
 
-def certificate(args: argparse.Namespace, db: Path) -> Any:
-    """The HTTPS certificate (``webui.tls``) for this machine's names and addresses and
+def certificate(args: argparse.Namespace, db: Path, addresses: list[str]) -> Any:
+    """The HTTPS certificate (``webui.tls``) for this machine's names, ``addresses`` and
     the bound host, made or reused in ``--tls-dir`` (default ``tls/`` beside ``db``)."""
-    from webui.tls import ensure_certificate, host_addresses, host_names
+    from webui.tls import ensure_certificate, host_names, is_ip
 
     folder = args.tls_dir or db.parent / "tls"
-    names, addresses = host_names(), host_addresses()
+    names, addresses = host_names(), list(addresses)
     if args.host not in WILDCARDS:
-        try:
-            ipaddress_of(args.host)
-            addresses.append(args.host)
-        except ValueError:
-            names.append(args.host)
+        bound = args.host.strip("[]")
+        (addresses if is_ip(bound) else names).append(bound)
     try:
-        return ensure_certificate(folder, names, addresses), addresses
+        return ensure_certificate(folder, names, addresses)
     except OSError as exc:
         raise InputError(f"cannot keep the HTTPS certificate in {folder}: {exc.strerror or exc}"
                          " (choose a folder with --tls-dir, or serve --no-https)") from None
-
-
-def ipaddress_of(text: str) -> str:
-    import ipaddress
-    return str(ipaddress.ip_address(text.strip("[]")))
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -136,7 +128,12 @@ def _run(args: argparse.Namespace) -> int:
 
     db = args.db or default_db_path()
     on_network = not is_loopback(args.host)
-    cert, addresses = certificate(args, db) if on_network and args.https else (None, [])
+    if on_network:
+        from webui.tls import host_addresses
+        addresses = host_addresses()
+    else:
+        addresses = []
+    cert = certificate(args, db, addresses) if on_network and args.https else None
     scheme = "https" if cert is not None else "http"
     url = open_url(phone_host(args.host, addresses) if on_network else args.host, args.port,
                    token, scheme)
@@ -147,8 +144,8 @@ def _run(args: argparse.Namespace) -> int:
     if cert is not None:
         print(f"HTTPS certificate {'made' if cert.made else 'kept'} in {cert.folder} "
               f"(names {', '.join(cert.names + cert.addresses)}); to trust it for good, "
-              f"install {cert.ca.name} on the phone (README: A phone at the table); its "
-              f"SHA-256 fingerprint {cert.fingerprint}", flush=True)
+              f"install {cert.ca.name} on the phone (README: A phone at the table), "
+              f"the authority with the SHA-256 fingerprint {cert.fingerprint}", flush=True)
     elif on_network:
         print("Plain HTTP (--no-https): a phone's browser will not give the page its "
               "camera; it can upload photos.", flush=True)

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Iterable
 
 from cryptography import x509
+from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
@@ -206,10 +207,11 @@ def _is_dns_name(name: str) -> bool:
     return 0 < len(name) <= 253 and all(
         0 < len(lab) <= 63 and lab.isascii() and lab.replace("-", "").isalnum()
         and not lab.startswith("-") and not lab.endswith("-") for lab in labels) \
-        and not _is_ip(name)
+        and not is_ip(name)
 
 
-def _is_ip(text: str) -> bool:
+def is_ip(text: str) -> bool:
+    """Whether ``text`` is an IPv4 or IPv6 address."""
     try:
         ipaddress.ip_address(text)
         return True
@@ -270,7 +272,7 @@ def _signed_by(cert: x509.Certificate, ca: x509.Certificate) -> bool:
     try:
         cert.verify_directly_issued_by(ca)
         return True
-    except (ValueError, TypeError, Exception):  # InvalidSignature and friends
+    except (InvalidSignature, ValueError, TypeError):
         return False
 
 
