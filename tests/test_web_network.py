@@ -306,3 +306,31 @@ def test_the_page_offers_the_qr_code_and_the_authority(tmp_path) -> None:
     assert plain.get("/connect/ca.pem").status_code == 404
     stranger = make_app(tmp_path / "s", ACCESS_TOKEN=TOKEN, CONNECT_URL=url).test_client()
     assert stranger.get("/connect.svg").status_code == 401       # the token guards the code
+
+
+def test_serve_on_the_network_starts_https_and_keeps_its_certificate(tmp_path) -> None:
+    """`hanafuda serve --host 0.0.0.0` as a user runs it, twice: HTTPS with a certificate
+    made beside the database the first time and kept the second (only 127.0.0.1 is
+    connected to)."""
+    import re
+
+    from support.servers import Server
+    kept = None
+    for run in range(2):
+        log = tmp_path / f"log{run}"
+        server = Server.hanafuda(tmp_path / "g.db", log, "--host", "0.0.0.0")
+        try:
+            server.wait_ready()
+            text = log.read_text()
+            token = re.search(r"Open https://[^/]+/\?token=([\w-]+)", text).group(1)
+            assert ("made" if run == 0 else "kept") in text.split("HTTPS certificate ", 1)[1][:5]
+            trusting = ssl.create_default_context(cafile=str(tmp_path / "tls" / "ca.pem"))
+            assert _status(server.port, context=trusting,
+                           headers={"X-Access-Token": token}) == 200
+            assert _status(server.port, context=trusting) == 401
+            assert _status(server.port) == 301                     # plain HTTP: to https
+        finally:
+            server.stop()
+        pem = (tmp_path / "tls" / "cert.pem").read_bytes()
+        assert kept is None or pem == kept
+        kept = pem
