@@ -117,8 +117,9 @@ class Channel(HTTPChannel):
         return done
 
     def overdue(self, now: float, header_deadline: float, request_deadline: float) -> bool:
-        """Whether the request being read has run past its deadline."""
-        if self.started is None or self.will_close:
+        """Whether the request being read has run past its deadline (never while one
+        is being served: then the client waits for us)."""
+        if self.started is None or self.will_close or self.requests:
             return False
         took = now - self.started
         request = self.request
