@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import os
 import resource
 import selectors
 import socket
@@ -203,6 +204,15 @@ def summary(label: str, logs: list[CameraLog], health: Health, took: float,
     return p99
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds of process ``pid`` so far (nan where unreadable)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
 def run(a: argparse.Namespace, out: Callable[[str], None] = print) -> int:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     want = min(hard, max(soft, a.sockets + 512))
@@ -235,15 +245,17 @@ def run(a: argparse.Namespace, out: Callable[[str], None] = print) -> int:
             for th in attackers:
                 th.start()
             time.sleep(min(2.0, a.seconds / 4))           # let it take hold
+            cpu0 = cpu_seconds(server.proc.pid) if server else float("nan")
             logs, health, took = cameras(port, a.cameras, a.fps, a.seconds, headers)
             rss = server.rss_mib() if server else rss_mib()
+            cpu = cpu_seconds(server.proc.pid) - cpu0 if server else float("nan")
             stop.set()
             for th in attackers:
                 th.join(60)
             loud = summary("under attack", logs, health, took, out)
             out(f"  attacker: {dict(sorted(tally.items(), key=str))}")
             out(f"  camera p99 {quiet:.1f} -> {loud:.1f} ms ({loud / max(quiet, 1e-9):.2f}x); "
-                f"server RSS under attack {rss:.1f} MiB")
+                f"server RSS under attack {rss:.1f} MiB, its CPU {cpu / took:.2f} cores")
         finally:
             if server is not None:
                 server.stop()
