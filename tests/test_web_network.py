@@ -334,3 +334,28 @@ def test_serve_on_the_network_starts_https_and_keeps_its_certificate(tmp_path) -
         pem = (tmp_path / "tls" / "cert.pem").read_bytes()
         assert kept is None or pem == kept
         kept = pem
+
+
+def test_the_web_process_has_the_decoders_own_limits() -> None:
+    """OpenCV's own limits (the library's, behind the header check) are in force in a
+    process that loads the web app first: an image wider than 12000 px is refused by
+    the decoder itself."""
+    import subprocess
+    import sys
+
+    from scorer.vision import image
+    from webui import decoder_limits
+    assert (decoder_limits.MAX_PIXELS, decoder_limits.MAX_SIDE) == (image.MAX_PIXELS, image.MAX_SIDE)
+    code = ("import webui, cv2, numpy as np\n"
+            "wide = cv2.imencode('.png', np.zeros((16, 12001, 3), np.uint8))[1]\n"
+            "ok = cv2.imencode('.png', np.zeros((16, 12000, 3), np.uint8))[1]\n"
+            "assert cv2.imdecode(ok, cv2.IMREAD_COLOR) is not None\n"
+            "try:\n"
+            "    print('decoded' if cv2.imdecode(wide, cv2.IMREAD_COLOR) is not None else 'refused')\n"
+            "except cv2.error:\n"
+            "    print('refused')\n")
+    env = {k: v for k, v in __import__("os").environ.items() if not k.startswith("OPENCV_IO_")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "refused"

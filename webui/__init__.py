@@ -27,6 +27,8 @@
 
 from __future__ import annotations
 
+from webui import decoder_limits  # noqa: F401  (first: OpenCV reads its limits as it loads)
+
 from pathlib import Path
 from typing import Any, Mapping
 

@@ -23,8 +23,10 @@ What a decode really costs (measured with OpenCV 4.14 on one core: a 960x540 fra
   coefficient of the image (2 bytes each, 1.5 a pixel at 4:2:0) and decodes each once
   per scan, so it costs its coefficients at 3 bytes a pixel, plus the decoded pixels.
 
-(OpenCV's own ``OPENCV_IO_MAX_IMAGE_PIXELS``, set before ``import cv2``, did not stop
-a 42 MP PNG with 4.14 here, so the header check stays the cap.)
+OpenCV's own limits (``OPENCV_IO_MAX_IMAGE_PIXELS``, ``_WIDTH``, ``_HEIGHT``) are read
+once, as it loads, so a process sets them before importing cv2: the web server does
+(``webui.decoder_limits``), at the same caps; the header check stays first, for its
+clear 413 before any decode.
 """
 
 from __future__ import annotations
