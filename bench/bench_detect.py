@@ -92,7 +92,7 @@ def main(argv=None) -> int:
         t0 = time.perf_counter()
         img = decode_image(data)
         t1 = time.perf_counter()
-        d = det.detect(img, decode_ms=(t1 - t0) * 1e3)
+        d = det.detect(img)
         t2 = time.perf_counter()
         if decks is not None and i % 2 == 1:
             with_prof.append(with_profile(data))

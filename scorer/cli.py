@@ -29,7 +29,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "scorer.commands.cards",
     "scorer.commands.detect",
     "scorer.commands.accuracy",
-    "scorer.commands.enroll",
+    "scorer.commands.enrol",
     "scorer.commands.decks",
 )
 
@@ -55,7 +55,15 @@ def build_parser(argv: Sequence[str] | None = None,
     parser = argparse.ArgumentParser(
         prog="hanafuda",
         description="Recognise hanafuda cards from a camera or photo and score them "
-        "(Sakura, Koi-Koi, Hana-Awase).",
+        "(Sakura, Koi-Koi, Hana-Awase, and Go-Stop / Matgo with a Korean hwatu deck).",
+        epilog="examples:\n"
+        "  hanafuda score --rules sakura --pile A=01-1,02-1 --pile B=06-2\n"
+        "  hanafuda score --rules gostop --pile Ann=01-1,03-1,08-1 --pile Bob=10-3 \\\n"
+        "      --pile Cy=10-4 --stopped-by Ann --goes Bob=1\n"
+        "  hanafuda rules gostop          the options (house rules) of a preset\n"
+        "  hanafuda serve                 the web page\n"
+        "`hanafuda COMMAND --help` says more.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")

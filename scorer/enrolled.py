@@ -1,6 +1,6 @@
 """Enrolled decks as one service: enrolment, learning from the rounds played, crops from
 games, and the deck profile the recogniser reads with (cached until the deck changes).
-``hanafuda enroll``, ``hanafuda detect --deck`` and the web app use it; the app holds one.
+``hanafuda enrol``, ``hanafuda detect --deck`` and the web app use it; the app holds one.
 
 The names, one thing each:
 - *the deck*: the 48 cards (``scorer.cards.DECK``; the page's ``static/js/cards.js``);
@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import base64
 import logging
+import sqlite3
 import threading
-from typing import Any, Callable
+from collections import OrderedDict
+from typing import Any
 
 import cv2
+import numpy as np
 
 from scorer.errors import Busy, InputError
 from scorer.store import Confirmation, GameNotFound, GameStore, RoundRecord
@@ -29,29 +32,33 @@ from scorer.store.decks import (DeckCard, DeckNotFound, DeckRecord, DeckStore, S
                                 check_name)
 from scorer.vision.geometry import CROP_H, CROP_W
 from scorer.vision.image import check, decode
-from scorer.vision.profile import (DeckProfile, embed_cards, profile_from_cards,
+from scorer.images import Images, detector_or_none
+from scorer.vision.profile import (DeckProfile, embed_cards, embed_crops, model_key,
                                    require_embedding)
 
 log = logging.getLogger(__name__)
-#: runs a job of a cost in pixels (the web's image workers): (cost, job) -> its result
-Scheduled = Callable[[int, Callable[[], list[DeckCard]]], list[DeckCard]]
+PROFILES_KEPT = 8           # deck profiles kept at once: the tables of one server
+PROFILE_PIXELS = 100_000    # a profile built from stored embeddings: a small job
 CROP_PIXELS = 96 * 150      # the most a kept crop decodes to (older pages kept this size)
 
 
 class EnrolledDecks:
     """The enrolled decks of one database, and the games that teach them."""
 
-    def __init__(self, decks: DeckStore, games: GameStore | None = None) -> None:
+    def __init__(self, decks: DeckStore, games: GameStore | None = None,
+                 kept: int = PROFILES_KEPT) -> None:
         self.store = decks
         self.games = games or GameStore(decks.db)
+        self.kept = max(1, int(kept))
         self._lock = threading.Lock()
-        self._profile: tuple[tuple[Any, ...], DeckProfile] | None = None
+        # deck name -> ((its updated_at, the detector), its profile), newest used last
+        self._profiles: OrderedDict[str, tuple[tuple[str, int], DeckProfile]] = OrderedDict()
 
     # ------------------------------------------------------------ enrolment
     def enrol(self, name: str, cards: list[DeckCard], detector: Any,
               replace: bool = True) -> DeckRecord:
         """Embed the cards' crops with the detector's classifier (the profile's prototypes,
-        kept beside the crops) and save them: the one way ``hanafuda enroll`` and the page
+        kept beside the crops) and save them: the one way ``hanafuda enrol`` and the page
         store a deck (its old cards replaced unless ``replace`` is False)."""
         check_name(name)
         embed_cards(cards, detector)
@@ -60,18 +67,60 @@ class EnrolledDecks:
 
     # -------------------------------------------------------------- profile
     def profile(self, name: str, detector: Any) -> DeckProfile:
-        """The profile of deck ``name`` for ``detector``, built once and kept until the
-        deck changes: a frame costs one ``SELECT updated_at``, not the deck's crops read
-        and decoded. One deck at a time is kept (what a table plays with).
-        DeckNotFound (an InputError) for an unknown deck."""
+        """The profile of deck ``name`` for ``detector``: the one kept since the deck last
+        changed, else built now (``build_profile``). DeckNotFound (an InputError) for an
+        unknown deck."""
+        return self.cached_profile(name, detector) or self.build_profile(name, detector)
+
+    def cached_profile(self, name: str, detector: Any) -> DeckProfile | None:
+        """The profile kept for deck ``name`` if the deck has not changed since (a frame
+        costs one ``SELECT updated_at``), else None. The last ``kept`` decks used are
+        kept (the tables of one server, each on its deck)."""
         check_name(name)
         require_embedding(detector)
-        key = (name, self.store.updated_at(name), id(detector))
+        key = (self.store.updated_at(name), id(detector))
         with self._lock:
-            if self._profile is None or self._profile[0] != key:
-                cards = self.store.get(name).cards
-                self._profile = (key, profile_from_cards(name, cards, detector))
-            return self._profile[1]
+            kept = self._profiles.get(name)
+            if kept is None or kept[0] != key:
+                return None
+            self._profiles.move_to_end(name)
+            return kept[1]
+
+    def build_profile(self, name: str, detector: Any) -> DeckProfile:
+        """Build deck ``name``'s profile from its stored embeddings and keep it. Crops
+        never embedded, or embedded by another classifier, are embedded once from their
+        PNGs and the embeddings stored, so the next build reads embeddings only."""
+        check_name(name)
+        require_embedding(detector)
+        stamp = self.store.updated_at(name)
+        rows = self.store.embeddings(name)
+        key = model_key(detector)
+        fresh: dict[int, np.ndarray] = {r.id: r.embedding for r in rows
+                                        if r.embedding is not None and r.model == key}
+        stale = [r for r in rows if r.id not in fresh]
+        if stale:
+            crops = self.store.crops(r.id for r in stale)
+            ids = [r.id for r in stale if r.id in crops]
+            if ids:
+                emb = embed_crops(detector, np.stack([crops[i] for i in ids]))
+                n = len(ids)
+                found = {i: np.stack([emb[k], emb[n + k]]) for k, i in enumerate(ids)}
+                try:                        # kept, so the next build reads them only
+                    self.store.set_embeddings((i, key, e) for i, e in found.items())
+                except sqlite3.Error as exc:    # a read-only database: built all the same
+                    log.warning("deck %r: embeddings not kept (%s)", name, exc)
+                fresh.update(found)
+        kept = [(r.code, fresh[r.id]) for r in rows if r.id in fresh]
+        if not kept:
+            raise InputError(f"deck {name!r} has no cards")
+        profile = DeckProfile(name, [code for code, e in kept for _ in range(len(e))],
+                              np.concatenate([e for _, e in kept]))
+        with self._lock:
+            self._profiles[name] = ((stamp, id(detector)), profile)
+            self._profiles.move_to_end(name)
+            while len(self._profiles) > self.kept:
+                self._profiles.popitem(last=False)
+        return profile
 
     # ----------------------------------------------------- learning from play
     def crops_from_games(self, game_ids: list[int] | None, crop_w: int,
@@ -95,17 +144,14 @@ class EnrolledDecks:
                              + " (crops are kept for cards seen by the camera)")
         return out
 
-    def learn(self, done: Confirmation, detector: Callable[[], Any],
-              schedule: Scheduled | None = None) -> dict[str, Any]:
+    def learn(self, done: Confirmation, images: Images) -> dict[str, Any]:
         """Add the crop of every card of the confirmed round's piles (named as the players
         confirmed it) to the game's deck, when the game has one and learns; embedded as
-        ``enrol`` does when ``detector()`` (called only if there are crops; None when
-        there is no detector) has card embeddings, else stored without (a profile embeds
-        them when it is built). -> ``{"learned": N}``, with a ``"learn_note"`` when
-        nothing could be learned although the game learns.
-
-        ``schedule(cost, job)`` runs the decoding and embedding (the web's image workers:
-        ``cost`` in pixels); without it they run here.
+        ``enrol`` does when ``images`` has a detector with card embeddings, else stored
+        without (a profile embeds them when it is built). The decoding and embedding run
+        on ``images``; then the deck's profile is built anew there (``refresh``), so the
+        next frame read with the deck finds it ready. -> ``{"learned": N}``, with a
+        ``"learn_note"`` when nothing could be learned although the game learns.
 
         Called after the round's transaction has committed, so learning can never lose or
         fail a confirmation: any failure is logged and reported as ``"learned": 0``. The
@@ -118,7 +164,7 @@ class EnrolledDecks:
             return _deck_gone(game.deck)
         try:
             count = sum(len(p.crops) for p in rnd.piles.values())
-            det = detector() if count else None
+            det = detector_or_none(images) if count else None
             size = (det.crop_w, det.crop_h) if det is not None else (CROP_W, CROP_H)
 
             def job() -> list[DeckCard]:
@@ -127,13 +173,14 @@ class EnrolledDecks:
                     embed_cards(cards, det)
                 return cards
 
-            cards = schedule(count * CROP_PIXELS, job) if schedule and count else job()
+            cards = images.run(count * CROP_PIXELS, job) if count else []
             if not cards:
                 self.games.set_learned(game.id, rnd.number, 0)
                 return _note("no card crops in this round to learn from (cards seen by the "
                              "camera or in a photo have one)")
             self.store.save(str(game.deck), cards, replace=False, create=False)
             self.games.set_learned(game.id, rnd.number, len(cards))
+            self.refresh(str(game.deck), images)
             return {"learned": len(cards)}
         except DeckNotFound:                # deleted since the round was confirmed
             return _deck_gone(game.deck)
@@ -146,6 +193,24 @@ class EnrolledDecks:
             log.exception("learning from game %s round %s failed", game.id, rnd.number)
             return _note("learning from this round failed (see the server's log); the "
                          "round is confirmed")
+
+    def unlearn(self, game_id: int, number: int, images: Images) -> None:
+        """Forget what round ``number`` of game ``game_id`` taught (it is reopened), and
+        build the profiles of the decks that changed anew."""
+        for name in self.store.drop_learned(game_id, number):
+            self.refresh(name, images)
+
+    def refresh(self, name: str, images: Images) -> None:
+        """Build deck ``name``'s profile anew as a job on ``images`` (the deck changed),
+        when there is a detector that reads with profiles; otherwise, or if the job cannot
+        run now, the next frame read with the deck builds it."""
+        det = detector_or_none(images)
+        if det is None or not det.has_embedding:
+            return
+        try:
+            images.run(PROFILE_PIXELS, lambda: self.build_profile(name, det))
+        except (Busy, InputError):
+            log.info("deck %r: its profile is built by the next frame instead", name)
 
 
 def _note(text: str) -> dict[str, Any]:

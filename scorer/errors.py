@@ -28,3 +28,7 @@ class Busy(Exception):
     def __init__(self, message: str, retry_after: int = 1) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class DetectorUnavailable(Exception):
+    """No card detector could be loaded (the web answers 503, with the reason)."""

@@ -15,7 +15,7 @@ from scorer.errors import InputError
 from scorer.rules.base import MAX_ROUNDS
 from scorer.rules.ruleset import RuleSet
 from scorer.rules.records import RoundResult
-from scorer.rules.registry import get_game
+from scorer.rules.registry import get_variant
 from scorer.rules.validate import check_player_count, parse_teams, player_name, player_names
 
 
@@ -46,7 +46,7 @@ class GameSetup:
         players = player_names(self.players or [])
         check_player_count(len(players), rs)
         self.players = players
-        game = get_game(rs.game)
+        game = get_variant(rs.game)
         self.teams = [list(t) for t in parse_teams(self.teams, players, rs, game)] or None
         if self.first_dealer in (None, ""):
             self.first_dealer = players[0]
@@ -132,7 +132,7 @@ def standings(setup: GameSetup, results: Sequence[RoundResult]) -> Standings:
     ``tie_policy=dealer_wins``); otherwise it stays shared.
     """
     rs = setup.ruleset
-    game = get_game(rs.game)
+    game = get_variant(rs.game)
     owners = setup.owners
     if len(results) > (setup.rounds or 0):
         raise InputError(f"{len(results)} rounds given for a {setup.rounds}-round game")

@@ -19,7 +19,7 @@ from typing import Any, Mapping, Protocol, Sequence
 
 from scorer.errors import InputError, StateError
 from scorer.game import GameSetup, Standings, owner_names, standings
-from scorer.rules import (Game, RoundInput, RoundResult, RuleSet, get_game, get_ruleset,
+from scorer.rules import (Variant, RoundInput, RoundResult, RuleSet, get_variant, get_ruleset,
                           score_round)
 
 
@@ -70,6 +70,16 @@ class Scored:
     result: RoundResult
 
 
+@dataclass(frozen=True)
+class Rescored:
+    """A round after an earlier one was scored again: its new dealer and its new score
+    (None for a round not confirmed yet: only its dealer changes)."""
+
+    number: int
+    dealer: str
+    scored: Scored | None
+
+
 class GameSession:
     """One game's state under its rules, from its record (see the module's docstring)."""
 
@@ -93,8 +103,8 @@ class GameSession:
         return get_ruleset(self.record.preset, overrides=self.record.options)
 
     @property
-    def game(self) -> Game:
-        return get_game(self.ruleset.game)
+    def variant(self) -> Variant:
+        return get_variant(self.ruleset.game)
 
     @cached_property
     def setup(self) -> GameSetup:
@@ -115,19 +125,28 @@ class GameSession:
 
     @property
     def open_round(self) -> int | None:
-        """The number of the round being played, or None once the game is finished."""
-        return None if self.finished else self.played + 1
+        """The number of the round being played (the first not confirmed: a reopened
+        round comes before the rounds after it), or None once the game is finished."""
+        if self.finished:
+            return None
+        done = {r.number for r in self._played}
+        return next(n for n in range(1, self.record.rounds_planned + 1) if n not in done)
 
     def check_open(self, number: int) -> None:
         """StateError unless round ``number`` is the open round."""
+        if any(r.number == number for r in self._played):
+            raise StateError(f"round {number} is already confirmed (reopen it to fix it)")
         if self.finished:
             raise StateError(f"game {self.record.id} is finished "
                              f"({self.record.rounds_planned} rounds)")
-        if number != self.played + 1:
-            if 1 <= number <= self.played:
-                raise StateError(f"round {number} is already confirmed")
+        if number != self.open_round:
             raise StateError(f"round {number} is not open; the open round is "
-                             f"{self.played + 1}")
+                             f"{self.open_round}")
+
+    def check_confirmed(self, number: int) -> None:
+        """StateError unless round ``number`` is confirmed (what reopening needs)."""
+        if not any(r.number == number for r in self._played):
+            raise StateError(f"round {number} is not confirmed: there is nothing to reopen")
 
     def check_owner(self, owner: Any) -> str:
         """``owner`` if it owns a pile in this game, else InputError naming the owners."""
@@ -147,20 +166,39 @@ class GameSession:
         """The owners whose pile of the round is not saved yet."""
         return [o for o in self.owners if rnd is None or o not in rnd.piles]
 
-    def score(self, rnd: RoundLike, raw_context: Any) -> Scored:
+    def score(self, rnd: RoundLike, raw_context: Any, dealer: str | None = None) -> Scored:
         """Score round ``rnd`` with the round context a caller sent (parsed by the game's
-        ``Context``): what confirming the round keeps."""
+        ``Context``): what confirming the round keeps. ``dealer``: the round's dealer
+        when it is not the one stored with it (a later round scored again)."""
         r = self.record
         if isinstance(raw_context, Mapping) or raw_context is None:
             defaults = self.context_defaults(rnd.number)
             raw_context = {**defaults, **{k: v for k, v in (raw_context or {}).items()
                                           if not (k in defaults and v in (None, ""))}}
-        context = self.game.context.parse(raw_context, list(r.players), self.ruleset.game)
+        context = self.variant.context.parse(raw_context, list(r.players), self.ruleset.game)
         piles = {owner: list(pile.codes) for owner, pile in rnd.piles.items()}
         teams = [list(t) for t in r.teams] if r.teams else None
-        result = score_round(RoundInput(list(r.players), piles, rnd.dealer, teams, context),
-                             self.ruleset)
+        result = score_round(RoundInput(list(r.players), piles, dealer or rnd.dealer, teams,
+                                        context), self.ruleset)
         return Scored(context.to_dict(), result)
+
+    def rescore_after(self, number: int, scored: Scored) -> list[Rescored]:
+        """Round ``number`` scored again as ``scored`` (it was reopened): every later
+        confirmed round scored again in turn, each dealt by the round before's new next
+        dealer, with the context it was confirmed with; and the next round not confirmed
+        yet, if one was started, with its new dealer only (its ``scored`` None)."""
+        out: list[Rescored] = []
+        dealer = scored.result.next_dealer
+        for rnd in sorted(self.record.rounds, key=lambda r: r.number):
+            if rnd.number <= number:
+                continue
+            if not rnd.confirmed:
+                out.append(Rescored(rnd.number, dealer, None))
+                break
+            again = self.score(rnd, dict(getattr(rnd, "context", {}) or {}), dealer)
+            out.append(Rescored(rnd.number, dealer, again))
+            dealer = again.result.next_dealer
+        return out
 
     @cached_property
     def _results(self) -> list[tuple[int, RoundResult]]:
@@ -180,9 +218,9 @@ class GameSession:
         """Context values round ``number`` takes from the rounds before it (Go-Stop's
         nagari carry), where the round's own context does not give them."""
         before = [res for n, res in self._results if n < number]
-        return self.game.context_from_log(before, self.ruleset)
+        return self.variant.context_from_log(before, self.ruleset)
 
     def context_fields(self) -> list[dict[str, Any]]:
         """The round context a confirm takes (the page draws its form from it)."""
-        return self.game.context.schema()
+        return self.variant.context.schema()
 

@@ -40,6 +40,7 @@ class FakeDetector:
     detections at once; ``entered`` is set by the first call."""
 
     model_path = "fake-detector"
+    classifier_path: Any = None         # no classifier file (EmbeddingFakeDetector has one)
     crop_w, crop_h = 72, 112
     useful_side = 1920
     has_embedding = False
@@ -57,8 +58,7 @@ class FakeDetector:
         self.entered = threading.Event()
         self._lock = threading.Lock()
 
-    def detect(self, image: Any, decode_ms: float = 0.0, profile: Any = None,
-               crops: bool = False) -> Any:
+    def detect(self, image: Any, profile: Any = None, crops: bool = False) -> Any:
         with self._lock:
             self.calls += 1
             self.running += 1
@@ -74,19 +74,18 @@ class FakeDetector:
                     cv2.GaussianBlur(image, (9, 9), 0)
             elif self.delay:
                 time.sleep(self.delay)
-            return self._detections(image, decode_ms, crops)
+            return self._detections(image, crops)
         finally:
             with self._lock:
                 self.running -= 1
 
-    def _detections(self, image: Any, decode_ms: float, crops: bool = False) -> Any:
+    def _detections(self, image: Any, crops: bool = False) -> Any:
         """A real ``Detections`` record (the CLI annotates it), the cards in a row."""
         codes = self.codes(image) if callable(self.codes) else list(self.codes)
         det = detections_of([{"code": c, "box": [10.0 + 40 * i, 10.0, 40.0 + 40 * i, 60.0]}
                              for i, c in enumerate(codes)], image, crops,
                             (self.crop_w, self.crop_h))
-        det.timings = {"decode": round(decode_ms, 2), "infer": self.delay * 1e3,
-                       "total": round(decode_ms + self.delay * 1e3, 2)}
+        det.timings = {"infer": self.delay * 1e3, "total": round(self.delay * 1e3, 2)}
         return det
 
     def embed(self, crops: Any) -> Any:
@@ -110,7 +109,6 @@ class EmbeddingFakeDetector(FakeDetector):
         v = np.stack([np.append(c.reshape(-1, 3).mean(0) / 255.0, 1.0) for c in crops])
         return (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
 
-    def detect(self, image: Any, decode_ms: float = 0.0, profile: Any = None,
-               crops: bool = False) -> Any:
+    def detect(self, image: Any, profile: Any = None, crops: bool = False) -> Any:
         self.profiles.append(profile)
-        return super().detect(image, decode_ms, crops=crops)
+        return super().detect(image, crops=crops)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from training import DEFAULT_ART_DIR
+from training.real_photos import DEFAULT_PHOTOS_DIR
 
 # A committed stand-in for the art where a test needs one scene: render_scene(SCENE_CODES,
 # seed=7) saved as JPEG quality 85 (attribution in tests/fixtures/README.md).
@@ -37,3 +38,15 @@ def require_art(art_dir: Path = DEFAULT_ART_DIR) -> Path:
     if in_ci():
         pytest.fail(missing_art_message(art_dir), pytrace=False)
     pytest.skip(missing_art_message(art_dir))
+
+
+def require_photos(photos_dir: Path = DEFAULT_PHOTOS_DIR) -> Path:
+    """The real photographs of playing cards (``../shared/real-photos``), like the art:
+    skipped without them, a failure under CI."""
+    if photos_dir.is_dir():
+        return photos_dir
+    text = (f"real photographs not found at {photos_dir}: they come with the project's "
+            "shared data (../shared/real-photos/playing-cards, CC BY 4.0)")
+    if in_ci():
+        pytest.fail(text, pytrace=False)
+    pytest.skip(text)

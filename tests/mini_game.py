@@ -1,6 +1,6 @@
 """The worked example of docs/RULES-NOTES.md "Adding a game" (kept identical to it)."""
 from scorer.cards import DECK
-from scorer.rules.base import MAX_ROUNDS, BaseGame, Preset
+from scorer.rules.base import MAX_ROUNDS, BaseVariant, Preset
 from scorer.rules.context import Context
 from scorer.rules.options import integer
 from scorer.rules.records import PileSummary, PlayerResult, RoundResult
@@ -8,7 +8,7 @@ from scorer.rules.yaku import Yaku, enabled, hit
 
 YAKU = (Yaku("akatan", "Akatan 赤短", ("01-2", "02-2", "03-2"), 5),)
 
-class Mini(BaseGame):
+class Mini(BaseVariant):
     name, title, min_players, max_players = "mini", "Mini", 2, 2
     options = (integer("rounds", 6, "rounds in a game", "house", 1, MAX_ROUNDS),)
     presets = (Preset("mini", "mini", "poetry ribbons only"),)
@@ -33,4 +33,4 @@ class Mini(BaseGame):
         return RoundResult(results, winner, winner, [f"{winner} wins"], rs.name, rs.game,
                            rnd.dealer)
 
-GAME = Mini()
+VARIANT = Mini()

@@ -10,7 +10,7 @@ import pytest
 
 from scorer.commands.context_args import add_context_args, context_from_args, context_options
 from scorer.errors import InputError
-from scorer.rules import GAMES
+from scorer.rules import VARIANTS
 from scorer.rules.context import Context, ContextField
 
 
@@ -21,7 +21,7 @@ def parse(*argv: str) -> dict:
 
 
 def test_every_schema_field_is_an_option():
-    keys = {f["key"] for game in GAMES.values() for f in game.context.schema()}
+    keys = {f["key"] for game in VARIANTS.values() for f in game.context.schema()}
     assert {o.key for o in context_options()} == keys
     assert {o.flag for o in context_options()} >= {"--stopped-by", "--koikoi-calls",
                                                    "--teyaku", "--gaji-month"}
@@ -52,7 +52,7 @@ class _FakeGame:
 
 
 def test_a_new_games_per_player_field_needs_no_change_here(monkeypatch):
-    monkeypatch.setitem(GAMES, "fake", _FakeGame())
+    monkeypatch.setitem(VARIANTS, "fake", _FakeGame())
     assert parse("--goes", "A=2", "--goes", "B=0") == {"goes": {"A": "2", "B": "0"}}
     goes = _GoesContext.parse(parse("--goes", "A=2"), ["A", "B"])
     assert goes.goes == {"A": 2, "B": 0}

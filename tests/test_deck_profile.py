@@ -275,7 +275,7 @@ def test_bad_enrolment_inputs_give_one_line_and_save_nothing(emb_detector, tmp_p
 def test_enroll_detect_and_decks_commands(emb_detector, tmp_path, capsys) -> None:
     db = tmp_path / "g.db"
     lays = _write_layouts(tmp_path, "hwatu-commons", 1_094_500)
-    assert main(["enroll", "home", *lays, "--db", str(db), "--json",
+    assert main(["enrol", "home", *lays, "--db", str(db), "--json",
                  *_model_args(emb_detector)]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["cards"] == 48 and doc["enrolled"] == 48 and doc["missing"] == []

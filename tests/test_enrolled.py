@@ -18,22 +18,53 @@ def _crop(value: int) -> np.ndarray:
     return np.full((112, 72, 3), value, np.uint8)
 
 
-def test_a_profile_is_read_once_until_the_deck_changes(tmp_path, monkeypatch) -> None:
+def _count(monkeypatch, name: str) -> list[str]:
+    """The calls of ``DeckStore.<name>`` from now on (the deck each read)."""
+    calls: list[str] = []
+    real = getattr(DeckStore, name)
+    monkeypatch.setattr(DeckStore, name, lambda self, arg, *a, **k: calls.append(arg) or
+                        real(self, arg, *a, **k))
+    return calls
+
+
+def test_a_profile_is_built_from_the_stored_embeddings_once_until_the_deck_changes(
+        tmp_path, monkeypatch) -> None:
     decks = EnrolledDecks(DeckStore(tmp_path / "games.db"))
     det = EmbeddingFakeDetector()
     decks.enrol("home", [DeckCard("08-1", _crop(30)), DeckCard("01-1", _crop(90))], det)
-    reads = []
-    real_get = DeckStore.get
-    monkeypatch.setattr(DeckStore, "get", lambda self, name: reads.append(name) or
-                        real_get(self, name))
+    reads, pngs, gets = (_count(monkeypatch, n) for n in ("embeddings", "crops", "get"))
     first = decks.profile("home", det)
     assert decks.profile("home", det) is first and reads == ["home"]
     decks.store.save("home", [DeckCard("12-1", _crop(150))], replace=False)
+    assert decks.cached_profile("home", det) is None         # the deck changed
     again = decks.profile("home", det)
     assert again is not first and reads == ["home", "home"]
     assert sorted(set(again.codes)) == ["01-1", "08-1", "12-1"]
+    # 12-1 was saved without embeddings: embedded once from its PNG, then kept
+    assert len(pngs) == 1 and gets == []
+    decks.store.save("home", [DeckCard("12-2", _crop(200), embedding=None)], replace=False)
+    decks.profile("home", det)
+    assert len(pngs) == 2                                    # only the new crop's
+    stored = decks.store.embeddings("home")
+    assert all(r.embedding is not None for r in stored)
     with pytest.raises(DeckNotFound, match="no deck named 'away'"):
         decks.profile("away", det)
+
+
+def test_the_profiles_of_several_decks_are_kept_at_once(tmp_path, monkeypatch) -> None:
+    """Two tables on two decks: each frame finds its deck's profile kept."""
+    decks = EnrolledDecks(DeckStore(tmp_path / "games.db"), kept=2)
+    det = EmbeddingFakeDetector()
+    for name, grey in (("home", 30), ("club", 90), ("cafe", 150)):
+        decks.enrol(name, [DeckCard("08-1", _crop(grey))], det)
+    reads = _count(monkeypatch, "embeddings")
+    home, club = decks.profile("home", det), decks.profile("club", det)
+    for _ in range(3):
+        assert decks.profile("home", det) is home and decks.profile("club", det) is club
+    assert reads == ["home", "club"]
+    decks.profile("cafe", det)                      # a third deck: the least used goes
+    assert decks.cached_profile("home", det) is None
+    assert decks.cached_profile("club", det) is club
 
 
 def test_requests_run_no_migrations(tmp_path, monkeypatch) -> None:

@@ -231,7 +231,7 @@ def test_token_required_beyond_loopback_and_never_logged(tmp_path: Path) -> None
 
 def test_error_log_carries_no_token(tmp_path: Path, caplog) -> None:
     class Broken(FakeDetector):
-        def detect(self, image, decode_ms: float = 0.0, **kw):
+        def detect(self, image, **kw):
             raise RuntimeError("model blew up")
 
     c = app_for(tmp_path, ACCESS_TOKEN=TOKEN, DETECTOR=Broken()).test_client()

@@ -36,10 +36,10 @@ class GatedDetector(FakeDetector):
         self.gate = threading.Event()
         self.inside = threading.Semaphore(0)
 
-    def detect(self, image, decode_ms: float = 0.0, **kw):
+    def detect(self, image, **kw):
         self.inside.release()
         self.gate.wait(30)
-        return super().detect(image, decode_ms, **kw)
+        return super().detect(image, **kw)
 
 
 def test_frames_past_their_deadline_answer_503_and_never_run(tmp_path: Path) -> None:

@@ -77,14 +77,19 @@ def _figures(f1: float, kinds: dict[str, float]) -> dict:
             "recall": {"required": {"recall_equiv": f1}}}
 
 
-def test_a_new_model_ships_only_if_it_beats_the_old_on_the_shift_slice_and_every_slice():
-    from training.compare import may_ship, rows
-    old_r, old_s = _figures(0.90, {"pile": 0.9, "closeup": 0.9}), _figures(0.77, {"pile": 0.8})
-    better = _figures(0.93, {"pile": 0.95, "closeup": 0.91})
-    assert may_ship(old_r, better, old_s, _figures(0.80, {"pile": 0.85})) == (True, [])
-    ok, lost = may_ship(old_r, _figures(0.95, {"pile": 0.97, "closeup": 0.89}), old_s,
-                        _figures(0.80, {"pile": 0.85}))
-    assert not ok and lost == ["realistic closeup F1 0.900 -> 0.890"]
-    ok, lost = may_ship(old_r, better, old_s, _figures(0.76, {"pile": 0.85}))
-    assert not ok and lost[0].startswith("shift F1")
-    assert ("realistic pile: F1", 0.9, 0.95) in rows(old_r, better, "realistic")
+def test_the_ship_rule_names_each_figure_that_fails_and_by_how_much():
+    from training.compare import Figures, may_ship, rows
+    old = Figures(_figures(0.90, {"pile": 0.9, "closeup": 0.9}), _figures(0.77, {"pile": 0.8}),
+                  {"false_cards_per_photo": 0.36})
+    new = Figures(_figures(0.93, {"pile": 0.95, "closeup": 0.895}),
+                  _figures(0.80, {"pile": 0.85}), {"false_cards_per_photo": 0.17}, 30.0, 12.0)
+    assert may_ship(old, new) == (True, [])  # a slice may lose up to 0.01
+    worse = Figures(_figures(0.95, {"pile": 0.97, "closeup": 0.88}), _figures(0.76, {"pile": 0.85}),
+                    {"false_cards_per_photo": 0.2}, 41.0, 24.0)
+    ok, failed = may_ship(old, worse)
+    assert not ok and len(failed) == 5
+    assert failed[0].startswith("shift F1 0.770 -> 0.760")
+    assert "realistic closeup F1 0.900 -> 0.880 (loses 0.020" in failed[1]
+    assert "0.200 (must be 0.180 or fewer)" in failed[2]
+    assert "41.0 ms" in failed[3] and "24.0 MiB" in failed[4]
+    assert ("realistic pile: F1", 0.9, 0.95) in rows(old.realistic, new.realistic, "realistic")

@@ -4,11 +4,9 @@ fine-tuning path from the shipped ONNX files."""
 from __future__ import annotations
 
 import numpy as np
-import onnxruntime as ort
 import pytest
 import torch
 
-from scorer.vision.detector import default_model_path
 from training.realistic import KINDS, realistic_scene, realistic_seed
 from training.scenes import SEED_RANGES, get_library
 
@@ -99,26 +97,19 @@ def test_stream_refuses_seeds_outside_the_train_range(lib):
         SceneStream(StreamConfig(art_dir=str(lib.art_dir), first_seed=SEED_RANGES["val"][0]))
 
 
-@pytest.mark.parametrize("name", ["localiser", "refiner"])
-def test_weights_recovered_from_onnx_compute_what_the_file_does(name):
-    from training.models import LocNet, RefNet, DELTA_SCALE
-    from training.onnx_weights import load_from_onnx
-    path = default_model_path().with_name(f"hanafuda-{name}.onnx")
-    net, shape = (LocNet(1), (1, 3, 480, 640)) if name == "localiser" else (RefNet(), (2, 3, 96, 64))
-    x = torch.rand(*shape) * 255
-    load_from_onnx(net, path, x)
-    net.eval()
-    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    want = sess.run(None, {sess.get_inputs()[0].name: x.numpy()})[0]
-    with torch.no_grad():
-        got = net(x).numpy()
-    if name == "refiner":
-        got = got * np.array(DELTA_SCALE, np.float32)
-    assert np.abs(got - want).max() < 1e-3
-
-
-def test_a_network_that_does_not_match_the_file_is_refused():
-    from training.models import RefNet
-    from training.onnx_weights import load_from_onnx
-    with pytest.raises(ValueError):
-        load_from_onnx(RefNet(width=2), default_model_path(), torch.rand(2, 3, 96, 64))
+def test_the_fine_tuning_starts_from_the_stages_torch_checkpoints(tmp_path):
+    from training.finetune import FinetuneConfig, NetSources, Nets
+    from training.models import LocNet, RefNet, build_classifier
+    torch.manual_seed(1)
+    loc, ref, cls = LocNet(1), RefNet(), build_classifier("tiny")
+    torch.save({"model": loc.state_dict()}, tmp_path / "localiser.pt")
+    torch.save(ref.state_dict(), tmp_path / "refiner.pt")
+    torch.save({"model": cls.state_dict(), "arch": "tiny"}, tmp_path / "classifier.pt")
+    src = NetSources(tmp_path / "localiser.pt", tmp_path / "classifier.pt", tmp_path / "refiner.pt")
+    assert src.missing() == []
+    nets = Nets(src, FinetuneConfig(), "cpu")
+    assert nets.arch == "tiny"
+    for mine, theirs in ((nets.loc, loc), (nets.ref, ref), (nets.cls, cls)):
+        for (k, a), b in zip(mine.state_dict().items(), theirs.state_dict().values()):
+            assert torch.equal(a, b), k
+    assert NetSources(tmp_path / "x.pt", src.cls, src.ref).missing() == [tmp_path / "x.pt"]

@@ -116,7 +116,7 @@ def test_a_missing_refiner_is_a_clear_error(tmp_path):
     loc = _model_copy(tmp_path, {"refiner": "gone-refiner.onnx"})
     with pytest.raises(InputError, match="box refiner not found.*gone-refiner.onnx"):
         Detector(loc)
-    assert Detector(loc, refiner=False).ref is None  # the localiser's own boxes still work
+    assert Detector(loc, refiner=False).refiner is None  # the localiser's own boxes still work
 
 
 @pytest.mark.art
@@ -124,7 +124,7 @@ def test_the_shipped_refiner_moves_shifted_boxes_back_onto_their_cards():
     from scorer.vision import Detector
     from training.scenes import render_scene
     det = Detector(threads=1)
-    assert det.ref is not None, "the shipped localiser names its box refiner"
+    assert det.refiner is not None, "the shipped localiser names its box refiner"
     img, cards = render_scene(["01-1", "03-1", "08-1", "12-2"], seed=3)[:2]
     truth = np.array([quad_to_rect(c.quad) for c in cards], np.float32)
     shift = np.array([(0.12, -0.08, 0.12, -0.1, 0.08), (-0.1, 0.06, -0.1, 0.1, -0.06),

@@ -15,7 +15,7 @@ from scorer.cards import CODES
 from scorer.cli import main
 from scorer.errors import InputError
 from scorer.rules import RoundInput, find_yaku, get_ruleset, score_round
-from scorer.rules.gostop import DECK_JUNK, GAME, PI, SINGLE_PI
+from scorer.rules.gostop import DECK_JUNK, VARIANT, PI, SINGLE_PI
 
 GOSTOP, MATGO = get_ruleset("gostop"), get_ruleset("matgo")
 TEN_PI = list(SINGLE_PI[:10])                      # ten single junk: pi 1
@@ -54,8 +54,8 @@ def test_deck_counts_and_junk_value():
     assert counts(CODES, gs(sake_cup="animal")) == {"brights": 5, "animals": 9,
                                                     "ribbons": 10, "junk": 26}
     assert counts(CODES, gs(sake_cup="junk"))["junk"] == 28 and DECK_JUNK == 26
-    assert len(PI) == 24 and GAME.card_values(GOSTOP)["12-2"] == 2
-    assert GAME.card_values(GOSTOP)["12-3"] == 1 and GAME.card_values(GOSTOP)["11-4"] == 2
+    assert len(PI) == 24 and VARIANT.card_values(GOSTOP)["12-2"] == 2
+    assert VARIANT.card_values(GOSTOP)["12-3"] == 1 and VARIANT.card_values(GOSTOP)["11-4"] == 2
 
 
 def test_double_junk_cards_count_two():
@@ -322,7 +322,7 @@ def test_baks_are_per_loser_and_zero_sum():
 def test_nagari_scores_nothing_and_the_dealer_deals_again():
     res = play({"A": DRY3, "B": ["12-1"], "C": []}, outcome="nagari")
     assert res.scores == {"A": 0, "B": 0, "C": 0} and res.winner is None
-    assert res.next_dealer == "A" and any("x2" in line for line in res.explanation)
+    assert res.next_dealer == "A" and any("×2" in line for line in res.explanation)
     res = play({"A": DRY3, "B": ["12-1"], "C": []})          # nobody stopped: a nagari
     assert res.winner is None
 
@@ -339,8 +339,8 @@ def test_winner_deals_next_and_the_nagari_carry_comes_from_the_log():
     res = play({"B": DRY3, "A": ["12-1"], "C": ["11-1"]}, stopped_by="B")
     assert res.next_dealer == "B"
     draw = play({"A": [], "B": [], "C": []})
-    assert GAME.context_from_log([res, draw, draw], GOSTOP) == {"nagari": 2}
-    assert GAME.context_from_log([draw, res], GOSTOP) == {"nagari": 0}
+    assert VARIANT.context_from_log([res, draw, draw], GOSTOP) == {"nagari": 2}
+    assert VARIANT.context_from_log([draw, res], GOSTOP) == {"nagari": 0}
 
 
 # --- options of section 2 ----------------------------------------------------------------------
@@ -400,8 +400,8 @@ def test_presets():
     assert (GOSTOP["stop_minimum"], GOSTOP["pibak_max"], GOSTOP["gobak"]) == \
         (3, 5, "both_shares")
     assert (MATGO["stop_minimum"], MATGO["pibak_max"], MATGO["gobak"]) == (7, 7, "double")
-    assert all(o.source.startswith("RULES-gostop") for o in GAME.options)
-    tokens = {t for o in GAME.options for t in o.source.replace(",", " ").replace(";", " ")
+    assert all(o.source.startswith("RULES-gostop") for o in VARIANT.options)
+    tokens = {t for o in VARIANT.options for t in o.source.replace(",", " ").replace(";", " ")
               .split()}
     assert {f"G{i}" for i in range(1, 20)} <= tokens          # every disputed point
 
@@ -551,11 +551,11 @@ def test_rules_lists_every_option_with_its_source(capsys):
     for preset in ("gostop", "matgo"):
         out = cli_json(capsys, "rules", preset)
         rows = {r["key"]: r for r in out["options"]}
-        assert {o.key for o in GAME.options} <= set(rows)
-        assert all(rows[o.key]["source"] for o in GAME.options)
+        assert {o.key for o in VARIANT.options} <= set(rows)
+        assert all(rows[o.key]["source"] for o in VARIANT.options)
     assert main(["rules", "gostop"]) == 0
     text = capsys.readouterr().out
-    assert all(o.key in text for o in GAME.options) and "[RULES-gostop 4.2, G16" in text
+    assert all(o.key in text for o in VARIANT.options) and "[RULES-gostop 4.2, G16" in text
 
 
 # --- properties ------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 import pytest
 
 from scorer.errors import InputError
-from scorer.rules import GAMES, get_ruleset, list_presets, parse_set_args
+from scorer.rules import VARIANTS, get_ruleset, list_presets, parse_set_args
 
 PRESET_NAMES = ["sakura", "sakura-victories", "koikoi", "koikoi-modern", "koikoi-classic",
                 "hanaawase", "hanaawase-zero-sum", "gostop", "matgo"]
@@ -101,7 +101,7 @@ def test_parse_set_args():
 
 
 def test_every_option_default_is_allowed():
-    for name, game in GAMES.items():
+    for name, game in VARIANTS.items():
         for opt in game.options:
             assert opt.parse_value(opt.default) == opt.default, (name, opt.key)
 

@@ -1,14 +1,14 @@
-"""The game registry: every game answers the Game protocol, every yaku record is found
+"""The game registry: every game answers the Variant protocol, every yaku record is found
 from its own cards and not from one card less, and the rule switches of issue 16."""
 
 import pytest
 
 from scorer.errors import InputError
-from scorer.rules import (GAMES, RoundInput, find_yaku, get_game, get_ruleset,
+from scorer.rules import (VARIANTS, RoundInput, find_yaku, get_variant, get_ruleset,
                           koikoi_multiplier, score_round)
 from scorer.rules.yaku import Yaku
 
-PRESET_OF = {name: game.presets[0].name for name, game in GAMES.items()}
+PRESET_OF = {name: game.presets[0].name for name, game in VARIANTS.items()}
 # Settings under which each yaku can be formed on its own.
 ENABLE = {("koikoi", "tsukifuda"): {"tsukifuda": "true"}}
 CONTEXT = {("koikoi", "tsukifuda"): {"month": 3}}
@@ -18,7 +18,7 @@ SMALLEST = {("koikoi", "tan"): ["01-2", "02-2", "04-2", "05-2", "07-2"]}
 
 
 def _cases():
-    for name, game in GAMES.items():
+    for name, game in VARIANTS.items():
         for yaku in game.yaku:
             yield pytest.param(name, yaku, id=f"{name}-{yaku.name}")
 
@@ -44,9 +44,9 @@ def test_each_yaku_is_found_from_its_cards_and_not_from_fewer(game, yaku):
     assert yaku.name not in fewer
 
 
-@pytest.mark.parametrize("name", list(GAMES))
+@pytest.mark.parametrize("name", list(VARIANTS))
 def test_every_game_answers_the_protocol(name):
-    game = get_game(name)
+    game = get_variant(name)
     rs = get_ruleset(game.presets[0].name)
     assert game.name == name == rs.game and game.presets[0].game == name
     assert len(game.card_values(rs)) == 48
@@ -59,7 +59,7 @@ def test_every_game_answers_the_protocol(name):
 
 def test_unknown_game():
     with pytest.raises(InputError, match="unknown game 'go-stop'"):
-        get_game("go-stop")
+        get_variant("go-stop")
 
 
 def names(codes, rs, ctx=None):
@@ -199,8 +199,8 @@ def test_a_new_game_is_one_module_and_one_registry_line(monkeypatch):
     doc = (Path(__file__).parent.parent / "docs" / "RULES-NOTES.md").read_text("utf-8")
     body = Path(mini_game.__file__).read_text("utf-8").split("\n", 1)[1]
     assert body in doc                                      # the doc shows this module
-    monkeypatch.setitem(GAMES, "mini", mini_game.GAME)      # the registry line
-    monkeypatch.setitem(PRESETS, "mini", mini_game.GAME.presets[0])
+    monkeypatch.setitem(VARIANTS, "mini", mini_game.VARIANT)      # the registry line
+    monkeypatch.setitem(PRESETS, "mini", mini_game.VARIANT.presets[0])
     rs = get_ruleset("mini", overrides={"points.akatan": "7"})
     assert rs.default_rounds == 6 and (rs.min_players, rs.max_players) == (2, 2)
     assert names(["01-2", "02-2", "03-2"], rs) == {"akatan": 7}

@@ -220,5 +220,5 @@ def test_a_version_1_file_is_upgraded_in_place(tmp_path: Path) -> None:
     pile = store.get_game(1).rounds[0].piles["A"]
     assert pile.codes == ["08-1"] and pile.crops == {}
     conn = connect(path)
-    assert current_version(conn) == SCHEMA_VERSION == 5
+    assert current_version(conn) == SCHEMA_VERSION == 6
     conn.close()

@@ -39,6 +39,7 @@ TINY = Path(__file__).parent / "fixtures" / "tiny-recipe.toml"
 
 
 @pytest.mark.art
+@pytest.mark.photos
 def test_tiny_recipe_end_to_end(tmp_path, capsys):
     run, models = tmp_path / "run", tmp_path / "models"
     args = ["all", "--recipe", str(TINY), "--run-dir", str(run), "--models-dir", str(models),
@@ -62,6 +63,23 @@ def test_tiny_recipe_end_to_end(tmp_path, capsys):
         "pile", "physical", "closeup", "clutter", "upside_down"}
     assert (models / "eval" / "eval-test.json").is_file()
     assert (models / "eval" / "eval-realistic-lodo-hwatu.json").is_file()
+    # the lite localiser's candidate went through the ship rule (nothing shipped before)
+    decision = json.loads((models / "eval" / "ship-decision.json").read_text())
+    assert decision["shipped"] and decision["ms"] > 0 and 0 < decision["mib"] < 20
+    assert cfg["localiser_arch"] == "lite0-b8-fpn32"
+    # a candidate that fails the ship rule leaves models/ untouched
+    before = {p.name: p.read_bytes() for p in models.glob("*.onnx")}
+    for name, f1 in (("eval-realistic-test.json", 1.0), ("eval-shift-test-shipped.json", 1.0)):
+        figs = json.loads((models / "eval" / name).read_text())
+        figs["realistic_framing"]["equiv"]["f1"] = f1
+        for k in figs["kinds"].values():
+            k["equiv"]["f1"] = f1
+        (models / "eval" / name).write_text(json.dumps(figs))
+    (models / "eval" / "photos-test-shipped.json").write_text('{"false_cards_per_photo": 0}')
+    assert main(["ship"] + args[1:-2]) == 0  # (ship takes no --device)
+    decision = json.loads((models / "eval" / "ship-decision.json").read_text())
+    assert not decision["shipped"] and decision["failed"][0].startswith("shift F1 1.000")
+    assert {p.name: p.read_bytes() for p in models.glob("*.onnx")} == before
     # resumable: a second run finds the checkpoints and the cache
     capsys.readouterr()
     assert main(args + ["--no-lodo"]) == 0
@@ -71,7 +89,7 @@ def test_tiny_recipe_end_to_end(tmp_path, capsys):
     assert "localiser crops" not in err
     from scorer.vision import Detector
     det = Detector(loc, threads=1)
-    assert det.ref is not None
+    assert det.refiner is not None
     img, _, _ = random_scene(get_library(), 5)
     det.detect(img)  # runs; an untrained model finds whatever it finds
     emb = det.embed(np.zeros((3, 112, 72, 3), np.uint8) + np.arange(3)[:, None, None, None])

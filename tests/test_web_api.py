@@ -66,7 +66,7 @@ def test_detect_raw_jpeg(client) -> None:
 
 def test_detect_hints_when_the_cards_are_small(tmp_path) -> None:
     class Far(FakeDetector):
-        def detect(self, image, decode_ms=0.0, **kw):
+        def detect(self, image, **kw):
             return detections_of([{"code": "08-1", "box": [5.0, 5.0, 17.0, 25.0]},
                                   {"code": "01-1", "box": [30.0, 5.0, 42.0, 24.0]}], image)
 
@@ -517,3 +517,56 @@ def test_the_game_serves_its_context_schema_and_keeps_the_parsed_context(client)
     ctx = r.json["round"]["context"]
     assert ctx["koikoi_calls"] == {"Ann": 0, "Bob": 1} and ctx["month"] == 3
     assert r.json["round"]["result"]["results"]["Ann"]["multiplier"] == 2
+
+
+def test_a_fix_before_saving_is_logged_as_a_fix(client) -> None:
+    """A card read another way and fixed in the draft is one replace in the corrections,
+    not a remove and an add (issue 29); a pair that does not hold is left to the diff."""
+    gid = client.post("/api/games", json={"players": ["Ann", "Bob"]}, headers=CSRF).json["id"]
+    r = client.put(f"/api/games/{gid}/rounds/1/piles", headers=CSRF, json={
+        "owner": "Ann", "codes": ["05-3", "08-1", "01-1"], "detected": ["05-2", "08-1", "03-1"],
+        "source": "photo", "version": 0, "fixes": [["05-2", "05-3"], ["09-1", "01-1"]]})
+    assert r.status_code == 200, r.json
+    log = [(c["action"], c["old_code"], c["new_code"]) for c in r.json["game"]["corrections"]]
+    assert sorted(log, key=str) == sorted([("replace", "05-2", "05-3"), ("remove", "03-1", None),
+                                           ("add", None, "01-1")], key=str)
+    r = client.put(f"/api/games/{gid}/rounds/1/piles", headers=CSRF, json={
+        "owner": "Bob", "codes": [], "version": 0, "fixes": "05-2"})
+    assert r.status_code == 400 and "fixes must be" in r.json["error"]
+
+
+def test_reopen_a_confirmed_round_and_export_the_corrected_game(client) -> None:
+    """Round 2 of 4 fixed after round 4 (the hand calculation is tests/test_table.py's):
+    the export and the standings show the corrected game."""
+    gid = new_game(client, first_dealer="Bob")["id"]
+    for n, (ann, bob) in enumerate(((["08-1", "01-1"], ["12-1"]), (["08-1"], ["12-1", "03-1"]),
+                                    (["01-1"], ["12-1"]), (["08-1"], ["12-1"])), 1):
+        save(client, gid, "Ann", ann, n=n)
+        save(client, gid, "Bob", bob, n=n)
+        assert post(client, f"/api/games/{gid}/rounds/{n}/confirm").status_code == 200
+    assert client.get(f"/api/games/{gid}").json["standings"]["winner"] == "Bob"
+    r = post(client, f"/api/games/{gid}/rounds/2/piles", {"owner": "Bob", "codes": []},
+             method="PUT")
+    assert r.status_code == 409 and "reopen it" in r.json["error"]
+    r = post(client, f"/api/games/{gid}/rounds/2/reopen")
+    assert r.status_code == 200, r.json
+    assert r.json["round"]["number"] == 2 and r.json["game"]["open_round"] == 2
+    assert post(client, f"/api/games/{gid}/rounds/2/reopen").status_code == 409
+    assert post(client, f"/api/games/{gid}/rounds/9/reopen").status_code == 409
+    assert post(client, "/api/games/999/rounds/1/reopen").status_code == 404
+    r = post(client, f"/api/games/{gid}/rounds/2/corrections",
+             {"owner": "Bob", "action": "replace", "old_code": "03-1", "new_code": "03-3"})
+    assert r.status_code == 201, r.json
+    r = post(client, f"/api/games/{gid}/rounds/2/confirm")
+    assert r.status_code == 200 and r.json["game"]["standings"]["winner"] == "Ann"
+    rows = client.get(f"/api/games/{gid}/export.csv").data.decode().splitlines()
+    fields = rows[0].split(",")
+    table = [dict(zip(fields, row.split(","))) for row in rows[1:]]
+    assert [(t["round"], t["pile"], t["dealer"], t["round_winner"], t["running_total"])
+            for t in table] == [("1", "Ann", "Bob", "Ann", "40"), ("1", "Bob", "Bob", "Ann", "20"),
+                                ("2", "Ann", "Ann", "Ann", "60"), ("2", "Bob", "Ann", "Ann", "40"),
+                                ("3", "Ann", "Ann", "Ann", "80"), ("3", "Bob", "Ann", "Ann", "60"),
+                                ("4", "Ann", "Ann", "Ann", "100"), ("4", "Bob", "Ann", "Ann", "80")]
+    exported = json.loads(client.get(f"/api/games/{gid}/export.json").data)
+    assert [c["action"] for c in exported["corrections"]] == \
+        ["reopen", "replace", "rescore", "rescore", "rescore"]

@@ -137,6 +137,21 @@ def test_card_images_named_by_code_make_a_partial_deck(client, tmp_path) -> None
     assert r.status_code == 201 and r.json["cards"] == 3, r.json
 
 
+def test_deck_names_are_trimmed_as_the_page_trims_them(client) -> None:
+    """'home ' and 'home  ' are home, through the API as on the page (issue 29)."""
+    lib = get_library()
+    cards = preview(client, [(png_face(lib, "01-1"), "01-1.png")]).json["cards"]
+    r = send(client, "POST", "/api/decks", {"name": "home ", "cards": cards})
+    assert r.status_code == 201 and r.json["name"] == "home", r.json
+    r = send(client, "POST", "/api/decks", {"name": " home  ", "cards": cards})
+    assert r.status_code == 409 and "'home'" in r.json["error"]
+    r = send(client, "POST", "/api/decks", {"name": "my   deck", "cards": cards})
+    assert r.status_code == 201 and r.json["name"] == "my deck"
+    assert [d["name"] for d in client.get("/api/decks").json["decks"]] == ["home", "my deck"]
+    from scorer.store.decks import clean_name
+    assert clean_name("  home\t ") == "home"
+
+
 def png_face(lib, code: str) -> bytes:
     face = lib.face("hwatu-commons", card(code).class_index)[0]
     return cv2.imencode(".png", face)[1].tobytes()

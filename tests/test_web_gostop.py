@@ -78,6 +78,14 @@ def test_a_game_with_a_nagari_a_go_bak_and_a_pi_bak(client) -> None:
                                        "Cy": ["07-3", "07-4", "08-3", "08-4", "09-3", "09-4"]},
                       {"stopped_by": "Bob", "nagari": 0, "bonus_junk": {"Cy": 0}})
     assert done["round"]["result"]["scores"] == {"Bob": 9, "Ann": -6, "Cy": -3}
+    # the table's line per player: points by role, the baks applied and escaped, why
+    res = done["round"]["result"]["results"]
+    assert res["Bob"]["card_points"] == 3 and res["Bob"]["details"]["points"]["pi"] == 3
+    assert res["Ann"]["penalty"] == 6 and res["Ann"]["details"]["pays"] == 6
+    assert [(b["name"], b["applies"], b["reason"]) for b in res["Ann"]["details"]["baks"]] \
+        == [("pi-bak", True, "Ann has 1 junk (at most 5)")]     # no bright yaku: no gwang-bak
+    assert ("pi-bak", False, "Cy has 6 junk (more than 5)") in \
+        {(b["name"], b["applies"], b["reason"]) for b in res["Cy"]["details"]["baks"]}
     standings = done["game"]["standings"]
     assert standings["running"] == [{"Ann": 0, "Bob": 0, "Cy": 0},
                                     {"Ann": 24, "Bob": -24, "Cy": 0},
@@ -91,6 +99,14 @@ def test_a_game_with_a_nagari_a_go_bak_and_a_pi_bak(client) -> None:
     assert by["2", "Bob"]["score"] == "-24" and by["2", "Cy"]["score"] == "0"
     assert by["3", "Ann"]["score"] == "-6" and by["3", "Ann"]["running_total"] == "18"
     assert by["1", "Ann"]["round_winner"] == "" and by["3", "Bob"]["round_winner"] == "Bob"
+    # Go-Stop's own columns: who stopped, the calls, the baks applied and escaped
+    assert by["1", "Ann"]["stopped_by"] == "nobody" and by["1", "Ann"]["outcome"] == "nagari"
+    assert by["2", "Bob"]["goes"] == "1" and "go-bak" in by["2", "Bob"]["baks"]
+    assert by["3", "Ann"]["baks"] == "pi-bak: Ann has 1 junk (at most 5)"
+    assert by["3", "Ann"]["baks_escaped"] == "" and by["2", "Cy"]["baks_escaped"] != ""
+    assert "pi-bak: Cy has 6 junk (more than 5)" in by["3", "Cy"]["baks_escaped"]
+    assert by["3", "Ann"]["penalty"] == "-6" and by["3", "Bob"]["pi"] == "3"
+    assert by["3", "Bob"]["points"] == "3" and by["3", "Ann"]["multipliers"] == "×2 pi-bak"
     data = json.loads(client.get(f"/api/games/{gid}/export.json").data)
     assert data["standings"]["totals"] == {"Ann": 18, "Bob": -15, "Cy": -3}
     assert [r["result"]["winner"] for r in data["rounds"]] == [None, "Ann", "Bob"]

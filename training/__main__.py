@@ -11,6 +11,10 @@ recipe file (``training/recipe.toml``; ``training/recipe.py`` describes its tabl
     python -m training lodo       # a leave-one-deck-out classifier beside them
     python -m training lite-loc   # the localiser on ImageNet features, as a candidate
     python -m training shift      # the domain-shift slice (never trained or tuned on)
+    python -m training photos     # false cards a photo on the real photographs' test part
+    python -m training curve      # the lite localiser's snapshots on the shift slice
+    python -m training keep       # the campaign's resumable state, to commit
+    python -m training ship       # the ship rule: the candidate replaces models/ only if it passes
     python -m training tune       # detection thresholds on realistic validation scenes
     python -m training evaluate   # realistic test slices, leave-one-deck-out, old test
     python -m training ceiling    # reads on true outlines vs the detector's boxes (val)
@@ -33,7 +37,11 @@ from pathlib import Path
 import numpy as np
 
 from training import DEFAULT_ART_DIR, REPO_ROOT
+from training.real_photos import DEFAULT_PHOTOS_DIR
 from training.recipe import DEFAULT_RECIPE, Recipe, RecipeError, load_recipe
+
+# the campaign's resumable state (weights, optimiser, step, random states), committed
+CAMPAIGN_STATE = REPO_ROOT / "training" / "campaign" / "lite-loc.pt"
 
 COMMANDS = {
     "all": "every stage in order, then tune and evaluate",
@@ -48,6 +56,14 @@ COMMANDS = {
                 "candidate beside the shipped classifier and refiner, then tuned",
     "shift": "the domain-shift slice: held-out art, real photographs as tables, another "
              "camera and light",
+    "photos": "false cards a photo on the real photographs' test part (no hanafuda in them)",
+    "keep": "copy the lite localiser's checkpoint into the repository (training/campaign/) "
+            "so a later piece of the campaign resumes from it on any machine",
+    "ship": "the ship rule: the candidate against the shipped model on the realistic test, "
+            "the shift slice, the real photos, speed and size; it replaces models/ only if "
+            "it passes",
+    "curve": "the lite localiser's snapshots on part of the shift slice and the real-photo "
+             "test part (the campaign's curve)",
     "tune": "choose the detection thresholds on realistic validation scenes",
     "evaluate": "the realistic test's slices, leave-one-deck-out and the old test",
     "ceiling": "validation reads on true outlines beside the detector's (what boxes cost)",
@@ -63,6 +79,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="the recipe file (default training/recipe.toml)")
     common.add_argument("--art-dir", default=str(DEFAULT_ART_DIR),
                         help="card art sets (default ../shared/card-art from the repo root)")
+    common.add_argument("--photos-dir", default=str(DEFAULT_PHOTOS_DIR),
+                        help="real photographs of playing cards, no hanafuda (default "
+                             "../shared/real-photos/playing-cards from the repo root)")
     common.add_argument("--run-dir", default=str(REPO_ROOT / "runs" / "main"),
                         help="caches, checkpoints, logs (git-ignored)")
     common.add_argument("--models-dir", default=str(REPO_ROOT / "models"),
@@ -82,7 +101,10 @@ def _parser() -> argparse.ArgumentParser:
         if name == "lite-loc":
             sp.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto",
                             help="where it trains (auto: a GPU if any)")
-        if name in ("shift", "evaluate", "tune"):
+        if name == "curve":
+            sp.add_argument("--per-kind", type=int, default=25,
+                            help="shift scenes of each kind for each point (default 25)")
+        if name in ("shift", "evaluate", "tune", "photos"):
             sp.add_argument("--model", default=None,
                             help="the localiser ONNX file to measure (default: the shipped one)")
             sp.add_argument("--tag", default=None,
@@ -114,6 +136,8 @@ class Pipeline:
         # the chain's own export (before the realistic stage) and the shipped files
         self.base = self.run / "base-model" / f"{a.name}-localiser.onnx"
         self.shipped = self.models / f"{a.name}-localiser.onnx"
+        # the realistic stage's export: the classifier and refiner the candidate ships with
+        self.chain = self.run / "realistic-model" / f"{a.name}-localiser.onnx"
         self.lodo = self.run / "lodo-model" / f"{a.name}-lodo-localiser.onnx"
         self.candidate = self.run / "lite-loc-model" / f"{a.name}-localiser.onnx"
         self._base_data = None  # the first stage's cache, loaded once for every stage
@@ -263,13 +287,18 @@ class Pipeline:
     # ------------------------------------------------------------ realistic
     def realistic(self, device: str = "auto") -> Path:
         """All three networks from the chain's export, together on realistic scenes;
-        exported as the shipped files and the leave-one-deck-out model."""
+        exported into the run directory (``realistic-model/``): the classifier and
+        refiner that the lite localiser and the leave-one-deck-out model join."""
         import torch
 
-        from training.finetune import FinetuneConfig, finetune
-        if not self.base.is_file():
-            raise RecipeError(f"no exported chain at {self.base}: run the earlier stages "
-                              f"(python -m training all)")
+        from training.finetune import FinetuneConfig, NetSources, finetune
+        sources = NetSources(self.run / self.r.localiser[-1].name / "localiser.pt",
+                             self.run / self._last_classifier() / "classifier.pt",
+                             self.run / "ref" / "refiner.pt")
+        missing = sources.missing() + ([] if self.base.is_file() else [self.base])
+        if missing:
+            raise RecipeError(f"missing {', '.join(map(str, missing))}: run the earlier "
+                              f"stages (python -m training all)")
         if device == "cpu" or (device == "auto" and not torch.cuda.is_available()):
             self.log("realistic stage on the CPU: expect it to run about 100x slower than "
                      "on a GPU for the same number of scenes")
@@ -279,14 +308,14 @@ class Pipeline:
                              replay=rc.replay, loc_crop_w=crop[0], loc_crop_h=crop[1], loc_lr=rc.loc_lr,
                              ref_lr=rc.ref_lr, cls_lr=rc.cls_lr, lodo_set=self.r.lodo_set,
                              seed=self.r.seed, workers=self.a.workers)
-        finetune(self.base, self.run / "realistic", self.a.art_dir, cfg, log=self.log,
+        finetune(sources, self.run / "realistic", self.a.art_dir, cfg, log=self.log,
                  device=device)
         return self.export_realistic()
 
     def export_realistic(self) -> Path:
         from training.ship import export_finetuned
         ft = self.run / "realistic" / "finetuned.pt"
-        loc = export_finetuned(ft, self.base, self.models, self.a.name, self.a.art_dir)
+        loc = export_finetuned(ft, self.base, self.chain.parent, self.a.name, self.a.art_dir)
         self.log(f"exported {loc}")
         return loc
 
@@ -294,12 +323,12 @@ class Pipeline:
         """The leave-one-deck-out classifier beside the shipped localiser and refiner
         (which never saw the held-out deck)."""
         from training.lodo import export_lodo, train_lodo
-        if not self.shipped.is_file():
+        if not self._networks().is_file():
             raise RecipeError(f"no shipped model at {self.shipped}: run the earlier stages")
         ck = train_lodo(self.a.art_dir, self.run / "lodo", self.r.lodo, self.r.lodo_set,
                         seed=self.r.seed, workers=self.a.workers,
                         threads=self.a.threads, log=self.log)
-        loc = export_lodo(ck, self.shipped, self.lodo.parent, self.a.art_dir,
+        loc = export_lodo(ck, self._networks(), self.lodo.parent, self.a.art_dir,
                           name=f"{self.a.name}-lodo")
         self.log(f"exported {loc}")
         return loc
@@ -309,16 +338,92 @@ class Pipeline:
         """The localiser on ImageNet features, trained on streamed scenes (never the
         held-out deck), exported beside the shipped classifier and refiner, then tuned."""
         from training.lite_loc import export_lite_loc, train_lite_loc
-        if not self.shipped.is_file():
+        if not self._networks().is_file():
             raise RecipeError(f"no shipped model at {self.shipped} (its classifier and "
                               f"refiner go with the new localiser)")
+        self._resume_campaign()
         ck = train_lite_loc(self.a.art_dir, self.run / "lite_loc", self.r.lite_localiser,
                             exclude_sets=(self.r.lodo_set,), log=self.log, device=device,
-                            workers=self.a.workers, seed=self.r.seed)
-        loc = export_lite_loc(ck, self.shipped, self.candidate.parent, self.a.name)
+                            workers=self.a.workers, seed=self.r.seed,
+                            photos_dir=self.a.photos_dir)
+        loc = export_lite_loc(ck, self._networks(), self.candidate.parent, self.a.name,
+                              int8_art=self.a.art_dir if self.r.lite_localiser.int8 else None)
         self.log(f"exported {loc}")
         self.tune(loc, tag="lite-loc")
         return loc
+
+    def _networks(self) -> Path:
+        """The localiser whose classifier and refiner a new localiser joins: the
+        realistic stage's export when this run made one, else the shipped model."""
+        return self.chain if self.chain.is_file() else self.shipped
+
+    def _resume_campaign(self) -> None:
+        """A run directory without the lite localiser's checkpoint starts from the
+        committed campaign state (``keep``), when there is one: a fresh clone goes on."""
+        from training.engine import checkpoint_step
+        ck = self.run / "lite_loc" / "lite_loc.pt"
+        if not ck.is_file() and CAMPAIGN_STATE.is_file():
+            ck.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(CAMPAIGN_STATE, ck)
+            self.log(f"resuming the campaign from {CAMPAIGN_STATE.relative_to(REPO_ROOT)} "
+                     f"at step {checkpoint_step(ck)}")
+
+    def figures(self, loc_path: Path, tag: str, timed: bool = False):
+        """A model's figures for the ship rule: the realistic test and the shift slice,
+        the real photos' test part (and, when ``timed``, speed and size). The shipped
+        model's come from its evaluation files where they exist."""
+        from training.compare import Figures
+        out = self.models / "eval"
+        names = ("eval-realistic-test.json", "eval-shift-test-shipped.json",
+                 "photos-test-shipped.json")
+        if tag == "shipped" and all((out / n).is_file() for n in names):
+            r, sh, ph = (json.loads((out / n).read_text()) for n in names)
+            return Figures(r, sh, ph)
+        res = self.evaluate(False, loc_path, tag)
+        ms = mib = None
+        if timed:
+            ms, mib = frame_ms(loc_path, self.a.art_dir, self.a.threads), model_mib(loc_path)
+        return Figures(res["realistic"], res["shift"], res["photos"], ms, mib)
+
+    def ship(self) -> bool:
+        """The candidate (the lite localiser with the classifier and refiner beside it)
+        replaces the shipped files only if it passes the ship rule; the decision and
+        each failed figure go to the log and ``eval/ship-decision.json``."""
+        from training.compare import may_ship
+        if not self.candidate.is_file():
+            raise RecipeError(f"no candidate at {self.candidate}: run python -m training "
+                              f"lite-loc first")
+        new = self.figures(self.candidate, "lite-loc", timed=True)
+        if self.shipped.is_file():
+            ok, failed = may_ship(self.figures(self.shipped, "shipped"), new)
+        else:
+            ok, failed = True, []
+        decision = {"shipped": ok, "failed": failed, "ms": new.ms, "mib": new.mib,
+                    "candidate": str(self.candidate)}
+        (self.models / "eval").mkdir(parents=True, exist_ok=True)
+        (self.models / "eval" / "ship-decision.json").write_text(
+            json.dumps(decision, indent=2) + "\n")
+        if not ok:
+            self.log("not shipped: " + "; ".join(failed))
+            return False
+        for src in model_files(self.candidate):
+            shutil.copyfile(src, self.models / src.name)
+        self.log(f"shipped {self.candidate} into {self.models}")
+        return True
+
+    def keep(self) -> Path:
+        """The lite localiser's checkpoint copied to ``CAMPAIGN_STATE`` (to commit)."""
+        from training.engine import checkpoint_step
+        ck = self.run / "lite_loc" / "lite_loc.pt"
+        if not ck.is_file():
+            raise RecipeError(f"no lite localiser checkpoint at {ck}: nothing to keep")
+        CAMPAIGN_STATE.parent.mkdir(parents=True, exist_ok=True)
+        tmp = CAMPAIGN_STATE.with_suffix(".tmp")
+        shutil.copyfile(ck, tmp)
+        tmp.replace(CAMPAIGN_STATE)
+        self.log(f"kept step {checkpoint_step(ck)} in {CAMPAIGN_STATE} "
+                 f"({CAMPAIGN_STATE.stat().st_size / 2**20:.1f} MiB): commit it")
+        return CAMPAIGN_STATE
 
     def shift(self, loc_path: Path, tag: str) -> dict:
         """The domain-shift slice's figures for the localiser ``loc_path``."""
@@ -331,6 +436,23 @@ class Pipeline:
                                  scene=shift_scene)
         self.log(f"shift slice {tag}: {json.dumps(res['realistic_framing'])}")
         return res
+
+    def photos(self, loc_path: Path, tag: str) -> dict:
+        """False cards a photo on the real photographs' test part for ``loc_path``."""
+        from scorer.vision import Detector
+        from training.negatives import false_cards
+        res = false_cards(Detector(loc_path, threads=self.a.threads), self.a.photos_dir,
+                          out=self.models / "eval" / f"photos-test-{tag}.json")
+        self.log(f"real photos {tag}: {res['false_cards_per_photo']} false cards a photo "
+                 f"({res['photos']} photos)")
+        return res
+
+    def curve(self) -> dict:
+        """The lite localiser's snapshots, each measured once (the campaign's curve)."""
+        from training.curve import update_curve
+        return update_curve(self.run / "lite_loc" / "snapshots", self.shipped,
+                            self.models / "eval" / "lite-loc-curve.json", self.a.art_dir,
+                            self.a.photos_dir, self.a.per_kind, self.a.threads, self.log)
 
     def _model_arg(self) -> tuple[Path, str]:
         """The ``--model`` file (default: the shipped one) and its label."""
@@ -387,7 +509,7 @@ class Pipeline:
         res = {"realistic": evaluate_realistic(det, self.a.art_dir, "test",
                                                e.realistic_per_kind, out_dir=out,
                                                tag=f"realistic-test{suffix}"),
-               "shift": self.shift(loc_path, tag)}
+               "shift": self.shift(loc_path, tag), "photos": self.photos(loc_path, tag)}
         if tag != "shipped":  # a candidate: the shipped model's other figures stand
             return res
         held = [self.r.lodo_set]
@@ -432,13 +554,17 @@ class Pipeline:
             "lodo": lambda: self.tune(self.train_lodo(), sets=self._not_held_out()),
             "lite-loc": lambda: self.lite_loc(a.device),
             "shift": lambda: self.shift(*self._model_arg()),
+            "photos": lambda: self.photos(*self._model_arg()),
+            "curve": self.curve,
+            "keep": self.keep,
+            "ship": self.ship,
             "tune": self._tune_command,
             "evaluate": lambda: self.evaluate(not a.no_lodo, *self._model_arg()),
             "ceiling": self.ceiling,
         }
 
     ALL = ("train-loc", "train-cls", "base", "train-ref", "rounds", "realistic", "lodo",
-           "lite-loc", "evaluate")
+           "lite-loc", "ship", "evaluate")
 
     def command(self, cmd: str) -> None:
         stages = self.stages()
@@ -459,6 +585,38 @@ class Pipeline:
         return done[-1] if done else "cls"
 
 
+def model_files(loc_path: Path) -> list[Path]:
+    """The localiser file and the classifier and refiner its metadata names."""
+    from training.ship import onnx_config
+    cfg = onnx_config(loc_path)
+    return [loc_path] + [loc_path.parent / cfg[k] for k in ("classifier", "refiner")
+                         if cfg.get(k)]
+
+
+def model_mib(loc_path: Path) -> float:
+    return sum(p.stat().st_size for p in model_files(loc_path)) / 2**20
+
+
+def frame_ms(loc_path: Path, art_dir, threads: int, frames: int = 24) -> float:
+    """The median milliseconds ``Detector.detect`` takes on a 640x480 realistic
+    validation frame (after 3 warm-up frames)."""
+    import cv2
+
+    from scorer.vision import Detector
+    from training.realistic import realistic_scene
+    from training.scenes import SEED_RANGES, get_library
+    det = Detector(loc_path, threads=threads)
+    lib = get_library(art_dir)
+    times = []
+    for k in range(frames + 3):
+        img, _, _ = realistic_scene(lib, SEED_RANGES["val"][0] + 90_000 + k, "pile")
+        img = cv2.resize(img, (640, 480), interpolation=cv2.INTER_AREA)
+        t0 = time.perf_counter()
+        det.detect(img)
+        times.append((time.perf_counter() - t0) * 1e3)
+    return float(np.median(times[3:]))
+
+
 def main(argv=None) -> int:
     a = _parser().parse_args(argv)
     try:
@@ -469,12 +627,14 @@ def main(argv=None) -> int:
     import torch
     torch.set_num_threads(a.threads)
     from scorer.errors import InputError
+    from training.real_photos import PhotosUnavailable
     from training.shift import ShiftUnavailable
     pipe = Pipeline(a, recipe)
     pipe.log(f"command: python -m training {' '.join(argv if argv is not None else sys.argv[1:])}")
     try:
         pipe.command(a.command)
-    except (InputError, RecipeError, FileNotFoundError, ShiftUnavailable) as e:
+    except (InputError, RecipeError, FileNotFoundError, ShiftUnavailable,
+            PhotosUnavailable) as e:
         # a missing model, art or sample photographs
         print(f"error: {e}", file=sys.stderr)
         return 2

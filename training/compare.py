@@ -1,18 +1,43 @@
-"""Put two models' realistic-test and domain-shift figures side by side, and say whether
-the new one may ship: it must beat the old on the shift slice and on every realistic
-slice (F1, chaff-equivalent), as the recogniser's ship rule asks.
+"""Put two models' figures side by side, and say whether the new one may ship.
 
-    python -m training.compare OLD_REALISTIC.json NEW_REALISTIC.json OLD_SHIFT.json NEW_SHIFT.json
+The ship rule (recogniser v4): the new model ships only if
+- it beats the old on the domain-shift slice (F1);
+- it loses no realistic slice (overall and each kind, F1) by more than 0.01;
+- it halves the false cards a photo on the real photographs' test part;
+- it meets the speed and size limits (median ms a 640x480 frame, MiB of model files).
+
+    python -m training.compare OLD_REALISTIC.json NEW_REALISTIC.json OLD_SHIFT.json \\
+        NEW_SHIFT.json [--photos OLD_PHOTOS.json NEW_PHOTOS.json] [--ms MS] [--mib MIB]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 RECALLS = ("required", "half_hidden_50_80", "partial_25_50", "top_card_of_stack",
            "under_40px", "true_outline")
+
+
+@dataclass(frozen=True)
+class ShipLimits:
+    realistic_loss: float = 0.01  # the most any realistic slice's F1 may fall
+    photo_factor: float = 0.5  # false cards a photo: at most this share of the old model's
+    ms: float = 35.0  # median milliseconds a 640x480 frame
+    mib: float = 20.0  # the model files together
+
+
+@dataclass(frozen=True)
+class Figures:
+    """One model's measured figures (``photos``, ``ms``, ``mib`` where measured)."""
+    realistic: dict
+    shift: dict
+    photos: dict | None = None
+    ms: float | None = None
+    mib: float | None = None
 
 
 def rows(old: dict, new: dict, label: str) -> list[tuple[str, float, float]]:
@@ -36,34 +61,61 @@ def rows(old: dict, new: dict, label: str) -> list[tuple[str, float, float]]:
     return out
 
 
-def may_ship(old_r: dict, new_r: dict, old_s: dict, new_s: dict) -> tuple[bool, list[str]]:
-    """Whether the new model beats the old on the shift slice and every realistic slice;
-    the figures where it does not."""
-    lost = []
-    pairs = [("shift", old_s["realistic_framing"], new_s["realistic_framing"]),
-             ("realistic", old_r["realistic_framing"], new_r["realistic_framing"])]
-    pairs += [(f"realistic {k}", old_r["kinds"][k], new_r["kinds"][k]) for k in old_r["kinds"]]
-    for name, o, n in pairs:
-        if n["equiv"]["f1"] <= o["equiv"]["f1"]:
-            lost.append(f"{name} F1 {o['equiv']['f1']:.3f} -> {n['equiv']['f1']:.3f}")
-    return not lost, lost
+def may_ship(old: Figures, new: Figures, limits: ShipLimits = ShipLimits()
+             ) -> tuple[bool, list[str]]:
+    """Whether ``new`` passes the ship rule against ``old``; each failed figure, with
+    by how much it failed."""
+    failed = []
+    o, n = old.shift["realistic_framing"]["equiv"]["f1"], new.shift["realistic_framing"]["equiv"]["f1"]
+    if n <= o:
+        failed.append(f"shift F1 {o:.3f} -> {n:.3f} (must beat it)")
+    pairs = [("realistic", old.realistic["realistic_framing"], new.realistic["realistic_framing"])]
+    pairs += [(f"realistic {k}", old.realistic["kinds"][k], new.realistic["kinds"][k])
+              for k in old.realistic["kinds"]]
+    for name, a, b in pairs:
+        fa, fb = a["equiv"]["f1"], b["equiv"]["f1"]
+        if fb < fa - limits.realistic_loss - 1e-9:
+            failed.append(f"{name} F1 {fa:.3f} -> {fb:.3f} (loses {fa - fb:.3f}, "
+                          f"more than {limits.realistic_loss})")
+    if old.photos is not None and new.photos is not None:
+        pa, pb = old.photos["false_cards_per_photo"], new.photos["false_cards_per_photo"]
+        if pb > pa * limits.photo_factor:
+            failed.append(f"real-photo false cards a photo {pa:.3f} -> {pb:.3f} (must be "
+                          f"{pa * limits.photo_factor:.3f} or fewer)")
+    if new.ms is not None and new.ms > limits.ms:
+        failed.append(f"median {new.ms:.1f} ms a frame (limit {limits.ms:.0f} ms)")
+    if new.mib is not None and new.mib > limits.mib:
+        failed.append(f"models {new.mib:.1f} MiB (limit {limits.mib:.0f} MiB)")
+    return not failed, failed
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 4:
-        print(__doc__.strip(), file=sys.stderr)
-        return 2
+    p = argparse.ArgumentParser(prog="python -m training.compare",
+                                description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    for name in ("old_realistic", "new_realistic", "old_shift", "new_shift"):
+        p.add_argument(name, help=f"{name.replace('_', ' ')} figures (JSON)")
+    p.add_argument("--photos", nargs=2, metavar=("OLD", "NEW"),
+                   help="real-photo false cards (python -m training photos) of each model")
+    p.add_argument("--ms", type=float, help="the new model's median ms a 640x480 frame")
+    p.add_argument("--mib", type=float, help="the new model's files, MiB")
+    a = p.parse_args(argv)
     try:
-        old_r, new_r, old_s, new_s = (json.loads(Path(p).read_text()) for p in argv)
+        old_r, new_r, old_s, new_s = (json.loads(Path(f).read_text()) for f in
+                                      (a.old_realistic, a.new_realistic, a.old_shift, a.new_shift))
+        old_p, new_p = (json.loads(Path(f).read_text()) for f in a.photos) if a.photos \
+            else (None, None)
     except (OSError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print("| figure | old | new |\n|---|---|---|")
     for name, o, n in rows(old_r, new_r, "realistic") + rows(old_s, new_s, "shift"):
         print(f"| {name} | {o:.3f} | {n:.3f} |")
-    ok, lost = may_ship(old_r, new_r, old_s, new_s)
-    print("\nmay ship: " + ("yes" if ok else "no (" + "; ".join(lost) + ")"))
+    if old_p is not None:
+        print(f"| real photos: false cards a photo | {old_p['false_cards_per_photo']:.3f} | "
+              f"{new_p['false_cards_per_photo']:.3f} |")
+    ok, failed = may_ship(Figures(old_r, old_s, old_p), Figures(new_r, new_s, new_p, a.ms, a.mib))
+    print("\nmay ship: " + ("yes" if ok else "no (" + "; ".join(failed) + ")"))
     return 0
 
 

@@ -28,48 +28,69 @@ class _Softmax(nn.Module):
         return torch.softmax(self.net.fc(f), dim=1), nn.functional.normalize(f, dim=1)
 
 
-def export_models(loc_ckpt: Path, cls_ckpt: Path, out_dir: Path, name: str = "hanafuda",
-                  extra_cfg: dict | None = None,
-                  loc_size: tuple[int, int] = (LOC_W, LOC_H)) -> tuple[Path, Path]:
-    """``loc_size``: the localiser's input (width, height), fixed in the ONNX graph."""
+def checkpoint(ck: Path | dict) -> dict:
+    """A checkpoint given as its file or as the dictionary already loaded."""
+    return ck if isinstance(ck, dict) else torch.load(ck, map_location="cpu", weights_only=False)
+
+
+def _describe(path: Path, cfg: dict, desc: str) -> None:
+    """The model's metadata: the detector's settings, a description, the classes."""
     import onnx
 
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    loc_path = out_dir / f"{name}-localiser.onnx"
-    cls_path = out_dir / f"{name}-classifier.onnx"
-    loc = build_localiser()
-    loc.load_state_dict(torch.load(loc_ckpt, map_location="cpu", weights_only=False)["model"])
-    loc.eval()
-    ck = torch.load(cls_ckpt, map_location="cpu", weights_only=False)
+    m = onnx.load(str(path))
+    del m.metadata_props[:]
+    for k, v in (("hanafuda", json.dumps(cfg)), ("description", desc),
+                 ("classes", json.dumps([f"{(i // 4) + 1:02d}-{i % 4 + 1}"
+                                         for i in range(48)] + ["background"]))):
+        p = m.metadata_props.add()
+        p.key, p.value = k, v
+    onnx.save(m, str(path))
+
+
+def export_classifier(cls_ckpt: Path | dict, path: Path, cfg: dict | None = None) -> Path:
+    """The classifier checkpoint (``model``, ``arch``) as the ONNX file ``path``."""
+    ck = checkpoint(cls_ckpt)
     cls = build_classifier(ck["arch"])
     cls.load_state_dict(ck["model"])
     cls.eval()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        torch.onnx.export(loc, torch.rand(1, 3, loc_size[1], loc_size[0]) * 255, str(loc_path),
-                          input_names=["image"], output_names=["maps"], opset_version=17,
-                          dynamo=False)
-        torch.onnx.export(_Softmax(cls), torch.rand(2, 3, CROP_H, CROP_W) * 255, str(cls_path),
+        torch.onnx.export(_Softmax(cls), torch.rand(2, 3, CROP_H, CROP_W) * 255, str(path),
                           input_names=["crops"], output_names=["probs", "embedding"],
                           opset_version=17, dynamic_axes={"crops": {0: "n"}, "probs": {0: "n"},
                                                           "embedding": {0: "n"}},
+                          dynamo=False)
+    _describe(path, {**(cfg or {}), "classifier_arch": ck["arch"]},
+              "hanafuda 48-card + background crop classifier")
+    return path
+
+
+def export_models(loc_ckpt: Path | dict, cls_ckpt: Path | dict, out_dir: Path,
+                  name: str = "hanafuda", extra_cfg: dict | None = None,
+                  loc_size: tuple[int, int] = (LOC_W, LOC_H)) -> tuple[Path, Path]:
+    """The localiser (``{"model": state}``) and the classifier (``model``, ``arch``)
+    checkpoints, as files or loaded, as ONNX files; ``loc_size``: the localiser's input
+    (width, height), fixed in the ONNX graph."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    loc_path = out_dir / f"{name}-localiser.onnx"
+    cls_path = out_dir / f"{name}-classifier.onnx"
+    loc = build_localiser()
+    loc.load_state_dict(checkpoint(loc_ckpt)["model"])
+    loc.eval()
+    ck = checkpoint(cls_ckpt)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(loc, torch.rand(1, 3, loc_size[1], loc_size[0]) * 255, str(loc_path),
+                          input_names=["image"], output_names=["maps"], opset_version=17,
                           dynamo=False)
     cfg = {"classifier": cls_path.name, "stride": 4, "loc_threshold": 0.3,
            "cls_threshold": 0.3, "nms_iou": 0.5, "tta": False, "crop_w": CROP_W,
            "crop_h": CROP_H, "classifier_arch": ck["arch"],
            "input": "RGB float 0..255 NCHW, normalised inside the graph"}
     cfg.update(extra_cfg or {})
-    for path, desc in ((loc_path, "hanafuda card localiser (CenterNet-style, stride 4)"),
-                       (cls_path, "hanafuda 48-card + background crop classifier")):
-        m = onnx.load(str(path))
-        del m.metadata_props[:]
-        for k, v in (("hanafuda", json.dumps(cfg)), ("description", desc),
-                     ("classes", json.dumps([f"{(i // 4) + 1:02d}-{i % 4 + 1}"
-                                             for i in range(48)] + ["background"]))):
-            p = m.metadata_props.add()
-            p.key, p.value = k, v
-        onnx.save(m, str(path))
+    export_classifier(ck, cls_path, cfg)
+    _describe(loc_path, cfg, "hanafuda card localiser (CenterNet-style, stride 4)")
     return loc_path, cls_path
 
 
@@ -85,15 +106,16 @@ class _Scaled(nn.Module):
         return self.net(x) * self.scale
 
 
-def export_refiner(ckpt: Path, loc_path: Path, passes: int = 1) -> Path:
-    """Export the box refiner beside the localiser ``loc_path`` and name it in the
-    localiser's metadata, with how many times it is applied."""
+def export_refiner(ckpt: Path | dict, loc_path: Path, passes: int = 1) -> Path:
+    """Export the box refiner (its state dict, as a file or loaded) beside the localiser
+    ``loc_path`` and name it in the localiser's metadata, with how many times it is
+    applied."""
     import onnx
 
     loc_path = Path(loc_path)
     path = loc_path.with_name(loc_path.name.replace("localiser", "refiner"))
     net = RefNet()
-    net.load_state_dict(torch.load(ckpt, map_location="cpu", weights_only=False))
+    net.load_state_dict(checkpoint(ckpt))
     net.eval()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -109,45 +131,65 @@ def export_refiner(ckpt: Path, loc_path: Path, passes: int = 1) -> Path:
     return path
 
 
-class _Crops:
-    """onnxruntime calibration reader over (N,3,H,W) float crops, 16 at a time."""
+def _as_input(x: np.ndarray) -> np.ndarray:
+    """(N,H,W,3) uint8 BGR -> the networks' (N,3,H,W) float RGB input (as the detector
+    feeds them)."""
+    return np.ascontiguousarray(x[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32))
 
-    def __init__(self, x: np.ndarray):
-        self._batches = iter([{"crops": x[i:i + 16]} for i in range(0, len(x), 16)])
+
+class _Batches:
+    """onnxruntime calibration reader: ``x`` (N,3,H,W) float fed as ``name``, ``n`` at a
+    time."""
+
+    def __init__(self, name: str, x: np.ndarray, n: int = 16):
+        self._batches = iter([{name: x[i:i + n]} for i in range(0, len(x), n)])
 
     def get_next(self):
         return next(self._batches, None)
 
 
-def quantize_classifier(cls_path: Path, calib: np.ndarray) -> Path:
-    """Rewrite the exported classifier with int8 weights and activations (QDQ,
-    per-channel weights), calibrated on ``calib``, (N,H,W,3) uint8 BGR crops from
-    *training* scenes. On the fourth classifier it about halved the network's time (20
-    crops, 1 thread: 11.4 vs 21.2 ms) and left validation F1 where it was (0.8540 vs
-    0.8544); the metadata is carried over."""
+def _quantize(path: Path, reader: _Batches, keep_float: tuple[str, ...] = ()) -> Path:
+    """Rewrite the ONNX file with int8 weights and activations (QDQ, per-channel
+    weights), calibrated on ``reader``; nodes whose names start with one of
+    ``keep_float`` stay in float. The metadata is carried over."""
+    import onnx
     import logging
     import tempfile
 
     from onnxruntime.quantization import (QuantFormat, QuantType, quant_pre_process,
                                           quantize_static)
 
-    from scorer.vision.detector import Detector
-
-    cls_path = Path(cls_path)
-    x = Detector.as_input(calib)
     root = logging.getLogger()
     level = root.level
     root.setLevel(logging.ERROR)  # the quantiser warns about each 1-D weight
     try:
         with tempfile.TemporaryDirectory() as tmp:
             pre = Path(tmp) / "pre.onnx"
-            quant_pre_process(str(cls_path), str(pre))
-            quantize_static(str(pre), str(cls_path), _Crops(x), quant_format=QuantFormat.QDQ,
+            quant_pre_process(str(path), str(pre))
+            exclude = [n.name for n in onnx.load(str(pre)).graph.node
+                       if keep_float and n.name.startswith(keep_float)]
+            quantize_static(str(pre), str(path), reader, quant_format=QuantFormat.QDQ,
                             per_channel=True, activation_type=QuantType.QUInt8,
-                            weight_type=QuantType.QInt8)
+                            weight_type=QuantType.QInt8, nodes_to_exclude=exclude)
     finally:
         root.setLevel(level)
-    return cls_path
+    return path
+
+
+def quantize_classifier(cls_path: Path, calib: np.ndarray) -> Path:
+    """Rewrite the exported classifier with int8 weights and activations, calibrated on
+    ``calib``, (N,H,W,3) uint8 BGR crops from *training* scenes. On the fourth
+    classifier it about halved the network's time (20 crops, 1 thread: 11.4 vs 21.2 ms)
+    and left validation F1 where it was (0.8540 vs 0.8544)."""
+    return _quantize(Path(cls_path), _Batches("crops", _as_input(calib)))
+
+
+def quantize_localiser(loc_path: Path, frames: np.ndarray,
+                       keep_float: tuple[str, ...] = ()) -> Path:
+    """Rewrite the exported localiser in int8, calibrated on ``frames``, (N,480,640,3)
+    uint8 BGR letterboxed *training* frames; ``keep_float``: node-name prefixes left in
+    float (e.g. the head, whose heatmap the thresholds read)."""
+    return _quantize(Path(loc_path), _Batches("image", _as_input(frames), 1), keep_float)
 
 
 def set_config(loc_path: Path, updates: dict) -> dict:

@@ -1,8 +1,9 @@
-"""Fine-tune the shipped networks together on streamed realistic scenes.
+"""Fine-tune the chain's networks together on streamed realistic scenes.
 
-The localiser, the box refiner and the classifier start from the shipped ONNX files
-(``training.onnx_weights``: weights recovered exactly, batch norms frozen) and train
-side by side on the same scenes (``training.stream``), rendered in worker processes.
+The localiser, the box refiner and the classifier start from the earlier stages' torch
+checkpoints (``NetSources``: one hand-over format, no weights recovered from ONNX) and
+train side by side, batch norms frozen, on the same scenes (``training.stream``),
+rendered in worker processes.
 The localiser and refiner never see the held-out deck (``lodo_set``), so they serve the
 leave-one-deck-out classifier (``training.lodo``) too.
 
@@ -20,10 +21,9 @@ import torch
 import torch.nn.functional as F
 
 from training.engine import Schedule, last_record, replayed, train_loop
-from training.models import DELTA_SCALE, LocNet, RefNet, build_classifier
-from training.onnx_weights import freeze_bn, load_from_onnx
+from training.export import checkpoint
+from training.models import DELTA_SCALE, LocNet, RefNet, build_classifier, freeze_bn
 from training.scenes import ART_SETS
-from training.ship import onnx_config
 from training.stream import StreamConfig, scene_loader
 from training.train import loc_loss
 
@@ -67,20 +67,30 @@ def _turn_half(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     return torch.where(turn[:, None, None, None], x.flip(2, 3), x)
 
 
-class Nets:
-    """The networks named by the localiser ``loc_path`` (its ONNX metadata names the
-    classifier and the refiner beside it), their weights recovered from those files."""
+@dataclass(frozen=True)
+class NetSources:
+    """The earlier stages' checkpoints the fine-tuning starts from: the localiser
+    (``{"model": state}``), the classifier (``model``, ``arch``), the refiner (state)."""
+    loc: Path
+    cls: Path
+    ref: Path
 
-    def __init__(self, loc_path: Path, cfg: FinetuneConfig, device):
-        meta = onnx_config(loc_path)
-        folder = Path(loc_path).parent
-        self.arch = meta.get("classifier_arch", CLS_ARCH)
+    def missing(self) -> list[Path]:
+        return [p for p in (self.loc, self.cls, self.ref) if not Path(p).is_file()]
+
+
+class Nets:
+    """The three networks from their checkpoints, with one optimiser."""
+
+    def __init__(self, sources: NetSources, cfg: FinetuneConfig, device):
+        cls_ck = checkpoint(sources.cls)
+        self.arch = cls_ck.get("arch", CLS_ARCH)
         self.loc = LocNet(1)
-        load_from_onnx(self.loc, loc_path, torch.rand(1, 3, 480, 640) * 255)
+        self.loc.load_state_dict(checkpoint(sources.loc)["model"])
         self.ref = RefNet()
-        load_from_onnx(self.ref, folder / meta["refiner"], torch.rand(2, 3, 96, 64) * 255)
+        self.ref.load_state_dict(checkpoint(sources.ref))
         self.cls = build_classifier(self.arch)
-        load_from_onnx(self.cls, folder / meta["classifier"], torch.rand(2, 3, 112, 72) * 255)
+        self.cls.load_state_dict(cls_ck["model"])
         self.all = {"loc": self.loc, "ref": self.ref, "cls": self.cls}
         for m in self.all.values():
             m.to(device)
@@ -92,7 +102,7 @@ class Nets:
     def train(self):
         for m in self.all.values():
             m.train()
-            freeze_bn(m)  # recovered from ONNX: their batch norms stay as exported
+            freeze_bn(m)  # batches of a few scenes: the batch norms keep their statistics
 
     def state(self) -> dict:
         return {k: m.state_dict() for k, m in self.all.items()}
@@ -138,7 +148,7 @@ def _losses(nets: Nets, b: dict, device, gen, lodo_idx: int, crop=(0, 0)) -> dic
     return out
 
 
-def finetune(loc_path: Path, out_dir: Path, art_dir: str, cfg: FinetuneConfig,
+def finetune(sources: NetSources, out_dir: Path, art_dir: str, cfg: FinetuneConfig,
              log=print, device: str = "auto") -> dict:
     """Train for ``cfg.steps`` steps, or else for ``cfg.minutes`` (counting earlier runs
     resumed from ``out_dir``), with the training engine. Its checkpoint,
@@ -153,7 +163,7 @@ def finetune(loc_path: Path, out_dir: Path, art_dir: str, cfg: FinetuneConfig,
     torch.manual_seed(cfg.seed)
     # batches of crops vary in size every step: benchmarking each new shape costs seconds
     torch.backends.cudnn.benchmark = False
-    nets = Nets(Path(loc_path), cfg, device)
+    nets = Nets(sources, cfg, device)
     ckpt = out_dir / "finetuned.pt"
     seen = int(last_record(ckpt, "scenes"))  # a resumed run goes on with unseen scenes
     scfg = StreamConfig(art_dir=str(art_dir))
@@ -177,32 +187,3 @@ def finetune(loc_path: Path, out_dir: Path, art_dir: str, cfg: FinetuneConfig,
                     schedule, ckpt, {**asdict(cfg), "cls_arch": nets.arch}, log=log,
                     desc="realistic stage", record=lambda: dict(read))
     return {"hist": st.history}
-
-
-def main(argv=None) -> int:
-    import argparse
-    import sys
-
-    from training import DEFAULT_ART_DIR, REPO_ROOT
-    from training.recipe import add_options, from_options
-
-    p = argparse.ArgumentParser(prog="python -m training.finetune", description=__doc__)
-    p.add_argument("--art-dir", default=str(DEFAULT_ART_DIR))
-    p.add_argument("--model", default=str(REPO_ROOT / "models" / "hanafuda-localiser.onnx"),
-                   help="the localiser ONNX file to start from (it names its classifier and "
-                        "refiner)")
-    p.add_argument("--out", default=str(REPO_ROOT / "runs" / "finetune"))
-    add_options(p, FinetuneConfig)
-    a = p.parse_args(argv)
-    cfg = from_options(a, FinetuneConfig)
-    try:
-        finetune(Path(a.model), Path(a.out), a.art_dir, cfg,
-                 log=lambda m: print(m, file=sys.stderr, flush=True))
-    except (FileNotFoundError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

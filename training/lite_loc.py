@@ -16,12 +16,13 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Iterator
 
+import numpy as np
 import torch
 
-from training.engine import (RunState, Schedule, checkpoint_step, load_nets, replayed,
-                             train_loop)
+from training.engine import RunState, Schedule, checkpoint_step, replayed, train_loop
 from training.finetune import _jitter, _to_input, _window
 from training.models import LiteLoc
+from training.realistic import LAYOUT_WEIGHTS, SceneVariation
 from training.recipe import LiteLocConfig
 from training.stream import StreamConfig, scene_loader
 from training.train import loc_loss
@@ -37,7 +38,7 @@ def feature_batches(net: LiteLoc, loader, cfg: LiteLocConfig, device, seed: int 
     def fresh():
         for b in loader:
             x = _to_input(b["img"], "cpu")
-            maps = [b[k] for k in ("hm", "ign", "reg", "regm")]
+            maps = [b[k] for k in ("hm", "ign", "reg", "regm", "band")]
             x, maps = _window(_jitter(x, gen, 0.25, 25.0), maps, *cfg.window, gen, align=16)
             with torch.no_grad():
                 f = net.frozen_features(x.to(device))
@@ -46,9 +47,28 @@ def feature_batches(net: LiteLoc, loader, cfg: LiteLocConfig, device, seed: int 
     return replayed(fresh(), cfg.replay, keep=12, gen=gen)
 
 
+def stream_config(art_dir: str, cfg: LiteLocConfig, exclude_sets=(),
+                  photos_dir: str | Path = "") -> StreamConfig:
+    """The scene stream the lite localiser trains on: the recipe's shares of real
+    tables, real negatives, decoy faces and staggered stacks (those that need the real
+    photographs check that they are there)."""
+    if cfg.photo_tables or cfg.negatives or cfg.decoy_faces:
+        from training.real_photos import split_photos
+        split_photos(photos_dir)  # PhotosUnavailable, with where to get them
+    weights = dict(LAYOUT_WEIGHTS)
+    if cfg.staggered:
+        weights = {k: v * (1 - cfg.staggered) for k, v in weights.items()}
+        weights["staggered"] = cfg.staggered
+    var = SceneVariation(photos_dir=str(photos_dir), photo_tables=cfg.photo_tables,
+                         decoy_faces=cfg.decoy_faces, layout_weights=tuple(weights.items()))
+    return StreamConfig(art_dir=str(art_dir), realistic_share=cfg.realistic_share,
+                        exclude_sets=tuple(exclude_sets), ref_per_scene=0, cls_per_scene=0,
+                        variation=var, negatives=cfg.negatives)
+
+
 def train_lite_loc(art_dir: str, out_dir: Path, cfg: LiteLocConfig, exclude_sets=(),
                    log=print, device: str = "auto", workers: int = 1, seed: int = 0,
-                   pretrained: bool = True) -> Path:
+                   pretrained: bool = True, photos_dir: str | Path = "") -> Path:
     """Train (or resume) into ``out_dir/lite_loc.pt``; returns the checkpoint's path."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -57,17 +77,17 @@ def train_lite_loc(art_dir: str, out_dir: Path, cfg: LiteLocConfig, exclude_sets
     torch.manual_seed(seed)
     net = LiteLoc(pretrained=pretrained).to(dev)
     opt = torch.optim.AdamW([p for p in net.parameters() if p.requires_grad], lr=cfg.lr,
-                            weight_decay=1e-4)
+                            weight_decay=1e-4, fused=True)
     ckpt = out_dir / "lite_loc.pt"
     start = checkpoint_step(ckpt) // cfg.replay * cfg.batch  # a resumed stream goes on
-    scfg = StreamConfig(art_dir=str(art_dir), realistic_share=cfg.realistic_share,
-                        exclude_sets=tuple(exclude_sets), ref_per_scene=0, cls_per_scene=0)
-    loader = scene_loader(scfg, start, cfg.batch, workers)
+    loader = scene_loader(stream_config(art_dir, cfg, exclude_sets, photos_dir), start,
+                          cfg.batch, workers)
 
     def losses(batch) -> dict:
-        f, maps = batch
-        return {"loc": loc_loss(net.forward_features(f), *maps,
-                                angle_weight=cfg.angle_weight)[0]}
+        f, (hm, ign, reg, regm, band) = batch
+        weights = 1 + (cfg.band_weight - 1) * band if cfg.band_weight != 1.0 else None
+        return {"loc": loc_loss(net.forward_features(f), hm, ign, reg, regm,
+                                angle_weight=cfg.angle_weight, weights=weights)[0]}
 
     net.train()  # the stem and the frozen blocks stay in eval mode (LiteLoc.train)
     schedule = Schedule(steps=cfg.steps, minutes=0.0 if cfg.steps else cfg.minutes,
@@ -91,10 +111,39 @@ def save_weights(path: Path, net: torch.nn.Module) -> None:
     torch.save(state, path)
 
 
-def export_lite_loc(ckpt: Path, base_loc: Path, out_dir: Path, name: str = "hanafuda") -> Path:
-    """``{name}-localiser.onnx`` in ``out_dir`` from the checkpoint, with the base
-    localiser's detection settings, and the base's classifier and refiner copied beside
-    it (re-tune the thresholds after)."""
+def load_lite_loc(path: Path) -> LiteLoc:
+    """The lite localiser from an engine checkpoint or a snapshot (``save_weights``)."""
+    net = LiteLoc(pretrained=False)
+    state = torch.load(Path(path), map_location="cpu", weights_only=False)
+    if "nets" in state:
+        state = state["nets"]["loc"]
+    net.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in state.items()})
+    return net.eval()
+
+
+# the pyramid and the head stay in float when the localiser is quantised: the backbone is
+# most of the time, the heatmap's values are what the thresholds read
+FLOAT_NODES = ("/head", "/m4", "/m8", "/m16", "/m32", "/l4", "/l8", "/l16", "/l32", "/down32")
+
+
+def calibration_frames(art_dir, n: int = 32, first_seed: int = 900_000) -> np.ndarray:
+    """``n`` letterboxed 640x480 training frames (the lite localiser's stream, without
+    the real photographs), for int8 calibration."""
+    from training.scenes import get_library
+    from training.stream import scene_sample
+
+    lib = get_library(art_dir)
+    cfg = StreamConfig(art_dir=str(art_dir), first_seed=first_seed, ref_per_scene=0,
+                       cls_per_scene=0)
+    return np.stack([scene_sample(lib, first_seed + k, cfg)["img"] for k in range(n)])
+
+
+def export_lite_loc(ckpt: Path, base_loc: Path, out_dir: Path, name: str = "hanafuda",
+                    int8_art: str | Path | None = None) -> Path:
+    """``{name}-localiser.onnx`` in ``out_dir`` from the checkpoint or snapshot, with the
+    base localiser's detection settings, and the base's classifier and refiner copied
+    beside it (re-tune the thresholds after). ``int8_art``: quantise it to int8,
+    calibrated on training frames rendered from this art."""
     import onnx
 
     from training.ship import onnx_config
@@ -103,9 +152,7 @@ def export_lite_loc(ckpt: Path, base_loc: Path, out_dir: Path, name: str = "hana
     out_dir.mkdir(parents=True, exist_ok=True)
     base_loc = Path(base_loc)
     cfg = onnx_config(base_loc)
-    net = LiteLoc(pretrained=False)
-    load_nets(ckpt, {"loc": net})
-    net.eval()
+    net = load_lite_loc(ckpt)
     path = out_dir / f"{name}-localiser.onnx"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -118,9 +165,13 @@ def export_lite_loc(ckpt: Path, base_loc: Path, out_dir: Path, name: str = "hana
         if src.resolve() != dst.resolve():
             shutil.copyfile(src, dst)
         cfg[key] = dst.name
-    cfg["localiser_arch"] = "lite0-b8-fpn"
+    cfg["localiser_arch"] = "lite0-b8-fpn32"
+    cfg["localiser_int8"] = int8_art is not None
     m = onnx.load(str(path))
     entry = m.metadata_props.add()
     entry.key, entry.value = "hanafuda", json.dumps(cfg)
     onnx.save(m, str(path))
+    if int8_art is not None:
+        from training.export import quantize_localiser
+        quantize_localiser(path, calibration_frames(int8_art), keep_float=FLOAT_NODES)
     return path

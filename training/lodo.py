@@ -7,18 +7,13 @@ makes a detector that has never seen that deck: the baseline a deck profile
 
 Only the classifier trains, so each scene gives many crops (``cls_per_scene``) and no
 localiser pass is spent. Time- or steps-budgeted, resumable from its checkpoint (saved
-every minute), with a progress bar; ``--export`` writes the three ONNX files.
-
-    python -m training lodo                            # the recipe's [lodo] table
-    python -m training.lodo --minutes 60 --out runs/lodo
-    python -m training.lodo --out runs/lodo --export   # only the export
+every minute), with a progress bar: ``python -m training lodo`` (the recipe's ``[lodo]``
+table) trains it and writes the three ONNX files.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
-import tempfile
+import shutil
 from dataclasses import asdict
 from pathlib import Path
 
@@ -28,7 +23,7 @@ import torch.nn.functional as F
 from training.engine import Schedule, last_record, train_loop
 from training.finetune import _jitter, _to_input, _turn_half
 from training.models import build_classifier
-from training.recipe import LodoConfig, add_options, from_options
+from training.recipe import LodoConfig
 from training.stream import StreamConfig, scene_loader
 
 
@@ -93,58 +88,27 @@ def train_lodo(art_dir: str, out_dir: Path, cfg: LodoConfig, lodo_set: str,
 
 
 def export_lodo(cls_ckpt: Path, base_loc: Path, out_dir: Path, art_dir: str,
-                name: str = "hanafuda-lodo") -> Path:
-    """The shipped localiser and refiner (weights recovered from ``base_loc``'s files)
-    with the leave-one-deck-out classifier, as ONNX files in ``out_dir``."""
-    from training.finetune import FinetuneConfig, Nets
-    from training.ship import export_finetuned
+                name: str = "hanafuda-lodo", int8: bool = True) -> Path:
+    """The leave-one-deck-out classifier beside ``base_loc``'s localiser and refiner
+    (their ONNX files copied as they are: neither saw the held-out deck), as
+    ``{name}-localiser/-refiner/-classifier.onnx`` in ``out_dir``."""
+    from training.export import export_classifier, quantize_classifier, set_config
+    from training.ship import calibration_crops, onnx_config
 
-    nets = Nets(Path(base_loc), FinetuneConfig(), "cpu")
+    base_loc, out_dir = Path(base_loc), Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    cfg = onnx_config(base_loc)
+    loc = out_dir / f"{name}-localiser.onnx"
+    cls = out_dir / f"{name}-classifier.onnx"
+    shutil.copyfile(base_loc, loc)
+    updates = {"classifier": cls.name, "int8": int8}
+    if cfg.get("refiner"):
+        ref = out_dir / f"{name}-refiner.onnx"
+        shutil.copyfile(base_loc.parent / cfg["refiner"], ref)
+        updates["refiner"] = ref.name
     ck = torch.load(cls_ckpt, map_location="cpu", weights_only=False)
-    state = {"loc": nets.loc.state_dict(), "ref": nets.ref.state_dict(),
-             "lodo": ck["model"]}
-    with tempfile.TemporaryDirectory() as tmp:
-        ft = Path(tmp) / "finetuned.pt"
-        torch.save({"nets": state, "config": {"cls_arch": ck["arch"]}}, ft)
-        return export_finetuned(ft, Path(base_loc), Path(out_dir), name, art_dir,
-                                classifier="lodo")
-
-
-def main(argv=None) -> int:
-    from training import DEFAULT_ART_DIR, REPO_ROOT
-
-    p = argparse.ArgumentParser(prog="python -m training.lodo",
-                                description=__doc__.splitlines()[0])
-    p.add_argument("--art-dir", default=str(DEFAULT_ART_DIR))
-    p.add_argument("--out", default=str(REPO_ROOT / "runs" / "lodo"))
-    p.add_argument("--model", default=str(REPO_ROOT / "models" / "hanafuda-localiser.onnx"),
-                   help="the localiser whose localiser and refiner the export keeps")
-    p.add_argument("--export", action="store_true",
-                   help="only export out/classifier.pt beside the model's localiser")
-    p.add_argument("--lodo-set", default="hwatu-commons", help="the deck left out")
-    p.add_argument("--workers", type=int, default=1, help="scene rendering processes")
-    p.add_argument("--threads", type=int, default=2, help="torch threads")
-    add_options(p, LodoConfig)
-    a = p.parse_args(argv)
-    cfg = from_options(a, LodoConfig)
-
-    def log(message: str) -> None:
-        print(message, file=sys.stderr, flush=True)
-
-    try:
-        out = Path(a.out)
-        if not a.export:
-            train_lodo(a.art_dir, out, cfg, a.lodo_set, workers=a.workers,
-                       threads=a.threads, log=log)
-        if not (out / "classifier.pt").is_file():
-            raise FileNotFoundError(f"no trained classifier at {out / 'classifier.pt'}")
-        loc = export_lodo(out / "classifier.pt", Path(a.model), out / "model", a.art_dir)
-        log(f"exported {loc}")
-    except (FileNotFoundError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    export_classifier(ck, cls, {**cfg, **updates})
+    if int8:
+        quantize_classifier(cls, calibration_crops(art_dir))
+    set_config(loc, {**updates, "classifier_arch": ck["arch"]})
+    return loc

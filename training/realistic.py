@@ -16,6 +16,7 @@ evaluation's slices (``KINDS``); a seed picks its kind when none is given.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Sequence
 
 import cv2
@@ -252,13 +253,32 @@ def _spread(rng, m: int, hh: float) -> list[tuple[float, float]]:
             for r, j in (divmod(i, cols) for i in range(m))]
 
 
-LAYOUTS = {"fan": _fan, "stack": _stack, "months": _month_rows, "spread": _spread}
+def _staggered(rng, m: int, hh: float) -> list[tuple[float, float]]:
+    """A stack laid as players lay one: each card moved along and a little down from
+    the last, so every card under the top one shows 40-75% of its face (an L or a
+    strip), the band real photographs miss most."""
+    ww = hh / CARD_ASPECT
+    sx, sy = rng.uniform(0.4, 0.65) * ww, rng.uniform(0.0, 0.25) * hh
+    sx *= 1 if rng.random() < 0.5 else -1
+    sy *= 1 if rng.random() < 0.5 else -1
+    offs = [(j * sx + rng.normal(0, 0.03) * ww, j * sy + rng.normal(0, 0.02) * hh)
+            for j in range(m)]
+    xs, ys = np.array(offs).reshape(-1, 2).T
+    return list(zip(xs - (xs.min() + xs.max()) / 2, ys - (ys.min() + ys.max()) / 2))
+
+
+LAYOUTS = {"fan": _fan, "stack": _stack, "months": _month_rows, "spread": _spread,
+           "staggered": _staggered}
+# how the test's piles are laid (the staggered stack is training's extra)
+LAYOUT_WEIGHTS = {"fan": 0.45, "stack": 0.2, "months": 0.2, "spread": 0.15}
 
 
 def pile_positions(rng, n: int, w: int, h: int, card_h: float, upside_down: bool = False,
-                   layouts: Sequence[str] | None = None) -> list[tuple]:
+                   layouts: Sequence[str] | None = None,
+                   weights: dict[str, float] | None = None) -> list[tuple]:
     """Positions (cx, cy, height, angle), bottom to top, of ``n`` cards in 1-3 piles laid
-    in their own regions of the frame."""
+    in their own regions of the frame, each pile's layout drawn by ``weights`` (default
+    ``LAYOUT_WEIGHTS``) among ``layouts`` (default: all of them)."""
     if n == 0:
         return []
     n_piles = int(rng.integers(1, min(3, n) + 1))
@@ -267,16 +287,16 @@ def pile_positions(rng, n: int, w: int, h: int, card_h: float, upside_down: bool
     sizes = np.diff(np.concatenate([[0], cuts, [n]])).astype(int)
     horizontal = w >= h
     out = []
-    names = list(layouts or LAYOUTS)
-    probs = np.array([{"fan": 0.45, "stack": 0.2, "months": 0.2, "spread": 0.15}[k]
-                      for k in names])
+    weights = weights or LAYOUT_WEIGHTS
+    names = list(layouts or weights)
+    probs = np.array([weights[k] for k in names])
     for k, m in enumerate(sizes):
         kind = names[rng.choice(len(names), p=probs / probs.sum())]
         offs = LAYOUTS[kind](rng, int(m), card_h)
         frac = (k + 0.5) / n_piles + rng.normal(0, 0.04)
         cx = frac * w if horizontal else w / 2 + rng.normal(0, 0.08) * w
         cy = h / 2 + rng.normal(0, 0.08) * h if horizontal else frac * h
-        jitter = 6.0 if kind == "stack" else 2.0
+        jitter = 6.0 if kind == "stack" else 3.0 if kind == "staggered" else 2.0
         pile = _place(cx, cy, _pile_angle(rng, upside_down), offs, card_h, jitter, rng)
         if kind == "fan" and rng.random() < 0.3:
             pile.reverse()
@@ -313,7 +333,9 @@ def closeup_positions(rng, n: int, w: int, h: int) -> tuple[list[tuple], float]:
 
 # -------------------------------------------------------------------------- scenes
 
-def pile_layout(rng, kind: str, n: int, w: int, h: int) -> tuple[list[int], list, float]:
+def pile_layout(rng, kind: str, n: int, w: int, h: int,
+                layout_weights: dict[str, float] | None = None
+                ) -> tuple[list[int], list, float]:
     """``n`` distinct cards, whole months first as piles are captured by month, and
     where they lie: (class ids bottom to top, positions, card height)."""
     cids: list[int] = []
@@ -325,40 +347,102 @@ def pile_layout(rng, kind: str, n: int, w: int, h: int) -> tuple[list[int], list
         positions, card_h = closeup_positions(rng, n, w, h)
     else:
         card_h = _card_height(rng, w, h, n)
-        positions = pile_positions(rng, n, w, h, card_h, upside_down=kind == "upside_down")
+        positions = pile_positions(rng, n, w, h, card_h, upside_down=kind == "upside_down",
+                                   weights=layout_weights)
     return cids, positions, card_h
 
 
+def card_count(rng, kind: str) -> int:
+    """How many cards a scene of ``kind`` shows (the realistic test's and the shift
+    slice's one source): 1-2 in a close-up, none in 40% of clutter scenes."""
+    if kind == "closeup":
+        return 1 if rng.random() < 0.6 else 2
+    if kind == "clutter":
+        return 0 if rng.random() < 0.4 else int(rng.integers(1, 8))
+    return int(rng.integers(3, 21))
+
+
+def clutter_count(rng, kind: str) -> int:
+    """How many everyday objects lie on the table: 2-5 in a clutter scene, none in a
+    close-up, 0-2 otherwise."""
+    if kind == "clutter":
+        return int(rng.integers(2, 6))
+    return 0 if kind == "closeup" else int(rng.integers(0, 3))
+
+
+@dataclass(frozen=True)
+class SceneVariation:
+    """What training adds to realistic scenes; the test's scenes use none of it.
+
+    ``photo_tables``: the share of scenes laid on a real photograph (the train part of
+    ``photos_dir``, training.real_photos) instead of a procedural table.
+    ``decoy_faces``: the share of cards whose face is a photograph, noise or a piece of
+    other art (for the localiser: a card is its outline, border, edge and shadow).
+    ``layout_weights``: how piles are laid (default the test's ``LAYOUT_WEIGHTS``)."""
+    photos_dir: str = ""
+    photo_tables: float = 0.0
+    decoy_faces: float = 0.0
+    layout_weights: tuple[tuple[str, float], ...] = ()
+
+
+def decoy_face(rng, lib: ArtLibrary, photos_dir: str = "") -> np.ndarray:
+    """A FACE_H x FACE_W picture that is no hanafuda card: a piece of a real photograph
+    (when ``photos_dir`` is given), coloured noise, or an enlarged piece of some card's
+    art."""
+    r = rng.random()
+    if photos_dir and r < 0.4:
+        from training.real_photos import crop_to, draw_photo
+        return crop_to(draw_photo(rng, photos_dir), rng, FACE_W, FACE_H, (0.15, 0.6))
+    if r < 0.7:
+        cells = [int(rng.integers(2, 12)) for _ in range(2)]
+        noise = rng.integers(0, 256, (cells[1], cells[0], 3)).astype(np.uint8)
+        out = cv2.resize(noise, (FACE_W, FACE_H), interpolation=cv2.INTER_CUBIC)
+        fine = rng.normal(0, rng.uniform(0, 40), out.shape)
+        return np.clip(out + fine, 0, 255).astype(np.uint8)
+    bgr, _ = lib.face(lib.sets[int(rng.integers(len(lib.sets)))], int(rng.integers(48)))
+    s = rng.uniform(0.3, 0.6)
+    cw, ch = int(FACE_W * s), int(FACE_H * s)
+    x0, y0 = int(rng.integers(0, FACE_W - cw + 1)), int(rng.integers(0, FACE_H - ch + 1))
+    piece = bgr[y0:y0 + ch, x0:x0 + cw]
+    if rng.random() < 0.5:
+        piece = np.ascontiguousarray(np.rot90(piece, 2))
+    return cv2.resize(piece, (FACE_W, FACE_H), interpolation=cv2.INTER_LINEAR)
+
+
 def realistic_scene(lib: ArtLibrary, seed: int, kind: str | None = None,
-                    sets: Sequence[str] | None = None
+                    sets: Sequence[str] | None = None, variation: SceneVariation | None = None
                     ) -> tuple[np.ndarray, list[SceneCard], SceneInfo]:
     """One realistic scene for ``seed`` (``kind``: one of ``KINDS``; default: drawn
-    from the seed). Cards are distinct (one deck) and of one art set."""
+    from the seed). Cards are distinct (one deck) and of one art set. ``variation``:
+    training's additions (``SceneVariation``), drawn from their own random stream."""
     rng = np.random.default_rng(seed)
     if kind is None:
         kind = KINDS[rng.choice(len(KINDS), p=KIND_WEIGHTS)]
     if kind not in KINDS:
         raise ValueError(f"unknown scene kind {kind!r}; one of {', '.join(KINDS)}")
+    var = variation or SceneVariation()
+    vrng = np.random.default_rng(seed + 7_777_777)
     sets = list(sets) if sets else list(lib.sets)
     art = sets[rng.integers(len(sets))]
     w, h = FRAMINGS[rng.choice(len(FRAMINGS), p=FRAMING_WEIGHTS)]
     physical = kind == "physical" or (kind != "clutter" and rng.random() < 0.5)
-    if kind == "closeup":
-        n = 1 if rng.random() < 0.6 else 2
-    elif kind == "clutter":
-        n = 0 if rng.random() < 0.4 else int(rng.integers(1, 8))
+    n = card_count(rng, kind)
+    cids, positions, card_h = pile_layout(rng, kind, n, w, h,
+                                          dict(var.layout_weights) or None)
+    if var.photo_tables and vrng.random() < var.photo_tables:
+        from training.real_photos import photo_table
+        bg = photo_table(vrng, w, h, var.photos_dir)
     else:
-        n = int(rng.integers(3, 21))
-    cids, positions, card_h = pile_layout(rng, kind, n, w, h)
-    bg = make_background(rng, w, h)
-    n_clutter = int(rng.integers(2, 6)) if kind == "clutter" else \
-        (int(rng.integers(0, 3)) if kind != "closeup" else 0)
+        bg = make_background(rng, w, h)
+    n_clutter = clutter_count(rng, kind)
     if n_clutter:
         add_real_clutter(bg, rng, lib, card_h, n_clutter)
     items = [(art, c) for c in cids]
+    decoys = [bool(vrng.random() < var.decoy_faces) for _ in items] if var.decoy_faces else []
     img, cards, info = compose_scene(lib, rng, items, w, h, card_h=card_h,
                                      positions=positions, physical=physical, background=bg,
                                      perspective=rng.uniform(0.0, 0.08) if rng.random() < 0.6
-                                     else 0.0)
+                                     else 0.0, decoys=decoys,
+                                     decoy_face=lambda r: decoy_face(r, lib, var.photos_dir))
     info.kind, info.portrait = kind, h > w
     return img, cards, info

@@ -116,6 +116,13 @@ class LiteLocConfig:
     realistic_share: float = 0.7
     restarts: tuple[int, ...] = ()  # warm restarts (steps): a campaign's later pieces
     snapshot_every: int = 1000  # fp16 weights kept every this many steps (the shift curve)
+    # what real photographs punish (training.realistic.SceneVariation, training.stream)
+    photo_tables: float = 0.0  # realistic scenes on a real photo of playing cards (train part)
+    negatives: float = 0.0  # scenes that are such a photo alone, without hanafuda
+    decoy_faces: float = 0.0  # cards whose face is no hanafuda art
+    staggered: float = 0.0  # the staggered stack's weight among the pile layouts
+    band_weight: float = 1.0  # loss weight of cards 50-80% visible
+    int8: bool = False  # export the localiser quantised to int8 (calibrated on training frames)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import cv2
 import numpy as np
@@ -52,6 +52,10 @@ class SceneCard:
     visible: float = 1.0  # share of the card's face that is visible in the frame
     upside_down: bool = False
     height: float = 0.0  # card height in pixels (mean of the two long edges)
+    # the point of the card that shows most, (x, y, depth): where its face is visible
+    # deepest from any edge or card over it, nearest its centre; depth in pixels
+    seen_at: tuple[float, float, float] | None = None
+    decoy: bool = False  # its face is not hanafuda art (a localiser-only sample)
 
     @property
     def box(self) -> tuple[float, float, float, float]:
@@ -480,13 +484,16 @@ def compose_scene(lib: ArtLibrary, rng: np.random.Generator, items: list[tuple[s
                   positions=None, variation: float = 1.0, clutter: bool | None = None,
                   photometric: bool = True, perspective: float | None = None,
                   blur: bool | None = None, physical: bool = False,
-                  background: np.ndarray | None = None
+                  background: np.ndarray | None = None, decoys: Sequence[bool] = (),
+                  decoy_face: Callable[[np.random.Generator], np.ndarray] | None = None
                   ) -> tuple[np.ndarray, list[SceneCard], SceneInfo]:
     """Render cards ``items`` = [(art_set, class_id), ...] (bottom to top) into a scene.
 
     ``physical``: cards look like a printed deck (``physical_face``), each casts a soft
     shadow and shows its thickness as a thin edge. ``background``: the table (with any
-    clutter) to draw on, else a random one."""
+    clutter) to draw on, else a random one. ``decoys[i]``: item ``i`` gets the picture
+    ``decoy_face(rng)`` (FACE_H x FACE_W BGR) inside its card's outline instead of its
+    art, so a localiser learns the card from its outline, border, edge and shadow."""
     w, h = width, height
     n = len(items)
     if card_h is None:
@@ -517,22 +524,28 @@ def compose_scene(lib: ArtLibrary, rng: np.random.Generator, items: list[tuple[s
     src = np.array([[0, 0], [FACE_W, 0], [FACE_W, FACE_H], [0, FACE_H]], np.float32)
     cards: list[SceneCard] = []
     areas = []
+    rois: list[tuple[int, int, int, int] | None] = []
     for i, ((s, cid), q) in enumerate(zip(items, quads)):
         bgr, alpha = lib.face(s, cid)
+        decoy = i < len(decoys) and bool(decoys[i]) and decoy_face is not None
+        if decoy:
+            bgr = decoy_face(rng)
         bgr, alpha = physical_face(bgr, alpha, rng) if physical else \
             vary_card(bgr, alpha, rng, variation)
         ang = math.degrees(math.atan2(q[1, 1] - q[0, 1], q[1, 0] - q[0, 0]))
         hgt = 0.5 * (np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1]))
         cards.append(SceneCard(CODES[cid], cid, s, q.astype(np.float32),
                                upside_down=bool(math.cos(math.radians(ang)) < 0),
-                               height=float(hgt)))
+                               height=float(hgt), decoy=decoy))
         areas.append(abs(cv2.contourArea(q.astype(np.float32))))
         pad = 6
         x0, y0 = np.floor(q.min(0)).astype(int) - pad
         x1, y1 = np.ceil(q.max(0)).astype(int) + pad
         x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
         if x1 - x0 < 2 or y1 - y0 < 2:
+            rois.append(None)
             continue
+        rois.append((x0, y0, x1, y1))
         m = cv2.getPerspectiveTransform(src, (q - np.array([x0, y0], np.float32)).astype(np.float32))
         size = (x1 - x0, y1 - y0)
         face = cv2.warpPerspective(bgr, m, size, flags=cv2.INTER_AREA if hgt < FACE_H / 2
@@ -555,8 +568,12 @@ def compose_scene(lib: ArtLibrary, rng: np.random.Generator, items: list[tuple[s
         lab = labels[y0:y1, x0:x1]
         lab[a > 0.5] = i
     counts = np.bincount(labels.ravel() + 1, minlength=n + 1)[1:]
-    for c, cnt, area in zip(cards, counts, areas):
+    for i, (c, cnt, area, roi) in enumerate(zip(cards, counts, areas, rois)):
         c.visible = float(min(cnt / max(area, 1.0), 1.0))
+        if cnt and roi is not None:
+            x0, y0, x1, y1 = roi
+            px, py, depth = seen_point(labels[y0:y1, x0:x1] == i, c.quad - (x0, y0))
+            c.seen_at = (px + x0, py + y0, depth)
     info = SceneInfo(sets=sorted({s for s, _ in items}), physical=physical)
     if photometric:
         img = _lighting(img, rng, cards)
@@ -570,6 +587,23 @@ def compose_scene(lib: ArtLibrary, rng: np.random.Generator, items: list[tuple[s
         tf.set_random_seed(int(rng.integers(2**31)))
         img = tf(image=img)["image"]
     return img, cards, info
+
+
+def seen_point(mask: np.ndarray, quad: np.ndarray) -> tuple[float, float, float]:
+    """(x, y, depth) of the visible pixel of ``mask`` deepest inside it (its distance to
+    the nearest hidden or outside pixel), less a quarter of its distance to the card's
+    centre: a fully visible card's centre, a stacked card's most exposed point."""
+    ys, xs = np.nonzero(mask)
+    x0, y0, x1, y1 = xs.min(), ys.min(), xs.max() + 1, ys.max() + 1
+    roi = np.zeros((y1 - y0 + 2, x1 - x0 + 2), np.uint8)
+    roi[1:-1, 1:-1] = mask[y0:y1, x0:x1]
+    dist = cv2.distanceTransform(roi, cv2.DIST_L2, 3)[1:-1, 1:-1]
+    cx, cy = quad.mean(0)
+    gy, gx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
+    score = dist - 0.25 * np.hypot(gx - cx, gy - cy)
+    k = int(np.argmax(score))
+    ky, kx = divmod(k, x1 - x0)
+    return float(x0 + kx), float(y0 + ky), float(dist[ky, kx])
 
 
 def random_scene(lib: ArtLibrary, seed: int, width: int = 640, height: int = 480,

@@ -15,8 +15,10 @@ tuning alike (its own seed range, ``SEED_RANGES['shift_test']``):
   noise, defocus or motion blur, a phone's down-and-up resampling, and WebP or
   low-quality JPEG, in place of the training's albumentations chain.
 
-The pile layouts are the realistic test's (``training.realistic``) so a drop here is a
-drop from the shift, not from harder layouts.
+The pile layouts, card counts and clutter counts are the realistic test's
+(``training.realistic``: ``pile_layout``, ``card_count``, ``clutter_count``) so a drop
+here is a drop from the shift, not from harder layouts. Training never draws these
+tables, this light or this camera.
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from training.realistic import FRAMING_WEIGHTS, FRAMINGS, add_real_clutter, pile_layout
+from training.real_photos import crop_to
+from training.realistic import (FRAMING_WEIGHTS, FRAMINGS, add_real_clutter, card_count,
+                                clutter_count, pile_layout)
 from training.scenes import ArtLibrary, SceneCard, SceneInfo, compose_scene
 
 SHIFT_KINDS: tuple[str, ...] = ("pile", "closeup", "clutter", "upside_down")
@@ -65,18 +69,9 @@ def table_photos() -> tuple[np.ndarray, ...]:
 
 
 def photo_table(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
-    """A random crop of a real photograph, scaled to ``w`` x ``h``."""
+    """A random crop of one of the sample photographs, scaled to ``w`` x ``h``."""
     photos = table_photos()
-    src = photos[int(rng.integers(len(photos)))]
-    sh, sw = src.shape[:2]
-    scale = rng.uniform(0.5, 1.0)
-    cw = int(min(sw, sh * w / h) * scale)
-    ch = int(cw * h / w)
-    x0, y0 = int(rng.integers(0, sw - cw + 1)), int(rng.integers(0, sh - ch + 1))
-    crop = src[y0:y0 + ch, x0:x0 + cw]
-    if rng.random() < 0.5:
-        crop = crop[:, ::-1]
-    return np.ascontiguousarray(cv2.resize(crop, (w, h), interpolation=cv2.INTER_LINEAR))
+    return crop_to(photos[int(rng.integers(len(photos)))], rng, w, h)
 
 
 def side_light(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -143,13 +138,12 @@ def shift_scene(lib: ArtLibrary, seed: int, kind: str | None = None, sets=None
     sets = list(sets) if sets else [HELD_OUT_SET]
     art = sets[int(rng.integers(len(sets)))]
     w, h = FRAMINGS[rng.choice(len(FRAMINGS), p=FRAMING_WEIGHTS)]
-    n = (1 if rng.random() < 0.6 else 2) if kind == "closeup" else \
-        (0 if rng.random() < 0.3 else int(rng.integers(1, 8))) if kind == "clutter" else \
-        int(rng.integers(3, 21))
+    n = card_count(rng, kind)
     cids, positions, card_h = pile_layout(rng, kind, n, w, h)
     bg = photo_table(rng, w, h)
-    if kind == "clutter" or rng.random() < 0.3:
-        add_real_clutter(bg, rng, lib, card_h, int(rng.integers(1, 5)))
+    n_clutter = clutter_count(rng, kind)
+    if n_clutter:
+        add_real_clutter(bg, rng, lib, card_h, n_clutter)
     img, cards, info = compose_scene(lib, rng, [(art, c) for c in cids], w, h, card_h=card_h,
                                      positions=positions, physical=True, background=bg,
                                      photometric=False,

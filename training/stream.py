@@ -26,9 +26,9 @@ from torch.utils.data import DataLoader, IterableDataset, get_worker_info
 
 from scorer.vision.geometry import (CROP_H, CROP_W, REF_H, REF_W, box_delta, context_crop,
                                     quad_iou, quad_to_rect, rect_to_quad, rectify)
-from training.realistic import realistic_scene
-from training.scenes import ART_SETS, SEED_RANGES, get_library, random_scene
-from training.train import loc_targets
+from training.realistic import FRAMING_WEIGHTS, FRAMINGS, SceneVariation, realistic_scene
+from training.scenes import ART_SETS, SEED_RANGES, compose_scene, get_library, random_scene
+from training.train import band_mask, loc_targets
 
 BACKGROUND = 48
 MIN_VIS = 0.3
@@ -47,6 +47,8 @@ class StreamConfig:
     exclude_sets: tuple[str, ...] = ()
     ref_per_scene: int = 6
     cls_per_scene: int = 8
+    variation: SceneVariation = SceneVariation()  # training's additions to realistic scenes
+    negatives: float = 0.0  # share of scenes that are a real photo without hanafuda
 
 
 def letterbox(img: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, float]:
@@ -76,33 +78,59 @@ def perturb(rect, rng: np.random.Generator, sd, scale: float = 1.0):
             w * math.exp(e[2]), h * math.exp(e[3]), th + e[4])
 
 
+def _seen(c, rect) -> tuple[float, float, float]:
+    """The card's most exposed point (x, y, depth); its centre when unknown."""
+    return c.seen_at if c.seen_at is not None else (rect[0], rect[1], 0.0)
+
+
 def _flip(img: np.ndarray, cards, horizontal: bool):
-    """Mirror a scene and its card rectangles (the localiser is class-agnostic)."""
+    """Mirror a scene, its card rectangles and their most exposed points (the localiser
+    is class-agnostic)."""
     h, w = img.shape[:2]
     out = img[:, ::-1] if horizontal else img[::-1]
-    rects = []
+    rects, seen = [], []
     for c in cards:
         cx, cy, cw, ch, th = quad_to_rect(c.quad)
+        px, py, d = _seen(c, (cx, cy))
         rects.append((w - cx, cy, cw, ch, math.pi - th) if horizontal else
                      (cx, h - cy, cw, ch, -th))
-    return np.ascontiguousarray(out), rects
+        seen.append((w - 1 - px, py, d) if horizontal else (px, h - 1 - py, d))
+    return np.ascontiguousarray(out), rects, seen
+
+
+def negative_scene(lib, seed: int, cfg: StreamConfig):
+    """A real photograph of playing cards (the train part), framed like a player's
+    frame, through training's camera chain: every card in it is a false card."""
+    from training.real_photos import photo_table
+    rng = np.random.default_rng(seed + 3_333_333)
+    w, h = FRAMINGS[rng.choice(len(FRAMINGS), p=FRAMING_WEIGHTS)]
+    bg = photo_table(rng, w, h, cfg.variation.photos_dir)
+    return compose_scene(lib, rng, [], w, h, card_h=h * 0.3, positions=[], background=bg,
+                         perspective=0.0)
 
 
 def scene_sample(lib, seed: int, cfg: StreamConfig) -> dict:
     rng = np.random.default_rng(seed + 5_555_555)
     sets = [s for s in lib.sets if s not in cfg.exclude_sets]
-    if rng.random() < cfg.realistic_share:
-        img, cards, _ = realistic_scene(lib, seed, sets=sets)
+    if cfg.negatives and rng.random() < cfg.negatives:
+        img, cards, _ = negative_scene(lib, seed, cfg)
+    elif rng.random() < cfg.realistic_share:
+        img, cards, _ = realistic_scene(lib, seed, sets=sets, variation=cfg.variation)
     else:
         img, cards, _ = random_scene(lib, seed, sets=sets)
     rects = [quad_to_rect(c.quad) for c in cards]
     flip = rng.random()  # mirrored scenes for the class-agnostic localiser only
-    loc_img, loc_rects = _flip(img, cards, flip < 0.25) if flip < 0.4 else (img, rects)
+    loc_img, loc_rects, loc_seen = _flip(img, cards, flip < 0.25) if flip < 0.4 else \
+        (img, rects, [_seen(c, r) for c, r in zip(cards, rects)])
     canvas, s = letterbox(loc_img, cfg.loc_size)
-    rows = np.array([[0, r[0] * s, r[1] * s, r[2] * s, r[3] * s, r[4], c.visible]
-                     for r, c in zip(loc_rects, cards)], np.float32).reshape(-1, 7)
+    rows = np.array([[0, r[0] * s, r[1] * s, r[2] * s, r[3] * s, r[4], c.visible,
+                      p[0] * s, p[1] * s, p[2] * s]
+                     for r, c, p in zip(loc_rects, cards, loc_seen)], np.float32).reshape(-1, 10)
     hm, ign, reg, regm = loc_targets(rows, 1, cfg.loc_size[1], cfg.loc_size[0])
-    seen = [(r, c) for r, c in zip(rects, cards) if c.visible >= MIN_VIS and r[3] >= 8]
+    band = band_mask(rows, 1, cfg.loc_size[1], cfg.loc_size[0])
+    # the refiner and the classifier see real faces only
+    seen = [(r, c) for r, c in zip(rects, cards)
+            if c.visible >= MIN_VIS and r[3] >= 8 and not c.decoy]
     ref_x, ref_y, ref_set = [], [], []
     for k in rng.permutation(len(seen))[: cfg.ref_per_scene]:
         true = seen[k][0]
@@ -143,6 +171,7 @@ def scene_sample(lib, seed: int, cfg: StreamConfig) -> dict:
         cls_set.append(-1)
     in_set = [s in {c.art_set for c in cards} for s in ART_SETS]
     return {"img": canvas, "hm": hm[0], "ign": ign[0], "reg": reg[0], "regm": regm[0],
+            "band": band[0],
             "ref_x": np.array(ref_x, np.uint8).reshape(-1, REF_H, REF_W, 3),
             "ref_y": np.array(ref_y, np.float32).reshape(-1, 5),
             "ref_set": np.array(ref_set, np.int8),
@@ -154,7 +183,7 @@ def scene_sample(lib, seed: int, cfg: StreamConfig) -> dict:
 
 def collate(samples: list[dict]) -> dict:
     out = {}
-    for k in ("img", "hm", "ign", "reg", "regm", "sets"):
+    for k in ("img", "hm", "ign", "reg", "regm", "band", "sets"):
         out[k] = torch.from_numpy(np.stack([s[k] for s in samples]))
     for k in ("ref_x", "ref_y", "ref_set", "cls_x", "cls_y", "cls_set"):
         out[k] = torch.from_numpy(np.concatenate([s[k] for s in samples]))

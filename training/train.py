@@ -179,31 +179,47 @@ def train_classifier(data: dict, val: dict, out_dir: Path, arch: str = "small",
 # -------------------------------------------------------------------- localiser
 
 def loc_targets(cards: np.ndarray, b: int, h: int, w: int):
-    """cards rows: (batch_idx, cx, cy, w, h, theta, visible) at input scale."""
+    """cards rows: (batch_idx, cx, cy, w, h, theta, visible[, px, py, depth]) at input
+    scale.
+
+    With the last three columns, a card's heatmap peak sits at (px, py), the point of
+    the card that shows most (``training.scenes.seen_point``), its spread at most the
+    exposed depth, and the offset maps point from that cell to the card's true centre:
+    a stacked card is found where it is seen, not at a centre hidden under the card
+    above (where two stacked cards' peaks would merge). The detector decodes both alike
+    (centre = cell + offset)."""
     oh, ow = h // STRIDE, w // STRIDE
     hm = np.zeros((b, oh, ow), np.float32)
     ign = np.zeros((b, oh, ow), np.float32)
     reg = np.zeros((b, 6, oh, ow), np.float32)
     regm = np.zeros((b, oh, ow), np.float32)
     ys, xs = np.mgrid[0:oh, 0:ow].astype(np.float32)
-    for bi, cx, cy, cw, ch, th, vis in cards:
+    for row in cards:
+        bi, cx, cy, cw, ch, th, vis = row[:7]
         if vis < 0.25 or cw < 2 or ch < 2:
             continue
         bi = int(bi)
-        x, y = cx / STRIDE - 0.5, cy / STRIDE - 0.5
+        x, y = cx / STRIDE - 0.5, cy / STRIDE - 0.5  # the true centre, in cells
         wo, ho = cw / STRIDE, ch / STRIDE
-        sig = max(0.6, min(wo, ho) / 6.0)
+        spread = min(wo, ho)
+        if len(row) >= 10 and row[9] > 0:  # the most exposed point and its depth
+            px, py = row[7] / STRIDE - 0.5, row[8] / STRIDE - 0.5
+            spread = min(spread, 2 * row[9] / STRIDE)
+        else:
+            px, py = x, y
+        sig = max(0.6, spread / 6.0)
         r = int(3 * sig) + 1
-        x0, x1 = max(int(x) - r, 0), min(int(x) + r + 2, ow)
-        y0, y1 = max(int(y) - r, 0), min(int(y) + r + 2, oh)
+        x0, x1 = max(int(px) - r, 0), min(int(px) + r + 2, ow)
+        y0, y1 = max(int(py) - r, 0), min(int(py) + r + 2, oh)
         if x1 <= x0 or y1 <= y0:
             continue
-        g = np.exp(-((xs[y0:y1, x0:x1] - x) ** 2 + (ys[y0:y1, x0:x1] - y) ** 2) / (2 * sig * sig))
+        g = np.exp(-((xs[y0:y1, x0:x1] - px) ** 2 + (ys[y0:y1, x0:x1] - py) ** 2)
+                   / (2 * sig * sig))
         if vis < 0.5:
             ign[bi, y0:y1, x0:x1] = np.maximum(ign[bi, y0:y1, x0:x1], (g > 0.05))
             continue
         hm[bi, y0:y1, x0:x1] = np.maximum(hm[bi, y0:y1, x0:x1], g)
-        ix, iy = int(round(x)), int(round(y))
+        ix, iy = int(round(px)), int(round(py))
         for dy in (-1, 0, 1):
             for dx in (-1, 0, 1):
                 jx, jy = ix + dx, iy + dy
@@ -215,16 +231,34 @@ def loc_targets(cards: np.ndarray, b: int, h: int, w: int):
                                           math.sin(2 * th), x - jx, y - jy)
                     regm[bi, jy, jx] = wgt
         if 0 <= ix < ow and 0 <= iy < oh:
-            hm[bi, iy, ix] = 1.0 if abs(x - ix) < 0.5 and abs(y - iy) < 0.5 else hm[bi, iy, ix]
+            hm[bi, iy, ix] = 1.0 if abs(px - ix) < 0.5 and abs(py - iy) < 0.5 else hm[bi, iy, ix]
     ign[hm > 0.05] = 0
     return hm, ign, reg, regm
 
 
-def focal_loss(logit, hm, ign):
+def band_mask(cards: np.ndarray, b: int, h: int, w: int,
+              band: tuple[float, float] = (0.5, 0.8)) -> np.ndarray:
+    """(b, h/STRIDE, w/STRIDE): 1 on the 3x3 cells about the peak of each card whose
+    visible share is in ``band`` (half-hidden cards, the ones real piles lose), 0
+    elsewhere; a trainer weights the localiser's losses there."""
+    oh, ow = h // STRIDE, w // STRIDE
+    out = np.zeros((b, oh, ow), np.float32)
+    for row in cards:
+        vis = row[6]
+        if not band[0] <= vis < band[1]:
+            continue
+        px, py = (row[7], row[8]) if len(row) >= 10 and row[9] > 0 else (row[1], row[2])
+        ix, iy = int(round(px / STRIDE - 0.5)), int(round(py / STRIDE - 0.5))
+        bi = int(row[0])
+        out[bi, max(iy - 1, 0):iy + 2, max(ix - 1, 0):ix + 2] = 1.0
+    return out
+
+
+def focal_loss(logit, hm, ign, pos_weight=None):
     p = torch.sigmoid(logit).clamp(1e-4, 1 - 1e-4)
     pos = (hm >= 0.999).float()
     neg = (1 - pos) * (1 - ign)
-    pl = -torch.log(p) * (1 - p) ** 2 * pos
+    pl = -torch.log(p) * (1 - p) ** 2 * pos * (1 if pos_weight is None else pos_weight)
     nl = -torch.log(1 - p) * p ** 2 * (1 - hm) ** 4 * neg
     npos = pos.sum().clamp(min=1)
     return (pl.sum() + nl.sum()) / npos
@@ -271,8 +305,12 @@ def random_crop_scenes(imgs: np.ndarray, cards: np.ndarray, size: tuple[int, int
     return out, c
 
 
-def loc_loss(out, hm, ign, reg, regm, angle_weight=1.0):
-    l_hm = focal_loss(out[:, 0], hm, ign)
+def loc_loss(out, hm, ign, reg, regm, angle_weight=1.0, weights=None):
+    """The localiser's loss; ``weights`` (per output cell) scales the positive and
+    regression terms (e.g. up on half-hidden cards, ``band_mask``)."""
+    l_hm = focal_loss(out[:, 0], hm, ign, weights)
+    if weights is not None:
+        regm = regm * weights
     m = regm[:, None]
     den = regm.sum().clamp(min=1)
     l_wh = (F.l1_loss(out[:, 1:3], reg[:, 0:2], reduction="none") * m).sum() / den

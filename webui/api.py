@@ -8,13 +8,14 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
+from scorer import hwatu
 from scorer.cards import DECK, MONTHS
 from scorer.errors import InputError
 from scorer.field_accuracy import field_accuracy
-from scorer.session import GameSession
-from scorer.store import GameNotFound
-from webui import decks, export, games
-from webui.context import client, detection, enrolled_decks, store
+from scorer.rules import get_ruleset, option_rows
+from scorer.table import GameView
+from webui import bodies, decks, export
+from webui.services import detection, enrolled_decks, store, table
 from webui.errors import Refused
 
 bp = Blueprint("api", __name__)
@@ -36,10 +37,6 @@ def _json_body() -> Any:
     return data
 
 
-def _view(game_id: int, crops: bool = True) -> dict[str, Any]:
-    return games.view(GameSession(store().get_game(game_id)), crops)
-
-
 @bp.get("/health")
 def health() -> Response:
     svc = detection()
@@ -54,25 +51,30 @@ def cards() -> Response:
                     "colour": m.colour} for m in MONTHS],
         "cards": [{"code": c.code, "name": c.name, "japanese": c.japanese, "month": c.month,
                    "kind": c.kind.value} for c in DECK],
+        "hwatu": hwatu.to_dict(),
     })
 
 
 @bp.get("/presets")
 def presets() -> Response:
-    return jsonify({"presets": games.presets(), "default": "sakura"})
+    return jsonify({"presets": bodies.presets(), "default": "sakura"})
+
+
+@bp.get("/presets/<name>/options")
+def preset_options(name: str) -> Response:
+    """One preset's options as the new-game form folds them (``hanafuda rules PRESET``'s
+    rows: value here, default, help, source, allowed values, group)."""
+    return jsonify({"preset": name, "options": option_rows(get_ruleset(name))})
 
 
 @bp.post("/detect")
 def detect() -> Response:
     upload = request.files.get("image")
     data = upload.read() if upload is not None else request.get_data(cache=False)
-    deck = request.args.get("deck")
-    crops = request.args.get("crops") == "1"
-    if deck:
-        profile = enrolled_decks().profile(deck, detection().detector())
-        found = detection().detect(data, client(), crops, profile=profile)
-        return jsonify({**found, "deck": deck})
-    return jsonify(detection().detect(data, client(), crops))
+    deck = request.args.get("deck") or None
+    report = table().detect(detection().check(data), deck, request.args.get("crops") == "1")
+    body = report.to_dict(detection().model_name)
+    return jsonify({**body, "deck": deck} if deck else body)
 
 
 @bp.get("/accuracy")
@@ -88,24 +90,24 @@ def list_games() -> Response:
 
 @bp.post("/games")
 def create_game() -> tuple[Response, int]:
-    game = games.create_game(store(), enrolled_decks().store, _json_body())
-    return jsonify(games.view(GameSession(game))), 201
+    setup = bodies.new_game(enrolled_decks().store, _json_body())
+    return jsonify(table().create(**setup).to_dict()), 201
 
 
 @bp.get("/games/<int:game_id>")
 def get_game(game_id: int) -> Response:
-    return jsonify(_view(game_id))
+    return jsonify(table().view(game_id).to_dict())
 
 
 @bp.patch("/games/<int:game_id>")
 def update_game(game_id: int) -> Response:
-    game = games.update_game(store(), enrolled_decks().store, game_id, _json_body())
-    return jsonify(games.view(GameSession(game)))
+    changes = bodies.game_changes(enrolled_decks().store, _json_body())
+    return jsonify(table().update(game_id, changes).to_dict())
 
 
 @bp.delete("/games/<int:game_id>")
 def delete_game(game_id: int) -> Response:
-    store().delete_game(game_id)
+    table().delete(game_id)
     return jsonify({"deleted": game_id})
 
 
@@ -127,47 +129,47 @@ def _version(body: Any) -> int:
     return int(raw)
 
 
-def _pile_answer(game_id: int, pile: Any, status: int = 200) -> tuple[Response, int]:
-    resp = jsonify({"pile": pile.to_dict(crops=False), "game": _view(game_id)})
-    resp.headers["ETag"] = f'"{pile.version}"'
+def _pile_answer(view: GameView, status: int = 200) -> tuple[Response, int]:
+    resp = jsonify(view.answer())
+    if view.pile is not None:
+        resp.headers["ETag"] = f'"{view.pile.version}"'
     return resp, status
 
 
 @bp.put("/games/<int:game_id>/rounds/<int:number>/piles")
 def save_pile(game_id: int, number: int) -> tuple[Response, int]:
     body = _json_body()
-    return _pile_answer(game_id, games.save_pile(store(), game_id, number, body,
-                                                 _version(body)))
+    version = _version(body)            # 428 before a body's fields are read
+    return _pile_answer(table().save_pile(game_id, number, **bodies.pile(body),
+                                          version=version))
 
 
 @bp.post("/games/<int:game_id>/rounds/<int:number>/corrections")
 def correct(game_id: int, number: int) -> tuple[Response, int]:
     body = _json_body()
-    return _pile_answer(game_id, games.correct(store(), game_id, number, body,
-                                               _version(body)), 201)
+    version = _version(body)
+    return _pile_answer(table().correct(game_id, number, **bodies.correction(body),
+                                        version=version), 201)
 
 
 @bp.post("/games/<int:game_id>/rounds/<int:number>/confirm")
 def confirm(game_id: int, number: int) -> Response:
-    with store().db.connection():           # one connection for the whole confirm
-        done = games.confirm(store(), game_id, number, _parse_json())
-        learned = enrolled_decks().learn(done, decks.detector_if_any,   # after the commit
-                                          decks.schedule_learning)
-        session = done.session
-        if done.game.learns:            # the round's learned count, unless deleted since
-            try:
-                session = session.with_record(store().get_game(game_id))
-            except GameNotFound:        # the round was committed: the answer says so
-                pass
-    rnd = next(r for r in session.record.rounds if r.number == number)
-    return jsonify({"round": rnd.to_dict(), "game": games.view(session), **learned})
+    context = bodies.context(_parse_json())
+    return jsonify(table().confirm(game_id, number, context).answer())
+
+
+@bp.post("/games/<int:game_id>/rounds/<int:number>/reopen")
+def reopen_round(game_id: int, number: int) -> Response:
+    """Reopen a confirmed round for fixes: confirming it again scores it and the later
+    rounds anew."""
+    return jsonify(table().reopen_round(game_id, number).answer())
 
 
 @bp.get("/games/<int:game_id>/export.<fmt>")
 def export_game(game_id: int, fmt: str) -> Response:
     if fmt not in export.FORMATS:
         raise InputError(f"export format must be csv or json, not {fmt[:10]!r}")
-    view = _view(game_id, crops=False)
+    view = table().view(game_id).to_dict(crops=False)
     body = export.to_csv(view) if fmt == "csv" else json.dumps(view, ensure_ascii=False,
                                                                  indent=2)
     resp = Response(body, mimetype=export.FORMATS[fmt])

@@ -13,41 +13,26 @@ import base64
 import binascii
 import re
 import time
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, Iterable
 
 import cv2
 import numpy as np
 from scorer.cards import CODES, card
 from scorer.errors import InputError
-from scorer.store.decks import DeckCard, DeckNotFound, DeckRecord, check_name, png_url
+from scorer.store.decks import (DeckCard, DeckNotFound, DeckRecord, check_name, clean_name,
+                                png_url)
 from scorer.vision.detector import CardDetector
 from scorer.vision.enrol import check_once, enrol_images, scan_code
 from scorer.vision.image import ImageLimits, ImageTooLarge, Upload, decode
 from scorer.vision.profile import require_embedding
-from webui.context import client, detection, enrolled_decks
-from webui.detection import DetectorUnavailable
+from webui.services import client, detection, enrolled_decks
 from webui.errors import Refused
 
-T = TypeVar("T")
 MAX_IMAGES = 60                 # 48 single-card images and a few layout photos
 TOTAL_CAPS = 2                  # the images of one preview together: this many image caps
 # a crop the page sends back is one card (the preview's are 72x112); a scan-sized one is fine
 CROP_LIMITS = ImageLimits(max_pixels=4_000_000, max_side=4_000)
 DATA_URL = re.compile(r"data:image/(?:png|jpeg|webp|bmp);base64,([A-Za-z0-9+/=\s]+)")
-
-
-def detector_if_any() -> Any:
-    """The app's detector (loaded now if need be), or None when there is none."""
-    try:
-        return detection().detector()
-    except DetectorUnavailable:
-        return None
-
-
-def schedule_learning(cost: int, job: Callable[[], T]) -> T:
-    """Run a confirmed round's learning (decoding and embedding its crops) on the image
-    workers, as the request's client."""
-    return detection().scheduler.run(client(), cost, job)
 
 
 def listing() -> list[dict[str, Any]]:
@@ -190,7 +175,7 @@ def _cards(body: Any) -> list[tuple[str, str, Upload]]:
 def save(name: Any, body: Any, create: bool = False) -> DeckRecord:
     """Store the confirmed cards as deck ``name`` (replacing its cards); ``create``: only
     as a new deck (409 if the name is taken). Embedded and saved as the command does."""
-    check_name(name)
+    name = clean_name(name) if create else check_name(name)
     det = _detector()
     sent = _cards(body)
     if create and name in enrolled_decks().store.names():

@@ -5,26 +5,22 @@
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Hashable, Sequence, TypeVar
 
-from scorer.errors import InputError
+from scorer.errors import DetectorUnavailable, InputError
 from scorer.vision.detector import CardDetector
-from scorer.vision.image import ImageLimits, Upload, check, decode
-from scorer.vision.report import detect_report
+from scorer.vision.image import ImageLimits, Upload, check
 from webui.scheduler import Busy, Scheduler, Superseded, cores
 
-__all__ = ["Busy", "Superseded", "DetectorUnavailable", "DetectionService"]
+__all__ = ["Busy", "Superseded", "DetectorUnavailable", "DetectionService", "ClientImages"]
 
 T = TypeVar("T")
 
 
 def _str(path: Any) -> str | None:
     return str(path) if path else None
-
-
-class DetectorUnavailable(Exception):
-    """No model could be loaded (503, with the reason)."""
 
 
 class DetectionService:
@@ -57,7 +53,7 @@ class DetectionService:
         det = self._detector
         if det is not None:
             return {"localiser": self.model_name,
-                    "classifier": _str(getattr(det, "classifier_path", None)),
+                    "classifier": _str(det.classifier_path),
                     "refiner": _str(getattr(det, "refiner_path", None))}
         from scorer.vision import default_model_path
         loc = Path(self._model_path) if self._model_path else default_model_path()
@@ -95,19 +91,21 @@ class DetectionService:
         cost = sum(u.cost(useful_side) for u in uploads)
         return self.scheduler.run(client, cost, fn, heavy)
 
-    def detect(self, data: bytes, client: Hashable = None, crops: bool = False,
-               profile: Any = None) -> dict[str, Any]:
-        """The DESIGN.md detect JSON for one image's bytes (``scorer.vision.report``);
-        with ``crops``, each card also has the crop the classifier read as a small JPEG
-        data URL (``crop``); ``profile``: an enrolled deck's profile to read the cards
-        with. The header is checked before the job is scheduled; a JPEG larger than the
-        detector can use is decoded smaller."""
-        upload = self.check(data)
-        det = self.detector()
-        side = det.useful_side
+    def images(self, client: Hashable) -> "ClientImages":
+        """This service as one client's requests use it (``scorer.images.Images``)."""
+        return ClientImages(self, client)
 
-        def job() -> dict[str, Any]:
-            report = detect_report(det, decode(upload, side), profile, crops)
-            return report.to_dict(self.model_name)
 
-        return self.run(client, [upload], job, side)
+@dataclass(frozen=True)
+class ClientImages:
+    """The detection service for one client: its detector, and jobs on the scheduler
+    in that client's turn (``scorer.images.Images``, what ``scorer.table.Table`` uses)."""
+
+    service: DetectionService
+    client: Hashable
+
+    def detector(self) -> CardDetector:
+        return self.service.detector()
+
+    def run(self, cost: int, job: Callable[[], T]) -> T:
+        return self.service.scheduler.run(self.client, cost, job)

@@ -16,6 +16,7 @@ from werkzeug.exceptions import HTTPException
 from scorer.errors import InputError, StalePile
 from scorer.store import GameNotFound, StateError
 from webui.detection import Busy, DetectorUnavailable, Superseded
+from webui.oversize import too_large_message
 from scorer.vision.imageheader import ImageTooLarge
 
 log = logging.getLogger(__name__)
@@ -85,11 +86,12 @@ def init_app(app: Flask) -> None:
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> Response:
-        messages = {
-            413: f"upload too large (the cap is {app.config['MAX_CONTENT_LENGTH']} bytes)",
-            404: "not found", 405: "method not allowed",
-        }
         code = exc.code or 500
+        if code == 413:
+            cap = int(app.config["MAX_CONTENT_LENGTH"])
+            return error_response(413, too_large_message(request.content_length, cap),
+                                  size_bytes=request.content_length, limit_bytes=cap)
+        messages = {404: "not found", 405: "method not allowed"}
         message = messages.get(code) or exc.description or exc.name
         resp = error_response(code, message)
         if code == 405 and exc.get_response().headers.get("Allow"):

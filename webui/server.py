@@ -31,7 +31,10 @@ Why each number (waitress's defaults in brackets):
   the scheduler's fair queue, not in a first-come queue before it.
 * ``max_request_header_size`` 64 kB [256 kB]: the page's headers are under 2 kB.
 * ``max_request_body_size``: the app's upload cap and a little: waitress buffers a body
-  before the app sees it, so it refuses the larger ones itself [1 GB].
+  before the app sees it, so it refuses the larger ones itself [1 GB]: it reads a body
+  up to ``webui.oversize.DRAIN_MAX`` into nothing (under the request deadline) and
+  answers the API's JSON 413, so the client reads the status instead of a connection
+  reset; over TLS the same.
 * ``LARGE_BLOCK`` 4 MiB: glibc's malloc hands blocks this large straight back to the
   system when freed (``M_MMAP_THRESHOLD``; by default the threshold climbs to 32 MiB and
   each thread keeps what it freed in its own arena): beside two senders of 40 MP
@@ -59,6 +62,7 @@ from waitress.server import MultiSocketServer, TcpWSGIServer
 from waitress.task import ErrorTask
 
 from webui.dispatcher import FairDispatcher
+from webui.oversize import DRAIN_MAX, parser_for
 from webui.security import security_headers
 
 SETTINGS: dict[str, Any] = {
@@ -378,8 +382,9 @@ def make_server(app: Any, host: str, port: int, threads: int = THREADS,
     the request a channel is about to serve carries the access token (default: the
     app's ``webui.security.admits``). OSError when the address cannot be bound."""
     settings = {**SETTINGS, **overrides}
-    settings.setdefault("max_request_body_size",
-                        int(app.config.get("MAX_CONTENT_LENGTH") or 8 * 1024 * 1024) + 65536)
+    app_cap = int(app.config.get("MAX_CONTENT_LENGTH") or 8 * 1024 * 1024)
+    cap = int(settings.pop("max_request_body_size", 0) or app_cap + 65536)
+    settings["max_request_body_size"] = max(cap + 1, DRAIN_MAX)
     if tls is not None:
         settings["url_scheme"] = "https"
     _raise_fd_limit(int(settings["connection_limit"]))
@@ -394,12 +399,16 @@ def make_server(app: Any, host: str, port: int, threads: int = THREADS,
     dispatcher = FairDispatcher(admits, guest_threads)
     dispatcher.set_thread_count(threads)
     shared = Connections(per_address)
+    # bodies over the cap drained and answered with the JSON 413 (webui.oversize), on
+    # plain and TLS connections alike
+    channel_class = type("Channel", (TLSChannel if tls is not None else Channel,),
+                         {"parser_class": parser_for(cap, app_cap)})
     socket_map: dict = {}
     servers = []
     try:
         for sockinfo in adj.listen:
             server = Server(app, socket_map, dispatcher=dispatcher, adj=adj, sockinfo=sockinfo)
-            server.channel_class = TLSChannel if tls is not None else Channel
+            server.channel_class = channel_class
             server.tls, server.connections = tls, shared
             server.header_deadline, server.request_deadline = header_deadline, request_deadline
             servers.append(server)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scorer.errors import InputError
-from scorer.rules import GAMES
+from scorer.rules import VARIANTS, list_presets
 
 METAVARS = {"player": "NAME", "players": "NAME,NAME...", "month": "M", "count": "N",
             "codes": "CODE,CODE..."}
@@ -75,7 +75,7 @@ def context_options() -> list[ContextOption]:
     text that differs between the games sharing a key is left out)."""
     fields: dict[str, dict[str, Any]] = {}
     games: dict[str, list[str]] = {}
-    for game in GAMES.values():
+    for game in VARIANTS.values():
         for entry in game.context.schema():
             first = fields.setdefault(entry["key"], dict(entry))
             if first.get("help") != entry.get("help"):
@@ -88,6 +88,25 @@ def add_context_args(parser: argparse.ArgumentParser) -> None:
     for opt in context_options():
         parser.add_argument(opt.flag, dest=opt.dest, action="append", default=[],
                             metavar=opt.metavar, help=opt.help)
+
+
+def flag_words() -> dict[str, str]:
+    """Every context key -> its flag, to reword the engine's messages (``reword``)."""
+    return {opt.key: opt.flag for opt in context_options()}
+
+
+def check_flags_fit(args: argparse.Namespace, game: str, rules: str) -> None:
+    """A context flag the chosen game does not take is refused naming the flag and the
+    rules that do take it (``--stopped-by`` without ``--rules gostop``)."""
+    own = {f["key"] for f in VARIANTS[game].context.schema()}
+    for opt in context_options():
+        if getattr(args, opt.dest, []) and opt.key not in own:
+            presets = [rs.name for rs in list_presets() if VARIANTS[rs.game].title in opt.games]
+            raise InputError(f"{opt.flag} is for {' and '.join(opt.games)}, not the rules "
+                             f"{rules}: give --rules {', '.join(presets[:-1])} or "
+                             f"{presets[-1]}" if len(presets) > 1 else
+                             f"{opt.flag} is for {opt.games[0]}, not the rules {rules}: give "
+                             f"--rules {presets[0]}")
 
 
 def context_from_args(args: argparse.Namespace) -> dict[str, Any]:

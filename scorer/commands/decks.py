@@ -6,14 +6,14 @@ import argparse
 import json
 from pathlib import Path
 
-from scorer.commands.enroll import db_argument, open_decks
+from scorer.commands.enrol import db_argument, open_decks
 from scorer.errors import InputError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "decks", help="list, export or delete enrolled decks",
-        description="The decks enrolled with `hanafuda enroll` in the games database: "
+        description="The decks enrolled with `hanafuda enrol` in the games database: "
                     "with no option, list them (cards enrolled, crops kept).",
         epilog='JSON (list): {"db", "decks": [{"name", "cards", "crops", "created_at", '
                '"updated_at"}]}. Export: {"name", "cards", "crops": [{"code", "source", '
@@ -50,7 +50,7 @@ def _run(args: argparse.Namespace) -> int:
         print(json.dumps({"db": str(decks.path), "decks": rows}))
         return 0
     if not rows:
-        print(f"{decks.path}: no decks enrolled yet (hanafuda enroll NAME PHOTO...)")
+        print(f"{decks.path}: no decks enrolled yet (hanafuda enrol NAME PHOTO...)")
         return 0
     print(f"{'name':<24} {'cards':>5} {'crops':>5}  updated")
     for r in rows:

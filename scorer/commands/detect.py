@@ -38,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "model)")
     parser.add_argument("--deck", metavar="NAME", default=None,
                         help="read the cards with this enrolled deck's profile "
-                             "(`hanafuda enroll`, `hanafuda decks`)")
+                             "(`hanafuda enrol`, `hanafuda decks`)")
     parser.add_argument("--db", type=Path, default=None,
                         help="the games database holding the deck (default: the one "
                              "`hanafuda serve` uses)")
@@ -86,7 +86,7 @@ def _run(args: argparse.Namespace) -> int:
     detector = Detector(args.model, threads=args.threads, tta=args.tta)
     profile = None
     if args.deck:
-        from scorer.commands.enroll import open_decks
+        from scorer.commands.enrol import open_decks
         from scorer.enrolled import EnrolledDecks
         profile = EnrolledDecks(open_decks(args.db)).profile(args.deck, detector)
     deck = {"deck": args.deck} if args.deck else {}

@@ -8,7 +8,7 @@ import json
 import textwrap
 from typing import Any
 
-from scorer.rules import (GAMES, PRESETS, RuleSet, get_game, get_ruleset, list_presets,
+from scorer.rules import (VARIANTS, PRESETS, RuleSet, get_variant, get_ruleset, list_presets,
                           option_rows, parse_set_args)
 from scorer.rules.presets import yaku_names
 from scorer.rules.yaku import POINTS_PREFIX, SWITCH_PREFIX
@@ -106,7 +106,7 @@ def _run(args: argparse.Namespace) -> int:
         lines = [f"{rs.name} ({rs.game}, {rs.min_players}-{rs.max_players} players, "
                  f"{rs.default_rounds} rounds)", _wrap(rs.description, 2), "",
                  "options:"] + _option_lines(rows, True)
-        aliases = get_game(rs.game).aliases
+        aliases = get_variant(rs.game).aliases
         if aliases:
             lines += ["", _wrap("old options still accepted: "
                                 + "; ".join(a.describe() for a in aliases), 2)]
@@ -119,7 +119,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"presets": [p.to_dict() for p in presets],
                           "options": {name: [o.to_dict() for o in game.options]
-                                      for name, game in GAMES.items()}},
+                                      for name, game in VARIANTS.items()}},
                          ensure_ascii=False, indent=2))
         return 0
     lines = ["presets:"]
@@ -129,7 +129,7 @@ def _run(args: argparse.Namespace) -> int:
         lines.append(f"  {p.name:<{width}}  {p.game:<9} {p.min_players}-{p.max_players} "
                      f"players  {p.default_rounds} rounds")
         lines.append(_wrap(p.description + (f" [{changed}]" if changed else ""), 4))
-    for name, game in GAMES.items():
+    for name, game in VARIANTS.items():
         lines += ["", f"{name} options (default values):"]
         lines += _option_lines([o.to_dict() for o in game.options], False)
     lines += ["", f"Every game also takes {POINTS_PREFIX}<yaku>=N and {SWITCH_PREFIX}<yaku>=off; "

@@ -8,10 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from scorer.cards import card
-from scorer.commands.context_args import add_context_args, context_from_args, pairs
+from scorer.commands.context_args import (add_context_args, check_flags_fit,
+                                          context_from_args, flag_words, pairs)
 from scorer.commands.rules import add_rules_args, ruleset_from_args
 from scorer.errors import InputError
-from scorer.rules import RoundInput, RoundResult, RuleSet, get_game, score_round
+from scorer.rules import RoundInput, RoundResult, RuleSet, get_variant, score_round
+from scorer.rules import gostop
+from scorer.rules.context import reword
 
 ROUND_KEYS = ("rules", "preset", "options", "players", "piles", "teams", "dealer", "context")
 
@@ -22,6 +25,15 @@ examples:
       --team A+C --team B+D --dealer B
   hanafuda score --rules koikoi --pile A=01-1,03-1,08-1 --pile B=09-1 \\
       --stopped-by A --koikoi-calls B=1
+  Go-Stop (3 players): Ann stops with three brights; Bob had called go once (he
+  pays both shares: go-bak); Cy holds a bright (no gwang-bak for him):
+  hanafuda score --rules gostop --pile Ann=01-1,03-1,08-1 --pile Bob=10-3 \\
+      --pile Cy=12-1,10-4 --stopped-by Ann --goes Bob=1
+  Matgo (2 players, stop at 7): Ann stops after one go with a shake:
+  hanafuda score --rules matgo --pile Ann=01-1,03-1,08-1,02-1,04-1,08-2 \\
+      --pile Bob=01-3 --stopped-by Ann --goes Ann=1 --shakes Ann=1
+  A draw (nagari): --stopped-by nobody. House rules: --set stop_minimum=5
+  (hanafuda rules gostop lists them).
   hanafuda score round.json --json
 
 ROUND.json (every key but piles is optional):
@@ -38,6 +50,17 @@ ROUND.json (every key but piles is optional):
                "teyaku": {"A": "teshi"},   dealt-hand yaku: teshi|kuttsuki|both;
                "leftovers": ["05-3"],      cards left on the field,
                "gaji_month": 5}}           Sakura: month the lightning took from hand
+  Go-Stop and Matgo ("rules": "gostop" or "matgo"; "stopped_by" is required, null
+  or "nobody" for a nagari):
+   "context": {"stopped_by": "Ann",       who stopped (or won at once),
+               "outcome": "stop",          stop | nagari | instant (default: from stopped_by),
+               "goes": {"Bob": 1},         go calls per player,
+               "go_order": ["Bob", "Cy"],  who called go first (when two did),
+               "shakes": {"Ann": 1},       the winner's shakes (흔들기),
+               "bombs": {"Ann": 0},        the winner's bombs (폭탄),
+               "nagari": 1,                draws just before (default: none),
+               "sake_cup": {"Ann": "junk"},  what 09-1 was declared: animal | junk,
+               "bonus_junk": {"Cy": 2}}    junk value of bonus (joker) cards per pile
   Command-line --rules/--set/--rules-file override the file's rules and options, and
   the context options (one per context key, e.g. --stopped-by, --koikoi-calls) the
   file's context.
@@ -49,6 +72,10 @@ the dealer, then to the next in turn order (Sakura: the dealer's right).
 JSON output: {"rules", "game", "dealer", "results": {owner: {"owner", "members",
 "cards", "card_points", "yaku", "yaku_points", "penalty", "multiplier", "score",
 "explanation"}}, "scores", "winner", "tied", "next_dealer", "award", "explanation"}.
+Go-Stop: card_points is a pile's base points, penalty what a loser pays, and each
+result has "details": {"role", "points" (by role: gwang, yeol, tti, pi), "base",
+"counts", "bonus_junk", "goes", "shakes", "bombs", "factors", "baks": [{"name",
+"korean", "applies", "reason"}], "pays" | "receives"}.
 """
 
 
@@ -172,18 +199,32 @@ def round_from_args(args: argparse.Namespace) -> tuple[RoundInput, RuleSet]:
     context.update(context_from_args(args))
     if not isinstance(players, list):
         raise InputError("players must be a list of names in turn order")
+    check_flags_fit(args, rs.game, rs.name)
+    _say_required(context, rs, from_file=bool(args.round_file))
     return RoundInput(players, piles, dealer, teams, context), rs
+
+
+def _say_required(context: dict[str, Any], rs: RuleSet, from_file: bool) -> None:
+    """Nothing is scored that the players did not say: a round whose game needs to know
+    who stopped is refused without it (``--stopped-by nobody`` says nobody did)."""
+    for spec in get_variant(rs.game).context.missing(context):
+        flag = "--" + spec.key.replace("_", "-")
+        what = spec.label.rstrip("?").lower()
+        where = f' (or "{spec.key}" in the round file\'s context)' if from_file else ""
+        raise InputError(f"{rs.name} needs to know {what}: give {flag} NAME{where}, or "
+                         f"{flag} {spec.nobody or 'nobody'}")
 
 
 def format_result(res: RoundResult) -> str:
     rows = list(res.results.values())
     width = max([len(r.owner) for r in rows] + [6])
-    multiplies = get_game(res.game).multiplies
-    head = f"{'player':<{width}}  {'cards':>5}  {'yaku':>4}  " + \
+    multiplies = get_variant(res.game).multiplies
+    cards = "base" if res.game == "gostop" else "cards"     # Go-Stop: the pile's base points
+    head = f"{'player':<{width}}  {cards:>5}  {'yaku':>4}  " + \
         ("mult" if multiplies else "penalty") + "  score"
     lines = [f"{res.ruleset} round, dealer {res.dealer}", head]
     for r in rows:
-        mid = f"x{r.multiplier:<3}" if multiplies else f"{r.penalty:>7}"
+        mid = f"×{r.multiplier:<3}" if multiplies else f"{r.penalty:>7}"
         lines.append(f"{r.owner:<{width}}  {r.card_points:>5}  {len(r.yaku):>4}  {mid}  "
                      f"{r.score:>5}")
     lines.append("")
@@ -192,12 +233,26 @@ def format_result(res: RoundResult) -> str:
             lines.append(f"{r.owner} yaku: " + ", ".join(f"{y.name} ({y.points})"
                                                        for y in r.yaku))
     lines += res.explanation
+    for r in rows:                  # Go-Stop's baks, applied or escaped, with the reason
+        for b in r.details.get("baks", []):
+            lines.append(f"{r.owner}: {b['name']} {b['korean']} "
+                         f"{'applies' if b['applies'] else 'escaped'}: {b['reason']}")
     return "\n".join(lines)
 
 
 def _run(args: argparse.Namespace) -> int:
     inp, rs = round_from_args(args)
-    res = score_round(inp, rs)
+    try:
+        res = score_round(inp, rs)
+    except InputError as exc:       # the engine names context keys: name the flags
+        if args.round_file:         # (a round file's keys are what its writer typed)
+            raise
+        raise InputError(reword(str(exc), flag_words())) from None
+    if rs.game == "gostop":         # a loser's shakes or bombs: said, not dropped silently
+        ctx = gostop.GostopContext.parse(inp.context, inp.players)
+        for key, why in gostop.ignored_counts(ctx, res.winner if gostop.outcome(ctx) ==
+                                              "stop" else None):
+            raise InputError(f"{why}: leave it out of --{key}")
     if args.json:
         print(json.dumps(res.to_dict(), ensure_ascii=False))
     else:

@@ -8,7 +8,7 @@ import json
 from scorer.cards import card
 from scorer.errors import InputError
 from scorer.commands.rules import add_rules_args, ruleset_from_args
-from scorer.rules import find_yaku, get_game
+from scorer.rules import find_yaku, get_variant
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -39,7 +39,7 @@ def _run(args: argparse.Namespace) -> int:
         if not (text.isascii() and text.isdigit() and 1 <= int(text) <= 12):
             raise InputError(f"--month must be a month 1-12, not {args.month!r}")
         month = int(text)
-    takes_month = any(f.key == "month" for f in get_game(rs.game).context.FIELDS)
+    takes_month = any(f.key == "month" for f in get_variant(rs.game).context.FIELDS)
     summary = find_yaku(codes, rs, {"month": month} if takes_month else None)
     if args.json:
         out = summary.to_dict()
@@ -58,6 +58,6 @@ def _run(args: argparse.Namespace) -> int:
         lines.append("  no yaku")
     for note in summary.notes:
         lines.append(f"  note: {note}")
-    lines.append(get_game(rs.game).total_text(summary))
+    lines.append(get_variant(rs.game).total_text(summary))
     print("\n".join(lines))
     return 0

@@ -1,7 +1,7 @@
-"""What every game's engine provides (the ``Game`` protocol, with ``BaseGame`` defaults),
+"""What every game's engine provides (the ``Variant`` protocol, with ``BaseVariant`` defaults),
 and ``Preset``, a named set of option values over one game.
 
-A game is one module with one ``Game`` object; ``scorer.rules.registry.GAMES`` lists
+A game is one module with one ``Variant`` object; ``scorer.rules.registry.VARIANTS`` lists
 them (as python-chess lists its variants). Nothing here imports a game.
 """
 
@@ -32,10 +32,10 @@ class Preset:
     players: tuple[int, int] | None = None   # (min, max) where narrower than the game's
 
 
-class Game(Protocol):
-    """One game's engine. ``BaseGame`` gives the defaults a game may keep."""
+class Variant(Protocol):
+    """One game's engine. ``BaseVariant`` gives the defaults a game may keep."""
 
-    name: str                      # the key of GAMES and of RuleSet.game
+    name: str                      # the key of VARIANTS and of RuleSet.game
     title: str                     # shown to people
     min_players: int
     max_players: int
@@ -45,6 +45,7 @@ class Game(Protocol):
     presets: tuple[Preset, ...]
     yaku: tuple[Yaku, ...]
     multiplies: bool               # does a round score carry a multiplier (Koi-Koi)?
+    option_groups: Mapping[str, str]   # option key -> the group the page folds it in
 
     @property
     def context(self) -> type[Context]:
@@ -58,7 +59,7 @@ class Game(Protocol):
         """The card points and yaku of one pile on its own (codes already checked)."""
 
     def check_round(self, rnd: CheckedRound, rs: RuleSet) -> None:
-        """Game-specific checks of a round, after the common ones (InputError)."""
+        """Variant-specific checks of a round, after the common ones (InputError)."""
 
     def score_round(self, rnd: CheckedRound, rs: RuleSet) -> RoundResult:
         """Score a checked round."""
@@ -81,13 +82,14 @@ class Game(Protocol):
         where the round does not give them), e.g. Go-Stop's nagari carry."""
 
 
-class BaseGame:
-    """Defaults for the optional parts of ``Game``: no teams, no extra checks, won on
+class BaseVariant:
+    """Defaults for the optional parts of ``Variant``: no teams, no extra checks, won on
     points, ties shared, no multipliers."""
 
     teams = False
     aliases: tuple[Alias, ...] = ()
     multiplies = False
+    option_groups: Mapping[str, str] = {}
 
     def check_round(self, rnd: CheckedRound, rs: RuleSet) -> None:
         return None

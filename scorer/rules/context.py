@@ -8,6 +8,7 @@ returns the typed value, and ``schema()`` is what the web page draws its form fr
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Mapping, Sequence, TypeVar, cast
 
@@ -32,6 +33,14 @@ class ContextField:
     ``month`` 1..12 or none; ``codes`` card codes; ``choice`` one of ``choices`` or none;
     ``count`` one integer ``minimum``..``maximum`` (0 if not given); ``players`` player
     names in an order (each once).
+
+    ``required``: the players must say it, even when the answer is nobody (who stopped:
+    left unsaid it would score a draw nobody called); the page and ``hanafuda score``
+    refuse a round without it (``Context.missing``). ``nobody``: how the page names the
+    explicit none of a ``player`` field ("nobody (nagari)"); the value ``nobody`` (or
+    null) says it. ``shown_with``: a per-player count field; the page shows this one,
+    among the fields in view, once two players have a count there (the go order, once
+    two players called go).
     """
 
     key: str
@@ -41,15 +50,38 @@ class ContextField:
     minimum: int | None = None
     maximum: int | None = None
     choices: tuple[str, ...] = ()
+    required: bool = False
+    nobody: str = ""
+    shown_with: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"key": self.key, "kind": self.kind, "label": self.label,
                                "help": self.help}
+        if self.required:
+            out["required"] = True
+        if self.nobody:
+            out["nobody"] = self.nobody
+        if self.shown_with:
+            out["shown_with"] = self.shown_with
         if self.minimum is not None:
             out["minimum"], out["maximum"] = self.minimum, self.maximum
         if self.choices:
             out["choices"] = list(self.choices)
         return out
+
+
+def reword(message: str, words: Mapping[str, str]) -> str:
+    """An engine message with each context key it names (``stopped_by``, ``go_order``;
+    ``goes`` in brackets) as the edge shows that field: a flag (``--stopped-by``) on the
+    command line, a label on the page. Keys stay keys where no word is given."""
+    def one(match: re.Match[str]) -> str:
+        return words.get(match.group(0), match.group(0))
+    keys = [k for k in words if "_" in k]
+    out = re.sub(r"(?<![\w-])(" + "|".join(map(re.escape, keys)) + r")(?![\w-])", one,
+                 message) if keys else message
+    for k in (k for k in words if "_" not in k):      # a plain word only as "(key)"
+        out = out.replace(f"({k})", f"({words[k]})")
+    return out
 
 
 def parse_name(value: Any, what: str) -> str:
@@ -85,6 +117,15 @@ def parse_codes(value: Any, where: str) -> list[str]:
         except InputError as exc:
             raise InputError(f"{where}: {exc}") from None
     return out
+
+
+#: The value that names nobody in a ``player`` field (unless a player has that name).
+NOBODY = "nobody"
+
+
+def is_nobody(value: Any, players: Sequence[str] | None) -> bool:
+    return isinstance(value, str) and value.strip().lower() == NOBODY and \
+        not (players and value.strip() in players)
 
 
 def _player(value: Any, key: str, players: Sequence[str] | None) -> str:
@@ -180,7 +221,8 @@ class Context:
         if spec.kind == "month":
             return None if empty else parse_int(value, spec.key, 1, 12)
         if spec.kind == "player":
-            return None if empty else _player(value, spec.key, players)
+            return None if empty or is_nobody(value, players) else \
+                _player(value, spec.key, players)
         if spec.kind == "choice":
             return None if empty else _choice(value, spec)
         if spec.kind == "count":
@@ -192,6 +234,12 @@ class Context:
         if spec.kind == "count_per_player" and players is not None:
             per = {p: per.get(p, 0) for p in players}
         return per
+
+    @classmethod
+    def missing(cls, raw: Mapping[str, Any]) -> list[ContextField]:
+        """The required fields that ``raw`` does not give (a key given as null or
+        ``nobody`` is given); a game may drop one that another key makes needless."""
+        return [f for f in cls.FIELDS if f.required and f.key not in raw]
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}

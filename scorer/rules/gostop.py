@@ -15,8 +15,9 @@ from typing import Any, Iterable, Mapping, Sequence, cast
 
 from scorer.cards import (DECK, LIGHTNING, RAIN_MAN, SAKE_CUP, WILLOW_RIBBON, YELLOW_CHAFF,
                           Kind)
+from scorer import hwatu
 from scorer.errors import InputError
-from scorer.rules.base import MAX_ROUNDS, BaseGame, Preset
+from scorer.rules.base import MAX_ROUNDS, BaseVariant, Preset
 from scorer.rules.context import MAX_CALLS, Context, ContextField
 from scorer.rules.options import Option, boolean, choice, integer
 from scorer.rules.records import PileSummary, PlayerResult, RoundResult, YakuHit
@@ -72,15 +73,15 @@ OPTIONS: tuple[Option, ...] = (
            ("5", "5 (older ko.wikipedia text)")),
     choice("go_scheme", "double_from_3", "what go calls add (G2)",
            f"{S} 3, G2; FW-GS, BLOG-KJ, NAMU-3GO",
-           ("double_from_3", "+1 point per go; from the 3rd go (base + goes) x2^(n-2): "
-                             "x2, x4, x8"),
-           ("times_n_minus_1", "+1 per go; from the 3rd go x(n-1): x2, x3, x4 (EN-WP, "
+           ("double_from_3", "+1 point per go; from the 3rd go (base + goes) ×2^(n-2): "
+                             "×2, ×4, ×8"),
+           ("times_n_minus_1", "+1 per go; from the 3rd go ×(n-1): ×2, ×3, ×4 (EN-WP, "
                                "STOPGO)"),
-           ("times_n_from_2", "1 go +1; from 2 goes the base x n, no bonus points "
+           ("times_n_from_2", "1 go +1; from 2 goes the base × n, no bonus points "
                               "(FW-GS alternative)"),
-           ("flat_double", "+1 per go; x2 for three goes or more (P-ANDY)"),
-           ("capped_bonus", "bonus capped at +2, then x2^(n-2) (P-MICHAEL)"),
-           ("power_of_two", "the base x2^n, no bonus points (P-RABO)")),
+           ("flat_double", "+1 per go; ×2 for three goes or more (P-ANDY)"),
+           ("capped_bonus", "bonus capped at +2, then ×2^(n-2) (P-MICHAEL)"),
+           ("power_of_two", "the base ×2^n, no bonus points (P-RABO)")),
     integer("pibak_max", 5, "pi-bak: a loser whose junk value is at most this pays double "
             "when the winner scores pi (G4: 5 with 3 players, 7 with 2; 6 = 'at least 7 "
             "protects')", f"{S} 4.2, G4; FW-GS, NAMU-PIBAK, BLOG-SP", 0, 30),
@@ -113,13 +114,13 @@ OPTIONS: tuple[Option, ...] = (
            ("n_minus_4", "tti 10 - 4 = 6 (plus the dan sets)"),
            ("15", "tti 15 (older ko.wikipedia text)")),
     choice("shake", "double", "each shake (a triplet shown from the hand) of the winner "
-           "(G11)", f"{S} 4.1, G11; FW-GS", ("double", "x2 each"),
+           "(G11)", f"{S} 4.1, G11; FW-GS", ("double", "×2 each"),
            ("plus_one", "+1 point each (P-TAETO option)")),
     choice("bomb", "double", "each bomb of the winner (G12)", f"{S} 4.1, G12; FW-GS",
-           ("double", "x2 each"), ("as_shake", "counts as a shake (P-IPSE)"),
-           ("none", "no multiplier (P-TAETO)"), ("one_flag", "x2 once for any bombs "
+           ("double", "×2 each"), ("as_shake", "counts as a shake (P-IPSE)"),
+           ("none", "no multiplier (P-TAETO)"), ("one_flag", "×2 once for any bombs "
                                                            "(P-ANDY)")),
-    integer("meongtta_min", 7, "멍따: the winner's score x2 when he holds this many animals "
+    integer("meongtta_min", 7, "멍따: the winner's score ×2 when he holds this many animals "
             "(0: off) (G13)", f"{S} 4.1, G13; FW-GS, BLOG-US, NONGSARO", 0, 9),
     choice("meongbak", "off", "멍박: a loser with no animal pays double (G13)",
            f"{S} 4.1, G13; P-TAETO, P-BIPARK, FW-GS alt",
@@ -135,7 +136,7 @@ OPTIONS: tuple[Option, ...] = (
            ("any_bright", "the winner holds any bright and the loser none (P-RABO)"),
            ("off", "no gwang-bak")),
     choice("gwangbak_penalty", "double", "what gwang-bak costs (G14)",
-           f"{S} G14; FW-GS alt", ("double", "x2"), ("plus_2", "+2 points")),
+           f"{S} G14; FW-GS alt", ("double", "×2"), ("plus_2", "+2 points")),
     choice("gobak", "both_shares", "고박: a loser who had called go when another player "
            "stopped (3 players: pays both losers' shares; 2 players: pays double)",
            f"{S} 4.2; FW-GS Liability, NAMU-DOKBAK",
@@ -148,9 +149,9 @@ OPTIONS: tuple[Option, ...] = (
            ("last", "the last to call go (go_order)")),
     choice("nagari_multiplier", "double_each", "the carry after draws (G15)",
            f"{S} 4.1, G15; FW-GS, NAMU-NAGARI",
-           ("double_each", "x2 per draw just before, no cap"), ("cap_8", "capped at x8 "
+           ("double_each", "×2 per draw just before, no cap"), ("cap_8", "capped at ×8 "
                                                                          "(P-ITSENT)"),
-           ("cap_64", "capped at x64 (P-IPSE)"), ("flat_2", "x2 after any draws (P-ANDY)")),
+           ("cap_64", "capped at ×64 (P-IPSE)"), ("flat_2", "×2 after any draws (P-ANDY)")),
     choice("five_draws", "nothing", "five draws in a row (G17)", f"{S} 4.3, G17; FW-GS",
            ("nothing", "nothing special: the carry goes on doubling"),
            ("reset", "the carry starts again after five draws (FW-GS variant)")),
@@ -178,6 +179,18 @@ PRESETS: tuple[Preset, ...] = (
            {"stop_minimum": 7, "pibak_max": 7, "gobak": "double"}, (2, 2)),
 )
 
+#: How the page groups the house rules (RULES-gostop.md section 7's topics).
+OPTION_GROUPS = {
+    **dict.fromkeys(("stop_minimum", "go_scheme", "instant_win_points", "rounds"),
+                    "Stop and go (스톱, 고)"),
+    **dict.fromkeys(("sagwang", "godori", "willow_ribbon", "ten_ribbons", "sake_cup",
+                     "double_junk_animal", "bonus_cards", "bonus_junk"), "Card points"),
+    **dict.fromkeys(("shake", "bomb", "meongtta_min", "nagari_multiplier", "five_draws"),
+                    "Multipliers (흔들기, 폭탄, 나가리)"),
+    **dict.fromkeys(("pibak_max", "pibak_zero_exempt", "meongbak", "gwangbak",
+                     "gwangbak_penalty", "gobak", "gobak_liable"), "Baks (박)"),
+}
+
 OUTCOMES = ("stop", "nagari", "instant")
 
 
@@ -197,15 +210,18 @@ class GostopContext(Context):
 
     FIELDS = (
         ContextField("stopped_by", "player", "Who stopped?",
-                     "the player who called stop (or won at once); nobody: a nagari"),
+                     "the player who called stop (or won at once); nobody: a nagari",
+                     required=True, nobody="nobody (nagari)"),
         ContextField("outcome", "choice", "Outcome",
                      "stop, nagari (a draw: nobody stopped) or instant (chongtong, three "
-                     "ppeok); default: stop when someone stopped, else nagari",
+                     "ppeok); default: stop when someone stopped, else nagari; chongtong "
+                     "and three_ppeok also mean instant, draw nagari",
                      choices=OUTCOMES),
         ContextField("goes", "count_per_player", "Go calls",
                      "how many times each player called go", 0, MAX_CALLS),
         ContextField("go_order", "players", "Go order",
-                     "the players in the order they first called go (for go-bak)"),
+                     "the players in the order they first called go (for go-bak)",
+                     shown_with="goes"),
         ContextField("shakes", "count_per_player", "Shakes",
                      "triplets the winner showed from his hand", 0, 4),
         ContextField("bombs", "count_per_player", "Bombs",
@@ -214,11 +230,18 @@ class GostopContext(Context):
                      "how many nagari (draws) came just before this round", 0, 48),
         ContextField("sake_cup", "choice_per_player", "Sake cup",
                      "what the owner declared the sake cup 09-1 to be (default: the "
-                     "scorekeeper's best reading)", choices=ROLES),
+                     "scorekeeper's best reading); the old names pi and ssangpi mean "
+                     "junk, locked means animal", choices=ROLES),
         ContextField("bonus_junk", "count_per_player",
                      "Bonus junk (joker cards: the camera does not read them)",
                      "the junk value of the bonus cards in each pile (2 or 3 each)", 0, 99),
     )
+
+    @classmethod
+    def missing(cls, raw: Mapping[str, Any]) -> list[ContextField]:
+        """Who stopped, unless the outcome is given (a nagari needs nobody named)."""
+        return [f for f in super().missing(raw) if not (f.key == "stopped_by"
+                                                        and raw.get("outcome"))]
 
     @classmethod
     def parse_field(cls, spec: ContextField, value: Any,
@@ -300,7 +323,7 @@ def _hit(yaku: Yaku, pile: set[str], animals: list[str], ribbons: list[str],
         if junk < 10:
             return None
         return YakuHit(name, points(yaku, rs, junk - 9), tuple(sorted(junk_cards)),
-                       f"{yaku.label} +{junk - 10}" if junk > 10 else yaku.label)
+                       yaku.label.replace("10+", str(junk)))
     if name == "godori" and rs["godori"] == "swallow_10" and SWALLOW in pile and \
             all(c in pile for c in BIRDS):
         return hit(yaku, rs, BIRDS + (SWALLOW,), default=10)
@@ -407,6 +430,8 @@ class Share:
     text: str
     baks: list[str]
     factor: int
+    verdicts: list[Bak] = field(default_factory=list)
+    factors: list[tuple[int, str]] = field(default_factory=list)
 
 
 def winner_terms(w: Tally, ctx: GostopContext, winner: str,
@@ -444,35 +469,73 @@ def winner_terms(w: Tally, ctx: GostopContext, winner: str,
     return head, text, factors
 
 
+@dataclass(frozen=True)
+class Bak:
+    """One bak (박) a loser faced: whether it applies, and why it does or is escaped."""
+
+    name: str
+    applies: bool
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "korean": hwatu.BAKS[self.name].korean,
+                "applies": self.applies, "reason": self.reason}
+
+
+def _n(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
+def bak_verdicts(w: Tally, loser: Tally, rs: RuleSet, gobak_double: bool,
+                 name: str = "the loser") -> list[Bak]:
+    """Every bak the winner's pile puts in play for one loser, applied or escaped, each
+    with its reason ("Jun holds no bright"; "Seo has 8 junk"). A bak the winner's pile
+    does not call for (no bright yaku, no pi) is not listed."""
+    out = []
+    mode = rs["gwangbak"]
+    if mode != "off" and (w.brights if mode == "any_bright" else w.has(*BRIGHT_YAKU)):
+        wet = loser.rain and mode == "rain_no_protect"
+        protect = loser.brights - wet
+        if protect:
+            only_rain = loser.rain and loser.brights == 1
+            out.append(Bak("gwang-bak", False, f"{name} holds the rain man" if only_rain
+                           else f"{name} holds {_n(loser.brights, 'bright')}"))
+        else:
+            out.append(Bak("gwang-bak", True, f"{name} holds only the rain man, which does "
+                           "not protect here" if wet else f"{name} holds no bright"))
+    if w.has("pi"):
+        most = int(rs["pibak_max"])
+        if loser.junk == 0 and rs["pibak_zero_exempt"]:
+            out.append(Bak("pi-bak", False, f"{name} has no junk at all (exempt)"))
+        elif loser.junk <= most:
+            out.append(Bak("pi-bak", True, f"{name} has {loser.junk} junk (at most {most})"))
+        else:
+            out.append(Bak("pi-bak", False, f"{name} has {loser.junk} junk (more than "
+                                            f"{most})"))
+    meong = rs["meongbak"]
+    if meong != "off" and ((meong == "winner_5" and w.animals >= 5) or
+                           (meong == "winner_7" and w.animals >= 7)
+                           or (meong == "animal_yaku" and w.has("yeol", "godori"))):
+        out.append(Bak("meong-bak", not loser.animals, f"{name} holds no animal"
+                       if not loser.animals else f"{name} holds {_n(loser.animals, 'animal')}"))
+    if gobak_double:
+        out.append(Bak("go-bak", True, f"{name} called go, and another player stopped"))
+    return out
+
+
 def loser_baks(w: Tally, loser: Tally, rs: RuleSet, gobak_double: bool) -> list[str]:
     """The penalties (박) of one loser, each x2 (gwang-bak may be +2, see G14)."""
-    baks = []
-    mode = rs["gwangbak"]
-    protect = loser.brights - (loser.rain and mode == "rain_no_protect")
-    if mode != "off" and not protect and (
-            w.brights if mode == "any_bright" else w.has(*BRIGHT_YAKU)):
-        baks.append("gwang-bak")
-    if w.has("pi") and loser.junk <= int(rs["pibak_max"]) and \
-            (loser.junk > 0 or not rs["pibak_zero_exempt"]):
-        baks.append("pi-bak")
-    meong = rs["meongbak"]
-    if meong != "off" and not loser.animals and (
-            (meong == "winner_5" and w.animals >= 5) or (meong == "winner_7" and
-                                                         w.animals >= 7)
-            or (meong == "animal_yaku" and w.has("yeol", "godori"))):
-        baks.append("meong-bak")
-    if gobak_double:
-        baks.append("go-bak")
-    return baks
+    return [b.name for b in bak_verdicts(w, loser, rs, gobak_double) if b.applies]
 
 
 def share(w: Tally, loser: Tally, ctx: GostopContext, winner: str, rs: RuleSet,
-          gobak_double: bool = False) -> Share:
+          gobak_double: bool = False, name: str = "the loser") -> Share:
     """One loser's own payment (before a go-bak liability moves it)."""
     if loser.empty:
         return Share(0, "0 (no cards at all: exempt)", [], 1)
     head, text, factors = winner_terms(w, ctx, winner, rs)
-    baks = loser_baks(w, loser, rs, gobak_double)
+    verdicts = bak_verdicts(w, loser, rs, gobak_double, name)
+    baks = [b.name for b in verdicts if b.applies]
     plus = 0
     for bak in baks:
         if bak == "gwang-bak" and rs["gwangbak_penalty"] == "plus_2":
@@ -484,7 +547,7 @@ def share(w: Tally, loser: Tally, ctx: GostopContext, winner: str, rs: RuleSet,
     if factors or plus or text != str(amount):
         text += "".join(f" × {v} {t}" for v, t in factors) + \
             (" + 2 gwang-bak" if plus else "") + f" = {amount}"
-    return Share(amount, text, baks, factor)
+    return Share(amount, text, baks, factor, verdicts, factors)
 
 
 
@@ -556,8 +619,21 @@ def check_round(rnd: CheckedRound, rs: RuleSet) -> None:
                          f"called first) to tell who is liable for go-bak")
 
 
+@dataclass
+class Stopped:
+    """A stopped round's settlement: each player's score, text and multiplier, the
+    winner's reading, each loser's own share and who is liable for go-bak."""
+
+    scores: dict[str, int]
+    texts: dict[str, str]
+    mults: dict[str, int]
+    reading: Tally
+    shares: dict[str, Share]
+    liable: str | None
+
+
 def _stop(rnd: CheckedRound, rs: RuleSet, tallies: dict[str, list[Tally]],
-          winner: str) -> tuple[dict[str, int], dict[str, str], dict[str, int], Tally]:
+          winner: str) -> Stopped:
     """Scores, texts and multipliers of a stopped round."""
     ctx = cast(GostopContext, rnd.context)
     losers = [p for p in tallies if p != winner]
@@ -566,7 +642,7 @@ def _stop(rnd: CheckedRound, rs: RuleSet, tallies: dict[str, list[Tally]],
     for w in tallies[winner]:
         if not may_stop(w, ctx.goes.get(winner, 0), rs):
             continue
-        shares = {p: min((share(w, pile, ctx, winner, rs, double and ctx.goes.get(p, 0) > 0)
+        shares = {p: min((share(w, pile, ctx, winner, rs, double and ctx.goes.get(p, 0) > 0, p)
                           for pile in tallies[p]), key=lambda s: s.amount) for p in losers}
         total = sum(s.amount for s in shares.values())
         if best is None or (total, worth(w, rs)) > (best[0], worth(best[1], rs)):
@@ -598,7 +674,22 @@ def _stop(rnd: CheckedRound, rs: RuleSet, tallies: dict[str, list[Tally]],
     texts[winner] = (" + ".join(f"{h.name} {h.points}" for h in w.hits) + f" = {w.base}"
                      + (f"; {goes} go" if goes else "") + role
                      + f"; stops and receives {total}")
-    return scores, texts, mults, w
+    return Stopped(scores, texts, mults, w, shares, liable)
+
+
+def ignored_counts(ctx: GostopContext, winner: str | None) -> list[tuple[str, str]]:
+    """(context key, why) for each player's shakes and bombs that do not count: only the
+    winner's multiply (RULES-gostop.md 4.1), and in a nagari or an instant win nobody's.
+    ``hanafuda score`` refuses them; the round's explanation says so."""
+    out = []
+    for key, what in (("shakes", "shake"), ("bombs", "bomb")):
+        for p, n in getattr(ctx, key).items():
+            if n and p != winner:
+                why = f"only the winner's {key} multiply ({winner} stopped)" if winner \
+                    else f"nobody stopped, so no {key} count"
+                out.append((key, f"{p}'s {n} {what}{'s do' if n != 1 else ' does'} not "
+                                 f"count: {why}"))
+    return out
 
 
 def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
@@ -613,7 +704,7 @@ def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
     lines: list[str] = []
     winner = ctx.stopped_by if end != "nagari" else None
     if end == "nagari":
-        lines.append(f"nagari: nobody stopped; the next round is x"
+        lines.append(f"nagari: nobody stopped; the next round is ×"
                      f"{nagari_factor(ctx.nagari + 1, rs)}, the same dealer deals")
     elif end == "instant":
         assert winner is not None
@@ -622,24 +713,76 @@ def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
             scores[p], texts[p] = -value, f"pays {value} (instant win, no multipliers)"
         scores[winner] = value * (len(names) - 1)
         texts[winner] = f"instant win (chongtong / three ppeok): receives {scores[winner]}"
-    else:
+    stopped = None
+    if end == "stop":
         assert winner is not None
-        scores, texts, mults, w = _stop(rnd, rs, tallies, winner)
-        counted[winner] = list(w.hits)
+        stopped = _stop(rnd, rs, tallies, winner)
+        scores, texts, mults = stopped.scores, stopped.texts, stopped.mults
+        counted[winner] = list(stopped.reading.hits)
+    own = {p: stopped.reading if stopped and p == winner else
+           max(tallies[p], key=lambda t: t.base) for p in names}
     for p in names:
-        if p != winner:
-            own = max(tallies[p], key=lambda t: t.base)
-            if own.base:
-                texts[p] += f" - pile forms {own.base} (" + ", ".join(
-                    h.name for h in own.hits) + ")"
-    results = {s.name: PlayerResult(s.name, 0, counted[s.name], 0, mults[s.name],
-                                    scores[s.name], texts[s.name], s.members,
-                                    tuple(sorted(s.codes))) for s in rnd.sides}
+        if p != winner and own[p].base:
+            texts[p] += f"; the pile forms {own[p].base} (" + ", ".join(
+                h.name for h in own[p].hits) + ", not scored)"
+        if ctx.bonus_junk.get(p):
+            texts[p] += f"; {ctx.bonus_junk[p]} bonus junk counted among its {own[p].junk} junk"
+    lines += [why for _, why in ignored_counts(ctx, winner if end == "stop" else None)]
+    results = {s.name: PlayerResult(
+        s.name, own[s.name].base, counted[s.name], max(0, -scores[s.name]), mults[s.name],
+        scores[s.name], texts[s.name], s.members, tuple(sorted(s.codes)),
+        details(s.name, own[s.name], ctx, end, winner, stopped, rs))
+        for s in rnd.sides}
     next_dealer = winner or rnd.dealer
     lines = [f"{k}: {r.explanation}" for k, r in results.items()] + lines
     lines.append(f"{winner} wins the round" if winner else "no winner")
     lines.append(f"{next_dealer} deals next")
     return RoundResult(results, winner, next_dealer, lines, rs.name, rs.game, rnd.dealer)
+
+
+#: The four kinds of card and the yaku each kind scores (points by role).
+ROLE_YAKU = {"gwang": BRIGHT_YAKU, "yeol": ("yeol", "godori"),
+             "tti": ("tti", "hongdan", "cheongdan", "chodan"), "pi": ("pi",)}
+
+
+def details(name: str, own: Tally, ctx: GostopContext, end: str, winner: str | None,
+            stopped: Stopped | None, rs: RuleSet) -> dict[str, Any]:
+    """One player's line of the Go-Stop table: the pile's points by role and its counts,
+    the calls, the multipliers on what he receives or pays, and each bak in play with
+    its reason (applied or escaped)."""
+    role = "nagari" if end == "nagari" else "instant" if end == "instant" else \
+        "winner" if name == winner else "loser"
+    out: dict[str, Any] = {
+        "role": role,
+        "points": {r: sum(h.points for h in own.hits if h.name in yaku)
+                   for r, yaku in ROLE_YAKU.items()},
+        "base": own.base, "counts": own.counts(),
+        "bonus_junk": ctx.bonus_junk.get(name, 0),
+        "goes": ctx.goes.get(name, 0), "shakes": ctx.shakes.get(name, 0),
+        "bombs": ctx.bombs.get(name, 0),
+        "double_junk_animal": own.role, "factors": [], "baks": [],
+    }
+    if stopped is None:
+        return out
+    if role == "winner":
+        factors = winner_terms(stopped.reading, ctx, name, rs)[2]
+        out["factors"] = [{"factor": v, "why": t.strip("()")} for v, t in factors]
+        out["receives"] = stopped.scores[name]
+        return out
+    mine = stopped.shares[name]
+    out["factors"] = [{"factor": v, "why": t.strip("()")} for v, t in mine.factors]
+    out["baks"] = [b.to_dict() for b in mine.verdicts]
+    out["share"] = mine.amount
+    out["pays"] = -stopped.scores[name]
+    liable = stopped.liable
+    if liable is not None and liable != winner and name in stopped.shares:
+        if name == liable:
+            out["baks"].append(Bak("go-bak", True, f"{name} called go, and {winner} "
+                                   "stopped: pays the other losers' shares too").to_dict())
+        elif mine.amount:
+            out["baks"].append(Bak("go-bak", False, f"{liable} called go: his go-bak covers "
+                                   f"{name}'s share").to_dict())
+    return out
 
 
 def context_from_log(results: Sequence[RoundResult], rs: RuleSet) -> dict[str, Any]:
@@ -652,7 +795,7 @@ def context_from_log(results: Sequence[RoundResult], rs: RuleSet) -> dict[str, A
     return {"nagari": draws}
 
 
-class Gostop(BaseGame):
+class Gostop(BaseVariant):
     """Go-Stop and Matgo, RULES-gostop.md: 2 or 3 players (each preset fixes which);
     only the player who stops scores and every other player pays him."""
 
@@ -664,6 +807,7 @@ class Gostop(BaseGame):
     yaku = YAKU
     context = GostopContext
     multiplies = True
+    option_groups: Mapping[str, str] = OPTION_GROUPS
 
     card_values = staticmethod(card_values)
     find_yaku = staticmethod(find_yaku)
@@ -675,4 +819,4 @@ class Gostop(BaseGame):
         return f"base points: {summary.total} (before go, multipliers and baks)"
 
 
-GAME = Gostop()
+VARIANT = Gostop()

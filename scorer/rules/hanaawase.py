@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from scorer.cards import DECK, WILLOW_RIBBON, Kind
-from scorer.rules.base import MAX_ROUNDS, BaseGame, Preset
+from scorer.rules.base import MAX_ROUNDS, BaseVariant, Preset
 from scorer.rules.ruleset import RuleSet
 from scorer.rules.context import Context, ContextField
 from scorer.rules.options import Alias, Option, boolean, choice, integer
-from scorer.rules.records import PileSummary, PlayerResult, RoundResult, YakuHit
+from scorer.rules.records import PileSummary, PlayerResult, RoundResult, YakuHit, number_text
 from scorer.rules.sides import CheckedRound
 from scorer.rules.viewing import rain_option, rained_off
 from scorer.rules.yaku import Yaku, enabled, first_of_groups, hit
@@ -141,8 +141,8 @@ def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
         elif zero_sum:
             penalty = sum(v for k, v in yaku_points.items() if k != side.name)
             score = cards - par + own * (sides - 1) - penalty
-            text = (f"(cards {cards} - par {par}) + yaku {own} x {sides - 1} - others' yaku "
-                    f"{penalty} = {score}")
+            text = (f"(cards {cards} − par {par}) + yaku {own} × {sides - 1} − others' yaku "
+                    f"{penalty} = {number_text(score)}")
         else:
             penalty = 0
             score = cards + own
@@ -174,7 +174,7 @@ def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
                        None, tied)
 
 
-class Hanaawase(BaseGame):
+class Hanaawase(BaseVariant):
     """Hana-Awase, RULES.md section 3: 2-4 players, card points and yaku."""
 
     name = "hanaawase"
@@ -191,4 +191,4 @@ class Hanaawase(BaseGame):
     score_round = staticmethod(score_round)
 
 
-GAME = Hanaawase()
+VARIANT = Hanaawase()

@@ -9,7 +9,7 @@ from typing import Any, Collection, Iterable, Mapping, Sequence, cast
 
 from scorer.cards import DECK, RAIN_MAN, SAKE_CUP, Kind
 from scorer.errors import InputError
-from scorer.rules.base import MAX_ROUNDS, BaseGame, Preset
+from scorer.rules.base import MAX_ROUNDS, BaseVariant, Preset
 from scorer.rules.ruleset import RuleSet
 from scorer.rules.hanaawase import VALUES
 from scorer.rules.context import MAX_CALLS, Context, ContextField, parse_name
@@ -120,10 +120,10 @@ OPTIONS: tuple[Option, ...] = (
          "RULES 2.4", 1, 1000),
     choice("koikoi_multiplier", "opponent", "what koi-koi calls do to the stopper's score",
             "RULES K6",
-            ("opponent", "x2 if the opponent called koi-koi (any number of times)"),
-            ("anyone", "x2 if anyone called koi-koi"),
-            ("self", "x2 if the stopper called koi-koi"),
-            ("per_call", "x(1 + all calls in the round)"),
+            ("opponent", "×2 if the opponent called koi-koi (any number of times)"),
+            ("anyone", "×2 if anyone called koi-koi"),
+            ("self", "×2 if the stopper called koi-koi"),
+            ("per_call", "×(1 + all calls in the round)"),
             ("none", "calls change nothing")),
     choice("rain_man_three", "ame_shiko", "rain man plus three dry brights", "RULES K7",
             ("ame_shiko", "ame-shiko (rainy four brights)"),
@@ -156,14 +156,14 @@ ALIASES: tuple[Alias, ...] = (
 
 PRESETS: tuple[Preset, ...] = (
     Preset("koikoi", "koikoi", "Nintendo Koi-Koi: 10/8/7/5, +1 extras, exclusive groups, "
-           "sake cup also chaff, viewing 5, x2 at 7+, x2 if the opponent called; 12 rounds"),
+           "sake cup also chaff, viewing 5, ×2 at 7+, ×2 if the opponent called; 12 rounds"),
     Preset("koikoi-modern", "koikoi", "online/app table: goko 15, shiko 10, ame-shiko 8, "
            "sanko 6, akatan/aotan 6, yaku stack, no viewing yaku, no multipliers",
            {"point_table": "15-10-8-6-tan6", "animal_group": "stack_flat",
             "ribbon_group": "stack_flat", "sake_cup": "both", "viewing": "off",
             "double_at_seven": False, "koikoi_multiplier": "none"}),
     Preset("koikoi-classic", "koikoi", "Koi-Koi where every koi-koi call raises the "
-           "multiplier by one (x2, x3, ...) for whoever stops",
+           "multiplier by one (×2, ×3, ...) for whoever stops",
            {"koikoi_multiplier": "per_call"}),
 )
 
@@ -181,7 +181,8 @@ class KoikoiContext(Context):
 
     FIELDS = (
         ContextField("stopped_by", "player", "Who stopped?",
-                     "the player who called shobu; nobody: an exhaustive draw"),
+                     "the player who called shobu; nobody: an exhaustive draw",
+                     required=True, nobody="nobody (a draw)"),
         ContextField("koikoi_calls", "count_per_player", "Koi-koi calls",
                      "how many times each player called koi-koi", 0, MAX_CALLS),
         ContextField("month", "month", "Round month", "for tsuki-fuda (option tsukifuda)"),
@@ -317,22 +318,23 @@ def multiplier(base: int, stopper: str, calls: dict[str, int],
     times, why = 1, []
     if rs["double_at_seven"] and base >= int(rs["double_threshold"]):
         times *= 2
-        why.append(f"x2 for {rs['double_threshold']}+ points")
+        why.append(f"×2 for {rs['double_threshold']}+ points")
     own = calls.get(stopper, 0)
     others = sum(n for p, n in calls.items() if p != stopper)
     mode = rs["koikoi_multiplier"]
     if mode == "opponent" and others:
         times *= 2
-        why.append("x2: the opponent called koi-koi")
+        why.append("×2: the opponent called koi-koi")
     elif mode == "anyone" and own + others:
         times *= 2
-        why.append("x2: koi-koi was called")
+        why.append("×2: koi-koi was called")
     elif mode == "self" and own:
         times *= 2
-        why.append("x2: the stopper had called koi-koi")
+        why.append("×2: the stopper had called koi-koi")
     elif mode == "per_call" and own + others:
         times *= 1 + own + others
-        why.append(f"x{1 + own + others}: {own + others} koi-koi call(s)")
+        n = own + others
+        why.append(f"×{1 + n}: {n} koi-koi call{'s' if n != 1 else ''}")
     return times, why
 
 
@@ -386,11 +388,12 @@ def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
         counted[stopper] = summary.yaku
         texts[stopper] = (" + ".join(f"{y.name} {y.points}" for y in summary.yaku)
                           + f" = {base}"
-                          + (f"; {', '.join(why)} -> {base * times}" if why else ""))
+                          + (f"; {', '.join(why)} = {base * times}" if why else ""))
         for p in scores:
             if p != stopper:
                 texts[p] = "0 (only the player who stops scores)" + (
-                    f"; called koi-koi {calls[p]}x" if calls.get(p) else "")
+                    f"; called koi-koi {calls[p]} time{'s' if calls[p] != 1 else ''}"
+                    if calls.get(p) else "")
     else:
         draw = rs["exhaustive_draw"]
         if draw.startswith("oyaken"):
@@ -409,8 +412,9 @@ def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
             side.name, 0, counted[side.name], 0, mults[side.name],
             scores[side.name], texts[side.name], side.members, tuple(sorted(side.codes)))
         if side.name != winner and summary.yaku:
-            results[side.name].explanation += (" - pile forms "
-                                               + ", ".join(y.name for y in summary.yaku))
+            results[side.name].explanation += ("; the pile forms "
+                                               + ", ".join(y.name for y in summary.yaku)
+                                               + " (not scored)")
     if winner is not None:
         next_dealer = winner
     elif rs["exhaustive_draw"] == "dealer_switches":
@@ -424,7 +428,7 @@ def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
     return RoundResult(results, winner, next_dealer, lines, rs.name, rs.game, rnd.dealer)
 
 
-class Koikoi(BaseGame):
+class Koikoi(BaseVariant):
     """Koi-Koi, RULES.md section 2: two players; only the player who stops scores."""
 
     name = "koikoi"
@@ -445,4 +449,4 @@ class Koikoi(BaseGame):
         return f"yaku points: {summary.total} (before multipliers)"
 
 
-GAME = Koikoi()
+VARIANT = Koikoi()

@@ -11,20 +11,32 @@ import tomllib
 from pathlib import Path
 from typing import Any, Mapping
 
+from scorer import hwatu
 from scorer.errors import InputError
-from scorer.rules.base import Game, Preset
+from scorer.rules.base import Variant, Preset
 from scorer.rules.ruleset import FrozenOptions, RuleSet
 from scorer.rules.options import defaults, option_for
-from scorer.rules.registry import GAMES, get_game
+from scorer.rules.registry import VARIANTS, get_variant
 from scorer.rules.yaku import POINTS_PREFIX, SWITCH_PREFIX
 
-PRESETS: dict[str, Preset] = {p.name: p for game in GAMES.values() for p in game.presets}
+PRESETS: dict[str, Preset] = {p.name: p for game in VARIANTS.values() for p in game.presets}
 DEFAULT_PRESET = "sakura"
+
+
+def preset_title(name: str, game_title: str, low: int, high: int) -> str:
+    """What a person reads for a preset: ``고스톱 Go-Stop (3 players)``, ``Koi-Koi
+    (modern)``, ``Hana-Awase (zero sum)`` (the key stays the preset's name)."""
+    if name in hwatu.PRESETS:
+        return hwatu.PRESETS[name].text + (f" ({low} players)" if low == high
+                                           else f" ({low}-{high} players)")
+    game = game_title.lower().replace("-", "")
+    rest = name.removeprefix(game).strip("-").replace("-", " ")
+    return game_title + (f" ({rest})" if rest else "")
 
 
 def yaku_names(game: str) -> tuple[str, ...]:
     """Names of the yaku a game can find (for ``points.<yaku>`` and ``yaku.<yaku>``)."""
-    return tuple(y.name for y in get_game(game).yaku)
+    return tuple(y.name for y in get_variant(game).yaku)
 
 
 def _preset(name: str) -> Preset:
@@ -33,7 +45,7 @@ def _preset(name: str) -> Preset:
     return PRESETS[name.strip().lower()]
 
 
-def _apply(game: Game, values: dict[str, Any], updates: Mapping[str, Any],
+def _apply(game: Variant, values: dict[str, Any], updates: Mapping[str, Any],
            where: str) -> None:
     names = yaku_names(game.name)
     for key, raw in updates.items():
@@ -45,7 +57,7 @@ def _apply(game: Game, values: dict[str, Any], updates: Mapping[str, Any],
             values[new_key] = option.parse_value(new_raw)
 
 
-def _unalias(game: Game, key: str, raw: Any) -> list[tuple[str, Any]]:
+def _unalias(game: Variant, key: str, raw: Any) -> list[tuple[str, Any]]:
     """An old option key (or key=value) as the new settings it stands for."""
     for alias in game.aliases:
         if alias.key == key:
@@ -97,7 +109,7 @@ def get_ruleset(name: str | None = None, overrides: Mapping[str, Any] | None = N
         raise InputError(f"rules file presets {file_preset!r} but the rules asked for are "
                          f"{name!r}; give one of them")
     preset = _preset(name or file_preset or DEFAULT_PRESET)
-    game = get_game(preset.game)
+    game = get_variant(preset.game)
     values = defaults(game.options)
     values.update(preset.values)
     base = dict(values)
@@ -108,7 +120,7 @@ def get_ruleset(name: str | None = None, overrides: Mapping[str, Any] | None = N
     changed = tuple(k for k in values if k not in base or values[k] != base[k])
     low, high = preset.players or (game.min_players, game.max_players)
     return RuleSet(preset.name, preset.game, preset.description, FrozenOptions(values),
-                   changed, low, high)
+                   changed, low, high, preset_title(preset.name, game.title, low, high))
 
 
 def list_presets() -> list[RuleSet]:
@@ -128,11 +140,14 @@ def parse_set_args(items: list[str] | None) -> dict[str, str]:
 
 
 def option_rows(rs: RuleSet) -> list[dict[str, Any]]:
-    """Each option of the rule set's game with its value here and its default."""
+    """Each option of the rule set's game with its value here, its default and the
+    group the page folds it in."""
     rows = []
-    for opt in get_game(rs.game).options:
+    variant = get_variant(rs.game)
+    for opt in variant.options:
         row = opt.to_dict()
         row["value"] = rs.options[opt.key]
+        row["group"] = variant.option_groups.get(opt.key, "House rules")
         rows.append(row)
     for key in rs.options:
         if key.startswith((POINTS_PREFIX, SWITCH_PREFIX)):

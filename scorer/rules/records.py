@@ -8,6 +8,12 @@ from typing import Any, Mapping
 from scorer.rules.context import Context
 
 
+def number_text(n: int) -> str:
+    """A whole number as the explanations write it: a negative with the minus sign
+    (U+2212), as the page writes scores (``−15``, not ``-15``)."""
+    return f"\u2212{-n}" if n < 0 else str(n)
+
+
 @dataclass(frozen=True)
 class YakuHit:
     """One yaku found in a pile.
@@ -91,7 +97,9 @@ class PlayerResult:
 
     ``score = card_points + bonus - penalty`` (Sakura, additive Hana-Awase), or
     ``base yaku points x multiplier`` for the Koi-Koi stopper (0 for everyone else);
-    zero-sum Hana-Awase also subtracts the par (see ``explanation``).
+    zero-sum Hana-Awase also subtracts the par (see ``explanation``). Go-Stop:
+    ``card_points`` the base points the pile forms, ``penalty`` what a loser pays
+    (``score = -penalty``), and ``details`` the table's line (``gostop.details``).
     """
 
     owner: str                 # who owns the pile: a player, or a team ("A+C")
@@ -103,17 +111,21 @@ class PlayerResult:
     explanation: str
     members: tuple[str, ...] = ()
     cards: tuple[str, ...] = ()
+    details: Mapping[str, Any] = field(default_factory=dict)   # a game's own (Go-Stop's table)
 
     @property
     def yaku_points(self) -> int:
         return sum(y.points for y in self.yaku)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"owner": self.owner, "members": list(self.members),
-                "cards": list(self.cards), "card_points": self.card_points,
-                "yaku": [y.to_dict() for y in self.yaku], "yaku_points": self.yaku_points,
-                "penalty": self.penalty, "multiplier": self.multiplier,
-                "score": self.score, "explanation": self.explanation}
+        out = {"owner": self.owner, "members": list(self.members),
+               "cards": list(self.cards), "card_points": self.card_points,
+               "yaku": [y.to_dict() for y in self.yaku], "yaku_points": self.yaku_points,
+               "penalty": self.penalty, "multiplier": self.multiplier,
+               "score": self.score, "explanation": self.explanation}
+        if self.details:
+            out["details"] = dict(self.details)
+        return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "PlayerResult":
@@ -121,7 +133,8 @@ class PlayerResult:
         return cls(d["owner"] if "owner" in d else d["player"], int(d["card_points"]),
                    [YakuHit.from_dict(y) for y in d.get("yaku", [])], int(d["penalty"]),
                    int(d["multiplier"]), int(d["score"]), d.get("explanation", ""),
-                   tuple(d.get("members", ())), tuple(d.get("cards", ())))
+                   tuple(d.get("members", ())), tuple(d.get("cards", ())),
+                   dict(d.get("details") or {}))
 
 
 @dataclass

@@ -1,29 +1,21 @@
-"""Every game the engine plays, by name (as python-chess's ``VARIANTS``). A new game is one
-module of ``scorer.rules`` with a ``GAME`` object (see ``scorer.rules.base.Game``) plus one
-line here: its module's name in ``MODULES``."""
+"""Every variant of hanafuda the engine plays (Sakura, Koi-Koi, Hana-Awase, Go-Stop), by
+name, as python-chess lists its ``VARIANTS``. A new variant is one module of
+``scorer.rules`` with a ``VARIANT`` object (see ``scorer.rules.base.Variant``), imported
+here and listed in ``VARIANTS``."""
 
 from __future__ import annotations
 
-from importlib import import_module
-
 from scorer.errors import InputError
-from scorer.rules.base import Game
+from scorer.rules import gostop, hanaawase, koikoi, sakura
+from scorer.rules.base import Variant
 
-#: The games' modules in ``scorer.rules``, one line each, in the order they are listed.
-#: (``tests/test_imports.py`` reads this tuple as imports of the registry.)
-MODULES: tuple[str, ...] = (
-    "sakura",
-    "koikoi",
-    "hanaawase",
-    "gostop",
-)
-
-GAMES: dict[str, Game] = {game.name: game for game in (
-    import_module(f"scorer.rules.{module}").GAME for module in MODULES)}
+#: The variants, in the order they are listed.
+VARIANTS: dict[str, Variant] = {variant.name: variant for variant in (
+    sakura.VARIANT, koikoi.VARIANT, hanaawase.VARIANT, gostop.VARIANT)}
 
 
-def get_game(name: str) -> Game:
-    """The game called ``name``; InputError listing the games otherwise."""
-    if name not in GAMES:
-        raise InputError(f"unknown game {name!r} (games: {', '.join(GAMES)})")
-    return GAMES[name]
+def get_variant(name: str) -> Variant:
+    """The variant called ``name``; InputError listing the variants otherwise."""
+    if name not in VARIANTS:
+        raise InputError(f"unknown game {name!r} (games: {', '.join(VARIANTS)})")
+    return VARIANTS[name]

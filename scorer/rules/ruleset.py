@@ -34,6 +34,7 @@ class RuleSet:
     changed: tuple[str, ...] = ()  # option keys that differ from the preset
     min_players: int = 2
     max_players: int = 2
+    title: str = ""               # what people read: "고스톱 Go-Stop (3 players)"
 
     @property
     def default_rounds(self) -> int:
@@ -46,4 +47,4 @@ class RuleSet:
         return {"name": self.name, "game": self.game, "description": self.description,
                 "options": dict(self.options), "changed": list(self.changed),
                 "default_rounds": self.default_rounds, "min_players": self.min_players,
-                "max_players": self.max_players}
+                "max_players": self.max_players, "title": self.title or self.name}

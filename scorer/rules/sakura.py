@@ -11,11 +11,11 @@ from typing import Iterable, cast
 
 from scorer.cards import DECK, LIGHTNING, RAIN_MAN, YELLOW_CHAFF, Kind, card
 from scorer.errors import InputError
-from scorer.rules.base import MAX_ROUNDS, BaseGame, Preset
+from scorer.rules.base import MAX_ROUNDS, BaseVariant, Preset
 from scorer.rules.ruleset import RuleSet
 from scorer.rules.context import Context, ContextField
 from scorer.rules.options import Option, choice, integer
-from scorer.rules.records import PileSummary, PlayerResult, RoundResult, YakuHit
+from scorer.rules.records import PileSummary, PlayerResult, RoundResult, YakuHit, number_text
 from scorer.rules.sides import CheckedRound, Side
 from scorer.rules.validate import check_deal_points
 from scorer.rules.yaku import Yaku, enabled, hit
@@ -210,8 +210,8 @@ def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
             score = pts - penalty
             who = "; ".join(f"{o}: {', '.join(y.name for n, y in against if n == o)}"
                             for o in dict.fromkeys(n for n, _ in against))
-            text = (f"cards {pts} - {_times([y for _, y in against])} opponents' yaku"
-                    + (f" ({who})" if who else "") + f" = {score}")
+            text = (f"cards {pts} − {_times([y for _, y in against])} opponents' yaku"
+                    + (f" ({who})" if who else "") + f" = {number_text(score)}")
         results[side.name] = PlayerResult(
             side.name, pts, own, penalty, 1, score, text, side.members,
             tuple(sorted(side.codes)))
@@ -250,10 +250,10 @@ def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
 
 
 def _times(hits: list[YakuHit]) -> str:
-    """``50 x 2`` when every yaku is worth the same (the usual case), else ``30 + 50``."""
+    """``50 × 2`` when every yaku is worth the same (the usual case), else ``30 + 50``."""
     worth = {y.points for y in hits}
     if len(worth) <= 1:
-        return f"{worth.pop() if worth else 50} x {len(hits)}"
+        return f"{worth.pop() if worth else 50} × {len(hits)}"
     return "(" + " + ".join(str(y.points) for y in hits) + ")"
 
 
@@ -279,7 +279,7 @@ def victories(margin: int, rs: RuleSet) -> tuple[int, str]:
     return 1, "plain"
 
 
-class Sakura(BaseGame):
+class Sakura(BaseVariant):
     """Sakura (Hawaiian hanafuda), RULES.md section 1."""
 
     name = "sakura"
@@ -314,4 +314,4 @@ class Sakura(BaseGame):
         return f"{note}card points: {summary.card_points}"
 
 
-GAME = Sakura()
+VARIANT = Sakura()

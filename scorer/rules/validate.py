@@ -17,7 +17,7 @@ from scorer.rules.ruleset import RuleSet
 from scorer.rules.sides import CheckedRound, Side
 
 if TYPE_CHECKING:
-    from scorer.rules.base import Game
+    from scorer.rules.base import Variant
 
 MAX_NAME = 24
 
@@ -58,7 +58,7 @@ def check_player_count(n: int, rs: RuleSet) -> None:
 
 
 def parse_teams(raw: Any, players: list[str], rs: RuleSet,
-                game: Game) -> list[tuple[str, ...]]:
+                game: Variant) -> list[tuple[str, ...]]:
     """Teams as tuples of members ([] for none); InputError for any shape RULES 1.1
     does not allow (teams cover every player, 2 or more of equal size >= 2)."""
     if not raw:
@@ -97,7 +97,7 @@ def parse_teams(raw: Any, players: list[str], rs: RuleSet,
     return teams
 
 
-def check_round(inp: RoundInput, rs: RuleSet, game: Game) -> CheckedRound:
+def check_round(inp: RoundInput, rs: RuleSet, game: Variant) -> CheckedRound:
     """Check a round and gather each side's pile. Raises InputError on any problem."""
     players = player_names(inp.players)
     check_player_count(len(players), rs)

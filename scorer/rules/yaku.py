@@ -77,7 +77,8 @@ def hit(yaku: Yaku, rs: RuleSet, held: Iterable[str], extras: Sequence[str] = ()
     (a per-card yaku's extras are already among the cards it holds)."""
     held = tuple(held)
     cards = held + tuple(c for c in extras if c not in held)
-    label = yaku.label + (f" +{len(extras)}" if extras else "")
+    n = len(extras)
+    label = yaku.label + (f" (+{n} extra card{'s' if n != 1 else ''})" if n else "")
     return YakuHit(yaku.name, points(yaku, rs, default) + len(extras),
                    tuple(sorted(cards)) if sort else cards, label)
 

@@ -2,13 +2,15 @@
 persistence only. Enrolment, learning from play and profiles are ``scorer.enrolled``'s.
 
 A deck keeps each card's crop (PNG) as the source of truth, and beside it the crop's
-embeddings by the classifier named in ``model``; a profile for another classifier is
-recomputed from the crops (``scorer.vision.profile.profile_from_cards``).
+embeddings by the classifier named in ``model``: a profile is built from those
+(``embeddings``, no crop read); for another classifier the crops are embedded once and
+the new embeddings kept (``scorer.enrolled.EnrolledDecks.build_profile``).
 """
 
 from __future__ import annotations
 
 import base64
+import builtins
 import re
 import sqlite3
 from dataclasses import dataclass, field
@@ -45,6 +47,17 @@ class DeckCard:
     game_id: int | None = None       # the game it was learned from (goes with that game)
 
 
+@dataclass(frozen=True)
+class StoredEmbedding:
+    """One kept crop's embeddings as stored (no crop decoded): what a profile is built
+    from. ``embedding`` (2,D), None when never embedded; ``model``: its classifier."""
+
+    id: int
+    code: str
+    model: str | None
+    embedding: np.ndarray | None
+
+
 @dataclass
 class DeckRecord:
     name: str
@@ -67,6 +80,14 @@ class DeckRecord:
         return {**self.summary(),
                 "crops": [{"code": c.code, "source": c.source, "png": png_url(c.crop)}
                           for c in self.cards]}
+
+
+def clean_name(name: Any) -> str:
+    """A new deck's name as stored: trimmed, inner runs of spaces as one, then checked
+    (``"home "`` and ``"home  "`` are ``home``; the page trims the same way)."""
+    if isinstance(name, str):
+        name = " ".join(name.split())
+    return check_name(name)
 
 
 def check_name(name: str) -> str:
@@ -114,7 +135,7 @@ class DeckStore:
         return name
 
     def _not_found(self, name: str) -> DeckNotFound:
-        known = ", ".join(self.names()) or "none yet; enrol one with hanafuda enroll"
+        known = ", ".join(self.names()) or "none yet; enrol one with hanafuda enrol"
         return DeckNotFound(f"no deck named {name!r} (decks: {known})")
 
     def updated_at(self, name: str) -> str:
@@ -153,6 +174,58 @@ class DeckStore:
                 emb = np.frombuffer(r["embedding"], np.float32).reshape(2, -1).copy()
             cards.append(DeckCard(r["code"], crop, r["source"], r["model"], emb, r["game_id"]))
         return DeckRecord(d["name"], d["created_at"], d["updated_at"], cards)
+
+    def embeddings(self, name: str) -> builtins.list[StoredEmbedding]:
+        """Deck ``name``'s kept crops as their stored embeddings, no crop read."""
+        with self.db.connection() as conn:
+            d = conn.execute("SELECT id FROM decks WHERE name = ?", (name,)).fetchone()
+            if d is None:
+                raise self._not_found(name)
+            rows = conn.execute("SELECT id, code, model, embedding FROM deck_cards WHERE "
+                                "deck_id = ? ORDER BY id", (d["id"],)).fetchall()
+        return [StoredEmbedding(r["id"], r["code"], r["model"], None if r["embedding"] is None
+                                else np.frombuffer(r["embedding"], np.float32).reshape(2, -1))
+                for r in rows]
+
+    def crops(self, ids: Iterable[int]) -> dict[int, np.ndarray]:
+        """The crops of the kept cards ``ids`` (decoded; one that no longer decodes is
+        left out)."""
+        wanted = list(ids)
+        out: dict[int, np.ndarray] = {}
+        with self.db.connection() as conn:
+            for start in range(0, len(wanted), 500):
+                part = wanted[start:start + 500]
+                marks = ",".join("?" * len(part))
+                for r in conn.execute(f"SELECT id, crop FROM deck_cards WHERE id IN ({marks})",
+                                      part):
+                    crop = cv2.imdecode(np.frombuffer(r["crop"], np.uint8), cv2.IMREAD_COLOR)
+                    if crop is not None:
+                        out[int(r["id"])] = crop
+        return out
+
+    def set_embeddings(self, found: Iterable[tuple[int, str, np.ndarray]]) -> None:
+        """Keep embeddings computed since: (kept card id, classifier key, (2,D) array).
+        The deck's ``updated_at`` stays: its cards are the same."""
+        with self.db.write() as conn:
+            conn.executemany("UPDATE deck_cards SET model = ?, embedding = ? WHERE id = ?",
+                             [(model, np.asarray(emb, np.float32).tobytes(), int(i))
+                              for i, model, emb in found])
+
+    def drop_learned(self, game_id: int, number: int) -> builtins.list[str]:
+        """Forget the crops round ``number`` of game ``game_id`` taught any deck (the round
+        is reopened: its piles may change) -> the decks that changed."""
+        source = f"game {int(game_id)} round {int(number)} %"
+        with self.db.write() as conn:
+            rows = conn.execute(
+                "SELECT DISTINCT d.id, d.name FROM deck_cards c JOIN decks d ON d.id = "
+                "c.deck_id WHERE c.game_id = ? AND c.source LIKE ?",
+                (game_id, source)).fetchall()
+            conn.execute("DELETE FROM deck_cards WHERE game_id = ? AND source LIKE ?",
+                         (game_id, source))
+            now = _now()
+            for r in rows:
+                conn.execute("UPDATE decks SET updated_at = ? WHERE id = ?", (now, r["id"]))
+        return [r["name"] for r in rows]
 
     def save(self, name: str, cards: Iterable[DeckCard], replace: bool = True,
              create: bool = True) -> None:

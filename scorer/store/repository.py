@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Sequence
@@ -65,6 +64,24 @@ def _check_id(game_id: int) -> None:
 
 def _owner_label(owner: str) -> str:
     return f"{owner}'s" if "+" not in owner else f"team {owner}'s"
+
+
+def _fixes(raw: Any, found: Sequence[str], final: Sequence[str]) -> list[tuple[str, str]]:
+    """The [old, new] fixes of a pile being saved that hold: old detected and gone, new
+    not detected and kept, each card in one fix. Others are dropped (the diff of detected
+    and saved records them as a remove and an add)."""
+    if raw is None:
+        return []
+    if not isinstance(raw, (list, tuple)) or len(raw) > 48 or not all(
+            isinstance(f, (list, tuple)) and len(f) == 2 for f in raw):
+        raise InputError("fixes must be a list of [old code, new code] pairs")
+    out: list[tuple[str, str]] = []
+    for old, new in raw:
+        old, new = card(old).code, card(new).code
+        if old in found and old not in final and new in final and new not in found and \
+                all(old != o and new != n for o, n in out):
+            out.append((old, new))
+    return out
 
 
 def normalise_codes(codes: Sequence[Any]) -> list[str]:
@@ -180,18 +197,22 @@ class GameStore:
     # ----------------------------------------------------------------- piles
     def save_pile(self, game_id: int, number: int, owner: str, codes: Sequence[Any], *,
                   detected: Sequence[Any] = (), source: str = "manual",
-                  crops: Any = None, version: int | None = None) -> PileRecord:
+                  crops: Any = None, version: int | None = None,
+                  fixes: Any = None) -> PileRecord:
         """Save (or replace) one pile of the open round, with the corrections that turn
         what was detected into ``codes``, in one transaction (the round's first pile
         opens it, dealt by the session's dealer). ``version`` is the version this write
         replaces (0: the pile is not saved yet); StalePile when it is not the pile's.
         None replaces whatever is there: only for a single writer (a script, a test);
-        the web API refuses a write that names no version."""
+        the web API refuses a write that names no version. ``fixes``: [old, new] pairs of
+        cards the players fixed before saving (a detected card read another way): each
+        is recorded as one replace, not as a remove and an add."""
         if source not in SOURCES:
             raise InputError(f"source must be one of {', '.join(SOURCES)}, not {source!r}")
         final = normalise_codes(codes)
         found = normalise_codes(detected) if source != "manual" else []
         kept = clean_crops(crops, final)
+        fixed = _fixes(fixes, found, final)
         with self._write() as conn:
             session = GameSession(self._load_game(conn, game_id))
             round_id = self._open_round(conn, session, number, owner, create=True)
@@ -207,11 +228,13 @@ class GameStore:
                 (round_id, owner, json.dumps(final), json.dumps(found), source, now,
                  json.dumps(kept), _next(row)))
             if source != "manual":
+                for old, new in fixed:
+                    self._log(conn, round_id, owner, "replace", old, new, now)
                 for code in found:
-                    if code not in final:
+                    if code not in final and code not in dict(fixed):
                         self._log(conn, round_id, owner, "remove", code, None, now)
                 for code in final:
-                    if code not in found:
+                    if code not in found and code not in dict(fixed).values():
                         self._log(conn, round_id, owner, "add", None, code, now)
         return PileRecord(owner, final, found, source, now, kept, _next(row))
 
@@ -277,8 +300,11 @@ class GameStore:
     def confirm_round(self, game_id: int, number: int, context: Any = None) -> Confirmation:
         """Score the open round with the round ``context`` a caller sent and mark it
         confirmed, in one transaction (the piles cannot change meanwhile): the game's
-        session scores the game and the round as they stand. The game comes back with
-        the round confirmed, and its session with the rule set it resolved."""
+        session scores the game and the round as they stand. A reopened round is scored
+        again, and so is every later confirmed round (its dealer from the round before),
+        each change in the correction log with the result before and after. The game
+        comes back with the round confirmed, and its session with the rule set it
+        resolved."""
         with self._write() as conn:
             game = self._load_game(conn, game_id)
             session = GameSession(game)
@@ -291,13 +317,61 @@ class GameStore:
             scored = session.score(existing, context)
             saved = scored.result.to_dict()
             now = _now()
+            round_id = self._round_id(conn, game_id, number)
             conn.execute("UPDATE rounds SET context = ?, result = ?, confirmed_at = ?"
-                         " WHERE game_id = ? AND number = ?",
-                         (json.dumps(scored.context), json.dumps(saved), now, game_id,
-                          number))
-        rnd = replace(existing, context=scored.context, result=saved, confirmed_at=now)
-        game = replace(game, rounds=[rnd if r.number == number else r for r in game.rounds])
+                         " WHERE id = ?", (json.dumps(scored.context), json.dumps(saved),
+                                           now, round_id))
+            before = self._reopened_result(conn, round_id)
+            if before is not None:
+                self._log(conn, round_id, "", "rescore", None, None, now, before, saved)
+            later = {r.number: r for r in game.rounds}
+            for again in session.rescore_after(number, scored):
+                later_id = self._round_id(conn, game_id, again.number)
+                if again.scored is None:
+                    conn.execute("UPDATE rounds SET dealer = ? WHERE id = ?",
+                                 (again.dealer, later_id))
+                    continue
+                result = again.scored.result.to_dict()
+                conn.execute("UPDATE rounds SET dealer = ?, result = ? WHERE id = ?",
+                             (again.dealer, json.dumps(result), later_id))
+                if json.loads(json.dumps(result)) != later[again.number].result:
+                    self._log(conn, later_id, "", "rescore", None, None, now,
+                              later[again.number].result, result)
+            game = self._load_game(conn, game_id)
+        rnd = next(r for r in game.rounds if r.number == number)
         return Confirmation(rnd, scored.result, game, session.with_record(game))
+
+    def reopen_round(self, game_id: int, number: int) -> GameRecord:
+        """Reopen confirmed round ``number`` for fixes, in one transaction: it is the open
+        round again (a finished game is open again), its result and the crops it taught
+        are gone until it is confirmed again (``confirm_round`` scores it and the later
+        rounds anew). The correction log keeps its result as it was ("reopen")."""
+        with self._write() as conn:
+            game = self._load_game(conn, game_id)
+            GameSession(game).check_confirmed(number)
+            rnd = next(r for r in game.rounds if r.number == number)
+            round_id = self._round_id(conn, game_id, number)
+            conn.execute("UPDATE rounds SET result = NULL, confirmed_at = NULL, learned = NULL"
+                         " WHERE id = ?", (round_id,))
+            self._log(conn, round_id, "", "reopen", None, None, _now(), rnd.result, None)
+            return self._load_game(conn, game_id)
+
+    @staticmethod
+    def _round_id(conn: sqlite3.Connection, game_id: int, number: int) -> int:
+        row = conn.execute("SELECT id FROM rounds WHERE game_id = ? AND number = ?",
+                           (game_id, number)).fetchone()
+        return int(row["id"])
+
+    @staticmethod
+    def _reopened_result(conn: sqlite3.Connection, round_id: int) -> dict[str, Any] | None:
+        """The result a round had when it was last reopened, if it was reopened since it
+        was last scored (None: a first confirm)."""
+        row = conn.execute("SELECT action, before FROM corrections WHERE round_id = ? AND "
+                           "action IN ('reopen', 'rescore') ORDER BY id DESC LIMIT 1",
+                           (round_id,)).fetchone()
+        if row is None or row["action"] != "reopen" or row["before"] is None:
+            return None
+        return dict(json.loads(row["before"]))
 
     # --------------------------------------------------------------- helpers
     def _open_round(self, conn: sqlite3.Connection, session: GameSession, number: int,
@@ -329,10 +403,13 @@ class GameStore:
 
     @staticmethod
     def _log(conn: sqlite3.Connection, round_id: int, owner: str, action: str,
-             old: str | None, new: str | None, now: str) -> None:
+             old: str | None, new: str | None, now: str, before: Any = None,
+             after: Any = None) -> None:
         conn.execute("INSERT INTO corrections (round_id, owner, action, old_code, new_code,"
-                     " created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                     (round_id, owner, action, old, new, now))
+                     " created_at, before, after) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                     (round_id, owner, action, old, new, now,
+                      None if before is None else json.dumps(before),
+                      None if after is None else json.dumps(after)))
 
     @staticmethod
     def _load_game(conn: sqlite3.Connection, game_id: int) -> GameRecord:
@@ -355,7 +432,9 @@ class GameStore:
                                       row["confirmed_at"], row["learned"]))
         corrections = [
             CorrectionRecord(fix["id"], numbers[fix["round_id"]], fix["owner"], fix["action"],
-                             fix["old_code"], fix["new_code"], fix["created_at"])
+                             fix["old_code"], fix["new_code"], fix["created_at"],
+                             json.loads(fix["before"]) if fix["before"] else None,
+                             json.loads(fix["after"]) if fix["after"] else None)
             for fix in conn.execute(
                 "SELECT c.* FROM corrections c JOIN rounds r ON r.id = c.round_id"
                 " WHERE r.game_id = ? ORDER BY c.id", (game_id,)).fetchall()]

@@ -32,10 +32,12 @@ class CorrectionRecord:
     id: int
     round_number: int
     owner: str
-    action: str                # "add" | "remove" | "replace"
+    action: str                # "add" | "remove" | "replace" | "reopen" | "rescore"
     old_code: str | None
     new_code: str | None
     created_at: str
+    before: dict[str, Any] | None = None   # reopen, rescore: the round's result before
+    after: dict[str, Any] | None = None    # rescore: its result after
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

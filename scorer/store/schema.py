@@ -96,6 +96,12 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE deck_cards ADD COLUMN game_id INTEGER REFERENCES games(id) ON DELETE CASCADE;
     CREATE INDEX deck_cards_game ON deck_cards(game_id);
     """,
+    # 6: a confirmed round reopened and scored again: the correction log keeps each
+    # round's result before and after (JSON RoundResult; actions "reopen", "rescore")
+    """
+    ALTER TABLE corrections ADD COLUMN before TEXT;
+    ALTER TABLE corrections ADD COLUMN after TEXT;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -198,7 +198,7 @@ def check_once(cards: list) -> None:
 def enrol_images(detector, scans: list[tuple[str, np.ndarray]],
                  photos: list[tuple[str, np.ndarray]]) -> list[EnrolledCard]:
     """Enrol from single-card images named by code and/or layout photos (in deck order;
-    together 48 cards), each (name, image): the one path of ``hanafuda enroll`` and the
+    together 48 cards), each (name, image): the one path of ``hanafuda enrol`` and the
     page. A card given twice is an error."""
     if not scans and not photos:
         raise InputError("give layout photos or single-card images named by code "

@@ -50,7 +50,7 @@ CONFIDENT = 0.8
 def require_embedding(detector) -> None:
     """InputError (one line) when the detector's classifier has no embedding output."""
     if not detector.has_embedding:
-        name = getattr(getattr(detector, "classifier_path", None), "name", "the classifier")
+        name = getattr(detector.classifier_path, "name", None) or "the classifier"
         raise InputError(f"deck profiles need a classifier with card embeddings; {name} has "
                          "none (install a newer model)")
 

@@ -36,7 +36,7 @@ class Report:
         read) and the total of both."""
         stages = dict(self.detections.timings or {})
         decode = self.frame.decode_ms
-        return {**stages, "decode": decode,
+        return {"decode": decode, **stages,
                 "total": round(decode + float(stages.get("total", 0.0)), 2)}
 
     def to_dict(self, model: str | None, **extra: Any) -> dict[str, Any]:

@@ -113,6 +113,7 @@ class SceneDetector:
     scene's cards with their boxes scaled to the frame. Anything else: no cards."""
 
     model_path = "scene-stand-in"
+    classifier_path = None
     crop_w, crop_h, useful_side, has_embedding = 72, 112, 1920, False
 
     def embed(self, crops: Any) -> Any:

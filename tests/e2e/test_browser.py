@@ -90,6 +90,30 @@ def wait_ready(page) -> None:
     page.wait_for_selector("body[data-ready='1']", timeout=15_000)
 
 
+def fill_new_game(page, url: str, names=(), preset: str | None = None) -> None:
+    """The home page's new-game form with the preset and the players' names filled in."""
+    page.goto(url + "/")
+    wait_ready(page)
+    if preset:
+        page.select_option("#preset", preset)
+    for i, name in enumerate(names, start=1):
+        page.fill(f"input[name='player-{i}']", name)
+
+
+def start_game(page) -> None:
+    """Start the game the form describes, and wait for its page."""
+    page.click("#start-game")
+    page.wait_for_url(re.compile(r"/games/\d+$"))
+    wait_ready(page)
+
+
+def choose_photo(page, owner: str, photo: Path) -> None:
+    """*Upload photo* on the owner's pile, choosing the file ``photo``."""
+    with page.expect_file_chooser() as chooser:
+        page.click(f"article.pile[data-owner='{owner}'] button.photo")
+    chooser.value.set_files(str(photo))
+
+
 def pile_codes(page, owner: str) -> list[str]:
     return page.eval_on_selector_all(f"article.pile[data-owner='{owner}'] li.card-item",
                                      "els => els.map(e => e.dataset.code)")

@@ -11,7 +11,8 @@ import cv2
 
 from e2e_harness import ServerThread, write_y4m
 from gate import SCENE_JPEG
-from test_browser import launch, pick_several, save_pile, shown, wait_ready
+from test_browser import (fill_new_game, launch, pick_several, save_pile, screenshot_path,
+                          shown, start_game, wait_ready)
 from tests.web_helpers import make_app
 
 TEN_PI = ["01-3", "01-4", "02-3", "02-4", "03-3", "03-4", "04-3", "04-4", "05-3", "05-4"]
@@ -44,6 +45,14 @@ def test_three_player_gostop_game_in_chromium(playwright_sync, tmp_path: Path) -
         page.wait_for_url(re.compile(r"/games/\d+$"))
         wait_ready(page)
         assert "camera does not read them" in page.text_content("#round-context")
+        # hwatu words: the form's labels in Korean, the picker's months in hwatu order
+        assert "흔들기 heundeulgi" in page.text_content("#round-context")
+        page.click("article.pile[data-owner='Ann'] button.add")
+        page.wait_for_selector("#picker[open]")
+        months = page.eval_on_selector_all("#picker-month option", "els => els.map(e => e.textContent)")
+        assert months[-2:] == ["11 오동 odong", "12 비 bi"] and "04 흑싸리 heukssari" in months
+        assert "비쌍피" in page.text_content("#picker button.pick[data-code='11-4']")
+        page.click("#picker button[value='cancel']")
         for n, (piles, stopper, goes) in enumerate(ROUNDS, start=1):
             page.wait_for_selector(f"#round-title:text('Round {n} of 3')")
             assert page.input_value("#ctx-nagari") == ("1" if n == 2 else "0")
@@ -52,12 +61,24 @@ def test_three_player_gostop_game_in_chromium(playwright_sync, tmp_path: Path) -
                     page.click(f"article.pile[data-owner='{owner}'] button.add")
                     pick_several(page, codes)
                 save_pile(page, owner)
-            if stopper:
-                page.select_option("#ctx-stopped_by", stopper)
+            if n == 1:                 # who stopped has no default: confirming asks for it
+                page.click("#confirm-round")
+                page.wait_for_selector("#round-error:text('is not chosen')")
+                assert page.locator("#history details.round").count() == 0
+            page.select_option("#ctx-stopped_by", stopper or "nobody")
             for player, count in goes.items():
                 page.fill(f"[data-key='goes'][data-player='{player}']", str(count))
             page.click("#confirm-round")
             page.wait_for_selector(f"#history details.round[data-round='{n}']")
+        # the last round's Go-Stop table: points by role, a bak applied and one escaped
+        table = page.locator("#last-result table.gostop")
+        assert "피 pi 3 = 3" in table.locator("tr[data-owner='Bob'] td.points").text_content()
+        ann = table.locator("tr[data-owner='Ann']")
+        assert "✓ 피박 pibak: Ann has 1 junk (at most 5)" in ann.locator("li.bak.applies").text_content()
+        assert ann.locator("td.score").text_content() == shown(-6)
+        assert "✗ escaped 피박 pibak: Cy has 6 junk (more than 5)" in \
+            table.locator("tr[data-owner='Cy'] li.bak.escaped").text_content()
+        page.locator("#last-result").screenshot(path=str(screenshot_path("screenshot-gostop.png", tmp_path)))
         totals = {p: sum(s[p] for s in SCORES) for p in ("Ann", "Bob", "Cy")}
         assert totals == {"Ann": 18, "Bob": -15, "Cy": -3}
         for owner, total in totals.items():
@@ -66,4 +87,67 @@ def test_three_player_gostop_game_in_chromium(playwright_sync, tmp_path: Path) -
         gid = page.url.rsplit("/", 1)[1]
         csv_text = page.evaluate(f"fetch('/api/games/{gid}/export.csv').then(r => r.text())")
         assert len(csv_text.strip().splitlines()) == 1 + 9
+        assert "pi-bak: Ann has 1 junk (at most 5)" in csv_text and "pi-bak: Cy has 6 junk" in csv_text
+        browser.close()
+
+
+def test_go_order_shown_when_needed_and_errors_name_the_fields(playwright_sync, tmp_path: Path) -> None:
+    """The go order is in view once two players called go, not folded among the
+    optional facts; a refused confirm names the form's fields, not the API's keys."""
+    app = make_app(tmp_path)
+    with ServerThread(app) as server:
+        browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        fill_new_game(page, server.url, ("Ann", "Bob", "Cy"), "gostop")
+        start_game(page)
+        for owner, codes in {"Ann": ["01-1", "03-1", "08-1"], "Bob": ["01-3"], "Cy": ["01-4"]}.items():
+            page.click(f"article.pile[data-owner='{owner}'] button.add")
+            pick_several(page, codes)
+            save_pile(page, owner)
+        order = page.locator("label[data-shown-with='goes']")
+        assert order.is_hidden() and "Go order" in order.text_content()
+        page.select_option("#ctx-stopped_by", "Ann")
+        page.fill("[data-key='goes'][data-player='Bob']", "1")
+        assert order.is_hidden()                     # one caller: no order to give
+        page.fill("[data-key='goes'][data-player='Cy']", "2")
+        assert order.is_visible()
+        assert not page.locator("details.context-extra label[data-shown-with]").count()
+        page.click("#confirm-round")
+        page.wait_for_selector("#round-error:text('both called go')")
+        error = page.text_content("#round-error")
+        assert "“Go order”" in error and "go_order" not in error, error
+        page.fill("#ctx-go_order", "Cy, Bob")
+        page.click("#confirm-round")
+        page.wait_for_selector("#history details.round[data-round='1']")
+        browser.close()
+
+
+def test_a_house_rule_set_on_the_page_changes_the_score(playwright_sync, tmp_path: Path) -> None:
+    """Godori at 3 (a house rule chosen on the new-game form, FW-GS's variant) instead of
+    the preset's 5: the game keeps it, shows it, and the stopper receives 3 from each
+    loser instead of 5."""
+    app = make_app(tmp_path)
+    with ServerThread(app) as server:
+        browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        fill_new_game(page, server.url, ("Ann", "Bob", "Cy"), "gostop")
+        assert page.locator("#house-rules-body details.option-group").count() == 4
+        assert page.is_hidden("#house-rules-body select[data-key='godori']")      # folded
+        page.click("#house-rules-summary")
+        page.click("details.option-group[data-group='Card points'] > summary")
+        row = page.locator("#house-rules-body .option[data-key='godori']")
+        assert "the default; source: RULES-gostop 2, G6" in row.text_content()
+        page.select_option("#house-rules-body select[data-key='godori']", "3")
+        assert "1 changed (godori = 3)" in page.text_content("#house-rules-summary")
+        start_game(page)
+        assert "house rules: godori = 3" in page.text_content("#game-info")
+        for owner, codes in {"Ann": ["02-1", "04-1", "08-2"], "Bob": ["01-3"], "Cy": ["01-4"]}.items():
+            page.click(f"article.pile[data-owner='{owner}'] button.add")
+            pick_several(page, codes)
+            save_pile(page, owner)
+        page.select_option("#ctx-stopped_by", "Ann")
+        page.click("#confirm-round")
+        page.wait_for_selector("#history details.round[data-round='1']")
+        assert page.text_content("#standings tr[data-owner='Ann'] .total") == "6"     # 5 + 5 without it
+        assert page.text_content("#standings tr[data-owner='Bob'] .total") == shown(-3)
         browser.close()

@@ -1,22 +1,69 @@
 // The 48 cards (the deck) from /api/cards, and the card picker (filterable by month, several
 // cards at once when adding, with a crop of the card where this session has one).
+// In a Korean-deck game (Go-Stop, Matgo: `useHwatu`) the months, cards and roles are shown
+// with their hwatu names from the server's one table (`deck.hwatu`), in the hwatu order
+// (paulownia 11, rain 12); the card codes stay the same.
 import { api, count, el } from "./api.js";
 
 export async function loadCards() {
   const data = await api("GET", "/api/cards");
   const byCode = new Map(data.cards.map((c) => [c.code, c]));
   const months = new Map(data.months.map((m) => [m.number, m]));
-  return { cards: data.cards, months, byCode };
+  return { cards: data.cards, months, byCode, hwatu: data.hwatu || null, korean: false };
 }
 
+// Show this deck with hwatu words: `words` "hwatu" or "japanese" as the players chose
+// (a Sakura table with a Korean deck), else by the game (Go-Stop, Matgo: hwatu).
+export function useHwatu(deck, game, words = null) {
+  deck.korean = !!deck.hwatu && (words ? words === "hwatu" : deck.hwatu.games.includes(game));
+}
+
+// The month numbers in the order shown: 1..12, or hwatu's 1..10, paulownia, rain.
+export function monthOrder(deck) {
+  return deck.korean ? deck.hwatu.order : [...deck.months.keys()];
+}
+
+// "04 Wisteria 藤", or "12 비 bi" for the willow in a hwatu game.
+export function monthLabel(deck, number, { japanese = false } = {}) {
+  if (deck.korean) {
+    const m = deck.hwatu.months[String(number)];
+    return `${String(m.number).padStart(2, "0")} ${m.text}`;
+  }
+  const m = deck.months.get(number);
+  return `${String(number).padStart(2, "0")} ${m.english}${japanese ? ` ${m.japanese}` : ""}`;
+}
+
+// "Wisteria: chaff", or "흑싸리 피 heukssari pi" in a hwatu game.
 export function cardLabel(deck, code) {
   const c = deck.byCode.get(code);
-  return c ? c.name : code;
+  if (!c) return code;
+  return deck.korean ? deck.hwatu.cards[code].text : c.name;
+}
+
+// The card's own name without its month: "chaff", or "흑싸리 피" in a hwatu game.
+export function shortLabel(deck, code) {
+  const c = deck.byCode.get(code);
+  if (!c) return code;
+  return deck.korean ? deck.hwatu.cards[code].korean : c.name.split(": ")[1] || code;
+}
+
+// What the picker writes beside a code in its month's row: "chaff"; in a hwatu game the
+// role ("피 pi") or the card's own name ("비쌍피 bi-ssangpi").
+function pickLabel(deck, code) {
+  if (!deck.korean) return shortLabel(deck, code);
+  const w = deck.hwatu.cards[code];
+  return w.named ? w.text : deck.hwatu.roles[w.role].text;
+}
+
+// The card's role in a hwatu game (광, 열끗, 띠, 피, 쌍피), or null.
+export function roleOf(deck, code) {
+  if (!deck.korean || !deck.byCode.has(code)) return null;
+  return deck.hwatu.roles[deck.hwatu.cards[code].role];
 }
 
 export function colourChip(deck, code) {
   const c = deck.byCode.get(code);
-  const chip = el("span", { class: "month-chip", title: c ? deck.months.get(c.month).english : "" });
+  const chip = el("span", { class: "month-chip", title: c ? monthLabel(deck, c.month) : "" });
   if (c) chip.style.setProperty("--month", deck.months.get(c.month).colour);
   return chip;
 }
@@ -31,10 +78,10 @@ export function pickCard(deck, title, flags = new Map(), { multi = false, pictur
   const addBtn = document.getElementById("picker-add");
   const chosenText = document.getElementById("picker-chosen");
   document.getElementById("picker-title").textContent = title;
-  if (monthSel.options.length <= 1) {
-    for (const [number, month] of deck.months) {
-      monthSel.append(el("option", { value: number, text: `${String(number).padStart(2, "0")} ${month.english}` }));
-    }
+  if (monthSel.options.length <= 1 || monthSel.dataset.korean !== String(deck.korean)) {
+    monthSel.replaceChildren(el("option", { value: "", text: "all" }),
+      ...monthOrder(deck).map((number) => el("option", { value: number, text: monthLabel(deck, number) })));
+    monthSel.dataset.korean = String(deck.korean);
   }
   monthSel.value = "";
   addBtn.hidden = !multi;
@@ -47,9 +94,10 @@ export function pickCard(deck, title, flags = new Map(), { multi = false, pictur
   };
   showChosen();
   const rows = [];
-  for (const [number, month] of deck.months) {
+  for (const number of monthOrder(deck)) {
+    const month = deck.months.get(number);
     const row = el("div", { class: "picker-row", dataset: { month: number } },
-      el("span", { class: "picker-month", text: `${String(number).padStart(2, "0")} ${month.english} ${month.japanese}` }));
+      el("span", { class: "picker-month", text: monthLabel(deck, number, { japanese: true }) }));
     row.style.setProperty("--month", month.colour);
     for (const c of deck.cards.filter((x) => x.month === number)) {
       const note = flags.get(c.code);
@@ -65,7 +113,8 @@ export function pickCard(deck, title, flags = new Map(), { multi = false, pictur
           showChosen();
         },
       }, pic ? el("img", { class: "pick-pic", src: pic, alt: "" }) : null,
-      el("b", { text: c.code }), " ", c.name.split(": ")[1], note ? el("small", { text: ` (${note})` }) : null);
+      el("b", { text: c.code }), " ", pickLabel(deck, c.code),
+      note ? el("small", { text: ` (${note})` }) : null);
       row.append(btn);
     }
     rows.push(row);

@@ -155,7 +155,7 @@ function refresh() {
 }
 
 async function saveDeck(replace) {
-  const name = $("deck-name").value.trim();
+  const name = $("deck-name").value.trim().replace(/\s+/g, " ");    // as the server cleans it
   const cards = state.items.filter((i) => i.code).map(({ code, crop, source }) => ({ code, crop, source }));
   $("save-error").textContent = "";
   $("save-deck").disabled = true;

@@ -2,8 +2,9 @@
 // draft) or from an uploaded photo, and the side panel that shows either.
 import { count, toast } from "./api.js";
 import { LiveCapture, detectPhoto, drawBoxes } from "./camera.js";
-import { checkFirst, followCamera } from "./piles.js";
-import { $, draftOf, labelOf, openDraft, pileOf, shownCodes, state } from "./game-state.js";
+import { followCamera } from "./piles.js";
+import { $, checksOf, draftOf, labelOf, openDraft, pileOf, shownCodes, state } from "./game-state.js";
+import { shrinkPhoto, tooLargeText } from "./shrink.js";
 import { render, renderDeck, renderPiles, showRoundError } from "./game-render.js";
 
 // The deck profile frames are read with: the game's deck while it is enrolled and usable.
@@ -40,7 +41,7 @@ function liveCapture() {
         const owner = state.capturing;
         endCapture(true);
         const codes = shownCodes(owner);
-        const marked = checkFirst(codes, pileOf(owner).confidences(), state.deck, pileOf(owner).rivals()).size;
+        const marked = checksOf(owner, state.deck).size;
         toast(`${owner}: ${count(codes.length, "card")} captured — ` +
           (marked ? `check the ${marked === 1 ? "marked one" : `${marked} marked ones`}, then save` : "save the pile"));
       },
@@ -60,6 +61,7 @@ export async function startCapture(owner) {
   state.capturing = owner;
   state.removedByHand = new Set();
   forgetCamera(owner);
+  pileOf(owner).note = "";
   openDraft(owner, "camera");
   $("capture-owner").textContent = `${owner}'s pile`;
   showSide("camera");
@@ -74,7 +76,11 @@ export async function startCapture(owner) {
     if (!cam.stream) await cam.start($("camera-select").value || null);
     if (state.capturing === owner) { cam.begin(); showCapture(owner); }   // the video has its size now
   } catch (err) {
-    $("camera-status").textContent = `camera unavailable: ${err.message}`;
+    const why = err.name === "NotFoundError" ? "no camera found" : err.name === "NotAllowedError"
+      ? "the camera was not allowed" : err.message;
+    $("capture-progress").textContent = "no camera";
+    $("camera-status").textContent = `camera unavailable: ${why}. Use Upload photo (a photo taken with any camera) or Add cards instead.`;
+    toast(`camera unavailable: ${why} — use Upload photo instead`, true);
   }
 }
 
@@ -109,31 +115,41 @@ export async function photo(owner) {
   input.onchange = async () => {
     const file = input.files && input.files[0];
     if (!file) return;
+    const pile = pileOf(owner);
+    pile.note = "";
     try {
       if (state.capturing) endCapture(true);
-      const { result, crops, conf, url } = await detectPhoto(file, readWith());
+      const shrunk = await shrinkPhoto(file);     // a phone's 12 MB photo: about 1 MB
+      const { result, crops, conf, url } = await detectPhoto(shrunk.blob, readWith());
       const codes = [...conf.keys()];
       forgetCamera(owner);
       const draft = openDraft(owner, "photo", codes, codes);
       for (const [code, crop] of crops) draft.card(code).crop = crop;
       for (const [code, p] of conf) draft.card(code).conf = p;
       render();
-      await showPhoto(owner, url, result);
+      await showPhoto(owner, url, result, shrunk.note);
       toast(`${count(codes.length, "card")} found in the photo` +
         (result.hints?.length ? `: ${result.hints[0]}` : ""));
-    } catch (err) { showRoundError(err); }
+    } catch (err) {
+      // shown beside the pile (and under Confirm round): the photo, not the round, failed
+      const shown = err.status === 413 ? new Error(tooLargeText(file, err)) : err;
+      pile.note = `photo not read: ${shown.message}`;
+      renderPiles();
+      showRoundError(shown);
+    }
   };
   input.click();
 }
 
 // The uploaded photo with the boxes the detector found, beside the pile list.
-async function showPhoto(owner, url, result) {
+async function showPhoto(owner, url, result, note = "") {
   const img = $("photo-image");
   if (img.dataset.url) URL.revokeObjectURL(img.dataset.url);
   img.src = url;
   img.dataset.url = url;
   $("photo-owner").textContent = `${owner}'s pile`;
-  $("photo-status").textContent = `${count(result.cards.length, "box", "boxes")}; a card with no box was not seen: add it by hand or take another photo`;
+  $("photo-status").textContent = `${count(result.cards.length, "box", "boxes")}; a card with no box was not seen: add it by hand or take another photo` +
+    (note ? ` (${note})` : "");
   showSide("photo");
   await img.decode().catch(() => {});
   drawBoxes($("photo-overlay"), result.width, result.height, result.cards,

@@ -2,19 +2,42 @@
 // correction), saving a pile, confirming the round, and the game's deck settings.
 import { api, count, el, toast } from "./api.js";
 import { cardLabel, pickCard } from "./cards.js";
-import { $, base, draftOf, openDraft, openRound, pictures, pileOf, savedVersion, shownCodes, state,
-  storeExpected, unsavedOwners, usedFlags } from "./game-state.js";
-import { context, render, renderDeck, showRoundError } from "./game-render.js";
+import { $, base, draftOf, openDraft, openRound, pictures, pileOf, savedPile, savedVersion, shownCodes, staleOf,
+  state, storeExpected, unsavedOwners, usedFlags } from "./game-state.js";
+import { context, formWords, missingContext, render, renderDeck, showRoundError } from "./game-render.js";
 
-// A 409 for a stale write: show the pile as it is now and what the refused change was.
-async function showStale(owner, err, change) {
+// A 409 for a stale write: the pile as it is now, and this screen's change kept as a draft
+// made on the pile it saw, shown as its changes ("add 09-1") to apply onto the pile now.
+async function showStale(owner, err) {
   if (err.status !== 409 || !err.data || !err.data.stale) return false;
   state.game = await api("GET", base);
+  const pile = state.piles.get(owner);
+  if (pile && pile.open) pile.stale = true;
   render();
-  const now = err.data.pile ? err.data.pile.codes.join(", ") || "empty" : "not saved";
-  showRoundError(new Error(`${owner}'s pile was changed on another screen; it is now: ${now}. ` +
-    `Not saved: ${change}. Check the pile, then apply it again.`));
+  showRoundError(new Error(`${owner}'s pile was changed on another screen: it is shown as it is now, ` +
+    "with your changes not saved yet below it. Apply them onto it, or discard them."));
   return true;
+}
+
+// Apply this screen's changes onto the owner's pile as it now is (its other cards, and
+// their crops and what the camera found, stay), as one save on the pile's version.
+export async function applyChanges(owner) {
+  const pile = pileOf(owner);
+  const saved = savedPile(owner);
+  const codes = pile.appliedOnto(saved ? saved.codes : []);
+  const crops = Object.fromEntries(Object.entries({ ...((saved && saved.crops) || {}), ...pile.cropsOf(codes) })
+    .filter(([code]) => codes.includes(code)));
+  try {
+    const data = await api("PUT", `${base}/rounds/${state.game.open_round}/piles`,
+      { owner, codes, detected: saved ? saved.detected : pile.detected, source: saved ? saved.source : pile.source,
+        version: savedVersion(owner), crops });
+    pile.close();
+    state.game = data.game;
+    render();
+    toast(`${owner}'s pile saved with your changes`);
+  } catch (err) {
+    if (!(await showStale(owner, err))) showRoundError(err);
+  }
 }
 
 export async function correction(owner, action, oldCode, newCode) {
@@ -26,18 +49,26 @@ export async function correction(owner, action, oldCode, newCode) {
     if (owner === state.capturing && oldCode) state.removedByHand.add(oldCode);
     if (action === "remove") codes.splice(codes.indexOf(oldCode), 1);
     else if (action === "add") { if (!codes.includes(newCode)) codes.push(newCode); }
-    else if (!codes.includes(newCode)) codes[codes.indexOf(oldCode)] = newCode;
+    else if (!codes.includes(newCode)) { codes[codes.indexOf(oldCode)] = newCode; draft.fixed(oldCode, newCode); }
     render();
     return;
   }
+  const seen = savedPile(owner);       // the pile the correction is made on, as this page has it
+  const version = savedVersion(owner);
   try {
     const data = await api("POST", `${base}/rounds/${state.game.open_round}/corrections`,
-      { owner, action, old_code: oldCode, new_code: newCode, version: savedVersion(owner) });
+      { owner, action, old_code: oldCode, new_code: newCode, version });
     state.game = data.game;
     render();
     toast("correction saved");
   } catch (err) {
-    if (!(await showStale(owner, err, `${action} ${oldCode || ""} ${newCode || ""}`.trim()))) showRoundError(err);
+    if (err.status === 409 && err.data && err.data.stale && seen) {
+      // kept as a draft made on the pile this page saw: the change is not lost
+      const codes = seen.codes.filter((c) => c !== oldCode);
+      if (newCode && !codes.includes(newCode)) codes.push(newCode);
+      openDraft(owner, "manual", codes, [], seen.codes, version);
+    }
+    if (!(await showStale(owner, err))) showRoundError(err);
   }
 }
 
@@ -59,19 +90,21 @@ export async function addCard(owner) {
   for (const pick of picks) await correction(owner, "add", null, pick);
 }
 
+// Save the draft (or the pile shown, empty) on the version it was made on: a pile saved
+// elsewhere since is never replaced unseen (409: the draft is shown as its changes).
 export async function savePile(owner) {
-  const draft = draftOf(owner) || { codes: shownCodes(owner), detected: [], source: "manual" };
+  if (staleOf(owner)) { await applyChanges(owner); return; }
+  const draft = draftOf(owner) || { codes: shownCodes(owner), detected: [], source: "manual", baseVersion: savedVersion(owner) };
   try {
     const data = await api("PUT", `${base}/rounds/${state.game.open_round}/piles`,
-      { owner, codes: draft.codes, detected: draft.detected, source: draft.source, version: savedVersion(owner),
-        crops: pileOf(owner).cropsOf(draft.codes) });
+      { owner, codes: draft.codes, detected: draft.detected, source: draft.source, version: draft.baseVersion,
+        crops: pileOf(owner).cropsOf(draft.codes), fixes: draft.fixList ? draft.fixList() : [] });
     pileOf(owner).close();
     state.game = data.game;
     render();
     toast(`${owner}'s pile saved`);
   } catch (err) {
-    // the draft stays: saving it again replaces the pile shown now
-    if (!(await showStale(owner, err, `your pile ${draft.codes.join(", ") || "(empty)"}`))) showRoundError(err);
+    if (!(await showStale(owner, err))) showRoundError(err);
   }
 }
 
@@ -104,6 +137,13 @@ export async function confirmRound() {
   $("round-error").textContent = "";
   const unsaved = unsavedOwners();
   if (unsaved.length) { showRoundError(new Error(`save ${unsaved.join(", ")}'s pile first`)); return; }
+  const [missing] = missingContext();
+  if (missing) {
+    const { field, input } = missing;
+    showRoundError(new Error(`“${field.label}” is not chosen: choose the player, or ${field.nobody || "nobody"}`));
+    input.focus();
+    return;
+  }
   try {
     const data = await api("POST", `${base}/rounds/${state.game.open_round}/confirm`, { context: context() });
     state.expected = new Map();    // the round is closed
@@ -111,8 +151,24 @@ export async function confirmRound() {
     state.lastResult = data.round;
     state.game = data.game;
     render();
-    if (data.learned) toast(`${count(data.learned, "card crop")} learned for deck ${data.game.deck}`);
-    else if (data.learn_note) toast(data.learn_note);
+    const done = `Round ${data.round.number} confirmed: ${data.round.result.winner ? `${data.round.result.winner} wins it` : "nobody won it"}`;
+    if (data.learned) toast(`${done}; ${count(data.learned, "card crop")} learned for deck ${data.game.deck}`);
+    else if (data.learn_note) toast(`${done}; ${data.learn_note}`);
+    else toast(done);          // replaces any toast left, a refused attempt's among them
     $("last-result").scrollIntoView({ block: "nearest" });
-  } catch (err) { showRoundError(err); }
+  } catch (err) { showRoundError(new Error(formWords(err.message))); }
+}
+
+// Reopen a confirmed round for fixes: it is the open round again until it is confirmed.
+export async function reopenRound(number) {
+  try {
+    const data = await api("POST", `${base}/rounds/${number}/reopen`);
+    state.game = data.game;
+    $("round-context").dataset.round = "";
+    state.lastResult = null;
+    $("last-result").hidden = true;
+    render();
+    toast(`round ${number} is open: fix it, then confirm it again`);
+    $("round-panel").scrollIntoView({ block: "nearest" });
+  } catch (err) { toast(err.message, true); }
 }

@@ -3,12 +3,15 @@
 // filled in by game.js (capture and the writes to the server render through here).
 import { count, el, signed, toast } from "./api.js";
 import { runningChart } from "./chart.js";
-import { cardLabel, colourChip } from "./cards.js";
-import { checkFirst, countNote } from "./piles.js";
-import { $, draftOf, openRound, otherOwnerOf, pileOf, shownCodes, state, storeExpected, storePiles } from "./game-state.js";
+import { cardLabel, colourChip, monthLabel, monthOrder, roleOf } from "./cards.js";
+import { countNote } from "./piles.js";
+import { gostopTable } from "./result-gostop.js";
+import { $, checksOf, draftOf, labelOf, markStale, openRound, otherOwnerOf, pileOf, shownCodes, staleOf, state,
+  storeExpected, storePiles, unsavedOwners } from "./game-state.js";
 
 // The pile buttons: capture(owner), photo(owner), add(owner), fix(owner, code),
-// replace(owner, code, pick), remove(owner, code), save(owner), discard(owner).
+// replace(owner, code, pick), remove(owner, code), save(owner), discard(owner),
+// apply(owner) (this screen's changes onto a pile changed elsewhere); a round's: reopen(number).
 export const actions = {};
 
 export function showRoundError(err) {
@@ -39,14 +42,31 @@ function cardItem(owner, code, editable, reasons) {
     colourChip(state.deck, code),
     el("span", { class: "code", text: code }),
     el("span", { class: "name", text: cardLabel(state.deck, code) }),
+    roleOf(state.deck, code) ? el("span", { class: "role", title: roleOf(state.deck, code).roman, text: roleOf(state.deck, code).korean }) : null,
     p !== undefined ? el("span", { class: "conf" + (why.some((w) => w.startsWith("unsure")) ? " low" : ""), text: `${Math.round(p * 100)}%` }) : null,
-    why.length ? el("span", { class: "flag check-flag", title: why.join("; "), text: "check" }) : null,
+    why.length ? el("button", { type: "button", class: "flag check-flag", title: `${why.join("; ")} — click once you have checked it`,
+      onclick: () => { pileOf(owner).checked.add(code); renderPiles(); } }, "check ✓") : null,
     offer && editable ? el("button", { type: "button", class: "rival", title: `the camera also read it as ${offer} ${cardLabel(state.deck, offer)}: swap`,
       onclick: () => actions.replace(owner, code, offer) }, `${offer}?`) : null,
     other ? el("span", { class: "flag", text: `also in ${other}'s pile` }) : null,
     editable ? el("span", { class: "actions" },
       el("button", { type: "button", class: "fix", onclick: () => actions.fix(owner, code) }, "Fix"),
       el("button", { type: "button", class: "remove", onclick: () => actions.remove(owner, code) }, "Remove")) : null);
+}
+
+// A draft made on a pile another screen changed since: this screen's changes, listed
+// ("add 09-1"), to apply onto the pile as it now is (shown above) or to discard.
+function changesBox(owner, pile) {
+  const { adds, removes } = pile.changesOnto(shownCodes(owner));
+  const items = [...removes.map((c) => ["remove", c]), ...adds.map((c) => ["add", c])];
+  return el("div", { class: "pile-changes", role: "status" },
+    el("p", { text: "This pile was changed on another screen (shown as it is now). Your changes, not saved yet:" }),
+    el("ul", { class: "changes" }, items.length ? items.map(([action, code]) =>
+      el("li", { class: `change ${action}`, dataset: { action, code } }, `${action} ${code} `, el("span", { class: "muted", text: labelOf(code) })))
+      : [el("li", { class: "muted", text: "none: the pile already holds them" })]),
+    el("button", { type: "button", class: "apply-changes primary", onclick: () => actions.apply(owner) },
+      items.length ? "Apply my changes to this pile" : "Done"),
+    el("button", { type: "button", class: "discard", onclick: () => actions.discard(owner) }, "Discard my changes"));
 }
 
 // The pile's count box: the number the player typed (kept in the tab across reloads)
@@ -64,28 +84,41 @@ function countField(owner, found, marked) {
   return el("div", { class: "count" }, el("label", {}, "How many cards in this pile? ", input), " ", note);
 }
 
+// How a saved pile came: "photo" when the photo found most of it, else by hand, with
+// what the camera or photo found ("by hand; the photo found 4 of 14").
+function savedHow(saved) {
+  if (saved.source === "manual" || !saved.codes.length) return "by hand";
+  const found = saved.codes.filter((c) => (saved.detected || []).includes(c)).length;
+  return found * 2 > saved.codes.length ? saved.source
+    : `by hand; the ${saved.source} found ${found} of ${saved.codes.length}`;
+}
+
 export function renderPiles() {
   const rnd = openRound();
   const box = $("piles");
   if (!rnd) { box.replaceChildren(); return; }
+  markStale();
   storePiles(rnd.number);
   box.replaceChildren(...state.game.owners.map((owner) => {
     const draft = draftOf(owner);
+    const stale = staleOf(owner);
     const saved = rnd.piles[owner];
     const codes = shownCodes(owner);
-    const reasons = checkFirst(codes, pileOf(owner).confidences(), state.deck, pileOf(owner).rivals());
+    const reasons = checksOf(owner, state.deck);
     const status = draft ? (state.capturing === owner ? "capturing…" : "not saved yet")
-      : saved ? `saved (${saved.source})` : "no pile yet";
+      : stale ? "changed on another screen" : saved ? `saved (${savedHow(saved)})` : "no pile yet";
     const checks = reasons.size ? ` · ${reasons.size} to check` : "";
-    return el("article", { class: "pile" + (draft ? " draft" : saved ? " saved" : "") + (state.capturing === owner ? " capturing" : ""), dataset: { owner } },
+    return el("article", { class: "pile" + (draft ? " draft" : stale ? " stale" : saved ? " saved" : "") + (state.capturing === owner ? " capturing" : ""), dataset: { owner } },
       el("header", {}, el("h3", { text: owner }), el("span", { class: "status", text: `${count(codes.length, "card")}${checks} · ${status}` })),
+      pileOf(owner).note ? el("p", { class: "pile-error error-message", role: "alert", text: pileOf(owner).note }) : null,
       el("ul", { class: "cards" }, codes.map((code) => cardItem(owner, code, true, reasons))),
+      stale ? changesBox(owner, stale) : null,
       countField(owner, codes.length, reasons.size),
       el("div", { class: "pile-actions" },
         el("button", { type: "button", class: "capture", onclick: () => actions.capture(owner) }, "Capture from camera"),
         el("button", { type: "button", class: "photo", onclick: () => actions.photo(owner) }, "Upload photo"),
         el("button", { type: "button", class: "add", onclick: () => actions.add(owner) }, "Add cards")),
-      (draft || !saved) ? el("div", { class: "pile-save" },
+      (draft || (!saved && !stale)) ? el("div", { class: "pile-save" },
         codes.length ? el("button", { type: "button", class: "save-pile primary", disabled: state.capturing === owner,
           onclick: () => actions.save(owner) }, "Save pile")
           : el("button", { type: "button", class: "save-pile empty", disabled: state.capturing === owner,
@@ -104,6 +137,10 @@ function contextInput(f, player) {
   const choices = (values, none) => [el("option", { value: "", text: none }),
     ...values.map(([v, t]) => el("option", { value: v, text: t }))];
   const given = (g.context_defaults || {})[f.key];
+  // who stopped has no default: a round scored as a draw nobody called would double the
+  // next one; "nobody" is a choice the players make
+  if (f.kind === "player" && f.required) return el("select", { id, dataset: data, required: true },
+    choices([["nobody", f.nobody || "nobody"], ...g.players.map((p) => [p, p])], "— choose —"));
   if (f.kind === "player") return el("select", { id, dataset: data }, choices(g.players.map((p) => [p, p]), "nobody"));
   if (f.kind === "count_per_player") return el("input", { type: "number", min: f.minimum, max: f.maximum, value: 0, dataset: data });
   if (f.kind === "count") return el("input", { id, type: "number", min: f.minimum, max: f.maximum, value: given ?? 0, dataset: data });
@@ -111,7 +148,7 @@ function contextInput(f, player) {
   if (f.kind === "players") return el("input", { id, type: "text", maxlength: 200, placeholder: `e.g. ${g.players.slice(0, 2).join(", ")}`, dataset: data });
   if (f.kind === "choice_per_player") return el("select", { dataset: data }, choices(f.choices.map((c) => [c, c]), "—"));
   if (f.kind === "month") return el("select", { id, dataset: data },
-    choices([...state.deck.months.values()].map((m) => [m.number, `${m.number} ${m.english}`]), "—"));
+    choices(monthOrder(state.deck).map((n) => [n, monthLabel(state.deck, n)]), "—"));
   return el("input", { id, type: "text", maxlength: 200, placeholder: "e.g. 03-3 07-4", dataset: data });
 }
 
@@ -121,12 +158,47 @@ function renderContext() {
   const more = el("details", { class: "context-extra" }, el("summary", { text: "More about this round (optional)" }));
   for (const f of state.game.context_fields || []) {
     const perPlayer = f.kind.endsWith("_per_player");
-    const row = el("label", { title: f.help || "" }, `${f.label} `);
+    const word = state.deck.korean && state.deck.hwatu.form[f.key];
+    const row = el("label", { title: f.help || "" }, word ? `${word.text} · ${f.label} ` : `${f.label} `);
     if (perPlayer) for (const p of state.game.players) row.append(` ${p} `, contextInput(f, p));
     else row.append(contextInput(f));
+    if (f.shown_with) {             // in view once it is needed (two players called go)
+      row.dataset.shownWith = f.shown_with;
+      box.append(row);
+      continue;
+    }
     (["player", "choice", "count", "count_per_player"].includes(f.kind) ? box : more).append(row);
   }
   if (more.children.length > 1) box.append(more);
+  box.oninput = showNeeded;
+  showNeeded();
+}
+
+// A field shown with a per-player count (the go order) appears once two players have
+// one, with those players as its example.
+function showNeeded() {
+  const box = $("round-context");
+  for (const row of box.querySelectorAll("[data-shown-with]")) {
+    const callers = [...box.querySelectorAll(`[data-key="${row.dataset.shownWith}"]`)]
+      .filter((i) => Number(i.value) > 0).map((i) => i.dataset.player);
+    row.hidden = callers.length < 2;
+    const input = row.querySelector("input");
+    if (input && callers.length >= 2) input.placeholder = `e.g. ${callers.join(", ")} (who called first)`;
+  }
+}
+
+// A reopened round's form shows the context it was confirmed with (who stopped as it was
+// said: a round confirmed with nobody stopping shows "nobody", not "— choose —").
+function fillContext(ctx) {
+  for (const input of $("round-context").querySelectorAll("[data-key]")) {
+    const { key, kind, player } = input.dataset;
+    let value = player ? (ctx[key] || {})[player] : ctx[key];
+    if (value === null && kind === "player" && input.required && key in ctx) value = "nobody";
+    if (value === undefined || value === null) continue;
+    if (Array.isArray(value)) value = value.join(kind === "players" ? ", " : " ");
+    input.value = String(value);
+  }
+  showNeeded();
 }
 
 export function context() {
@@ -138,6 +210,7 @@ export function context() {
       if (kind === "count_per_player") out[key] = { ...(out[key] || {}), [player]: Number(value || 0) };
       else if (value) out[key] = { ...(out[key] || {}), [player]: value };
     } else if (kind === "month") { if (value) out[key] = Number(value); }
+    else if (kind === "player") out[key] = value && value !== "nobody" ? value : null;
     else if (kind === "count") out[key] = Number(value || 0);
     else if (kind === "players") { const names = value.split(",").map((n) => n.trim()).filter(Boolean); if (names.length) out[key] = names; }
     else if (kind === "codes") { const codes = value.split(/[\s,]+/).filter(Boolean); if (codes.length) out[key] = codes; }
@@ -146,24 +219,51 @@ export function context() {
   return out;
 }
 
+// An engine message about the round form with its keys (stopped_by, go_order, "(goes)")
+// as the form's labels: the API names the keys, the page's user sees the labels.
+export function formWords(message) {
+  let out = message;
+  for (const f of state.game.context_fields || []) {
+    const label = `“${f.label}”`;
+    out = f.key.includes("_") ? out.replace(new RegExp(`(?<![\\w-])${f.key}(?![\\w-])`, "g"), label)
+      : out.replaceAll(`(${f.key})`, `(${label})`);
+  }
+  return out;
+}
+
+// The required fields left unchosen (who stopped): [{field, input}].
+export function missingContext() {
+  return (state.game.context_fields || []).filter((f) => f.required)
+    .map((f) => ({ field: f, input: $(`ctx-${f.key}`) })).filter(({ input }) => input && !input.value);
+}
+
+// A round's result: the game's table (Go-Stop and Matgo have their own), the winner and
+// the explanation lines.
 function resultTable(result, owners) {
+  const gostop = result.game === "gostop" && state.deck.hwatu &&
+    Object.values(result.results || {}).some((r) => r.details);
+  return el("div", {},
+    gostop ? gostopTable(result, owners, state.deck.hwatu) : pointsTable(result, owners),
+    el("p", { class: "round-winner" }, "Winner: ", el("b", { text: result.winner || (gostop ? "nobody (nagari)" : "nobody (draw)") }),
+      ` · next dealer: ${result.next_dealer}`),
+    (result.explanation || []).length ? el("ul", { class: "explanation" }, result.explanation.map((t) => el("li", { text: t }))) : null);
+}
+
+// Sakura, Koi-Koi, Hana-Awase: card points, yaku, penalty, round score.
+function pointsTable(result, owners) {
   const rows = owners.map((owner) => {
     const r = result.results[owner] || {};
     return el("tr", { dataset: { owner } },
       el("th", { text: owner + (result.winner === owner ? " ★" : "") }),
       el("td", { class: "num card-points", text: r.card_points ?? "" }),
       el("td", { class: "yaku" }, (r.yaku || []).length ? (r.yaku || []).map((y) =>
-        el("div", { class: "yaku-hit" }, el("b", { text: `${y.label} ${y.points}` }), ` (${y.cards.join(" ")})`)) : "—"),
+        el("div", { class: "yaku-hit" }, el("b", { text: `${y.label}: ${y.points}` }), ` (${y.cards.join(" ")})`)) : "—"),
       el("td", { class: "num penalty", text: r.penalty ? signed(-r.penalty) : "0" }),
       el("td", { class: "num score", text: signed(r.score) }));
   });
-  return el("div", {},
-    el("table", { class: "result" },
-      el("thead", {}, el("tr", {}, ["Pile", "Card points", "Yaku (cards)", "Penalty", "Round score"].map((h) => el("th", { text: h })))),
-      el("tbody", {}, rows)),
-    el("p", { class: "round-winner" }, "Winner: ", el("b", { text: result.winner || "nobody (draw)" }),
-      ` · next dealer: ${result.next_dealer}`),
-    (result.explanation || []).length ? el("ul", { class: "explanation" }, result.explanation.map((t) => el("li", { text: t }))) : null);
+  return el("div", { class: "table-wrap" }, el("table", { class: "result" },
+    el("thead", {}, el("tr", {}, ["Pile", "Card points", "Yaku (cards)", "Penalty", "Round score"].map((h) => el("th", { text: h })))),
+    el("tbody", {}, rows)));
 }
 
 function renderStandings() {
@@ -207,24 +307,34 @@ function renderHistory() {
     el("details", { class: "round", dataset: { round: r.number } },
       el("summary", { text: `Round ${r.number} — dealer ${r.dealer} — winner ${r.result.winner || "nobody"}` +
         (r.learned ? ` — ${count(r.learned, "card crop")} learned` : "") }),
-      resultTable(r.result, g.owners))) : [el("p", { class: "muted", text: "No round confirmed yet." })]));
+      resultTable(r.result, g.owners),
+      el("button", { type: "button", class: "reopen", title: "fix this round's piles; confirming it again scores it and the rounds after it anew",
+        onclick: () => actions.reopen(r.number) }, `Reopen round ${r.number} to fix it`))) : [el("p", { class: "muted", text: "No round confirmed yet." })]));
 }
 
 export function render() {
   const g = state.game;
   $("round-error").textContent = "";       // an error is about the state before this change
   $("game-title").textContent = `Game ${g.id}: ${g.players.join(", ")}`;
-  $("game-info").textContent = `${g.ruleset.name} — ${g.ruleset.description}` +
-    (g.teams ? ` · teams ${g.owners.join(" vs ")}` : "") + ` · ${g.rounds_planned} rounds`;
+  $("game-info").textContent = `${g.ruleset.title || g.ruleset.name} — ${g.ruleset.description}` +
+    (g.teams ? ` · teams ${g.owners.join(" vs ")}` : "") + ` · ${g.rounds_planned} rounds` +
+    ((g.ruleset.changed || []).length ? ` · house rules: ${g.ruleset.changed.map((k) => `${k} = ${g.ruleset.options[k]}`).join(", ")}` : "");
   renderDeck();
   const rnd = openRound();
   $("round-panel").hidden = !rnd;
   if (rnd) {
     $("round-title").textContent = `Round ${rnd.number} of ${g.rounds_planned}`;
-    $("round-info").textContent = `Dealer: ${g.dealer}. Capture each pile, fix any card, save it, then confirm the round.`;
+    const later = g.rounds.filter((r) => r.confirmed && r.number > rnd.number).map((r) => r.number);
+    $("round-info").textContent = later.length
+      ? `Round ${rnd.number} is reopened (dealer ${g.dealer}): fix its piles, then confirm it again; ` +
+        `round${later.length > 1 ? "s" : ""} ${later.join(", ")} will be scored again with it.`
+      : `Dealer: ${g.dealer}. Capture each pile, fix any card, save it, then confirm the round.`;
     renderPiles();
+    const ready = g.owners.every((o) => rnd.piles[o]) && !unsavedOwners().length;
+    $("confirm-round").classList.toggle("primary", ready);    // red once every pile is saved
     if (!$("round-context").dataset.round || $("round-context").dataset.round !== String(rnd.number)) {
       renderContext();
+      fillContext(rnd.context || {});
       $("round-context").dataset.round = String(rnd.number);
     }
   }

@@ -1,6 +1,7 @@
 // The game page's state: the game as the server last sent it, and the piles' drafts (what
 // this page knows of each pile beyond the server), with the questions the other modules ask.
-import { cardLabel } from "./cards.js";
+import { shortLabel } from "./cards.js";
+import { checkFirst } from "./piles.js";
 import { countKey, draftKey, loadCounts, loadDrafts, storeCounts, storeDrafts } from "./drafts.js";
 
 const root = document.getElementById("game");
@@ -9,26 +10,68 @@ export const base = `/api/games/${gameId}`;
 export const $ = (id) => document.getElementById(id);
 
 // One owner's pile on this page. `codes`, `detected` and `source` are the draft: a pile not
-// saved yet (`codes` null: none). `cards` holds what this session saw of each card, per
-// code {crop, conf, rival}; it outlives the draft: a saved pile still shows its crops, and
-// the camera's confidence and runner-up until the pile is captured again or discarded.
+// saved yet (`codes` null: none), made on the saved pile `base` (its codes; [] for none) at
+// `baseVersion` (0: none). `stale`: the saved pile changed since (another screen), so the
+// draft is shown as its changes (`changes()`), to apply onto the pile as it now is.
+// `cards` holds what this session saw of each card, per code {crop, conf, rival}; it
+// outlives the draft: a saved pile still shows its crops, and the camera's confidence and
+// runner-up until the pile is captured again or discarded.
 class PileDraft {
   constructor() {
     this.codes = null;
     this.detected = [];
     this.source = null;
+    this.base = [];
+    this.baseVersion = 0;
+    this.stale = false;
     this.cards = new Map();
+    this.note = "";           // why the last photo of this pile was not read (shown beside it)
+    this.checked = new Set(); // codes whose "check" mark the player dismissed
+    this.fixes = new Map();   // new code -> the detected code it replaced (a Fix before saving)
   }
 
   get open() { return this.codes !== null; }
 
-  start(source, codes = [], detected = []) {
+  start(source, codes = [], detected = [], base = [], baseVersion = 0) {
     this.codes = [...codes];
     this.detected = [...detected];
     this.source = source;
+    this.base = [...base];
+    this.baseVersion = baseVersion;
+    this.stale = false;
   }
 
-  close() { this.codes = null; this.detected = []; this.source = null; }
+  close() { this.codes = null; this.detected = []; this.source = null; this.base = []; this.baseVersion = 0; this.stale = false; this.fixes.clear(); }
+
+  // A Fix on the draft: old -> pick, traced back to the detected card it started from.
+  fixed(old, pick) {
+    const origin = this.fixes.get(old) ?? old;
+    this.fixes.delete(old);
+    if (this.detected.includes(origin) && origin !== pick) this.fixes.set(pick, origin);
+  }
+
+  // [[old, new]] for the save: the fixes whose new card is still in the pile.
+  fixList() {
+    return [...this.fixes].filter(([pick]) => this.codes.includes(pick)).map(([pick, old]) => [old, pick]);
+  }
+
+  // What this screen changed on its base: {adds, removes} (a replace is one of each).
+  changes() {
+    const codes = this.codes || [];
+    return { adds: codes.filter((c) => !this.base.includes(c)), removes: this.base.filter((c) => !codes.includes(c)) };
+  }
+
+  // The changes that are still to make on `codes` (the pile as it now is).
+  changesOnto(codes) {
+    const { adds, removes } = this.changes();
+    return { adds: adds.filter((c) => !codes.includes(c)), removes: removes.filter((c) => codes.includes(c)) };
+  }
+
+  // The changes applied onto `codes` (the pile as it now is): its other cards all stay.
+  appliedOnto(codes) {
+    const { adds, removes } = this.changesOnto(codes);
+    return [...codes.filter((c) => !removes.includes(c)), ...adds];
+  }
 
   card(code) {
     if (!this.cards.has(code)) this.cards.set(code, {});
@@ -54,6 +97,7 @@ class PileDraft {
   // Drop the draft and what the camera said of the cards; the crops stay (pictures).
   forget() {
     this.close();
+    this.checked.clear();
     for (const card of this.cards.values()) { delete card.conf; delete card.rival; }
   }
 
@@ -78,24 +122,51 @@ export const state = {
   deckFallback: null,     // why the game's deck profile is not used this session (the server's message)
 };
 
+// What to check first in the owner's pile (piles.js checkFirst), less the marks dismissed.
+export function checksOf(owner, deck) {
+  const pile = pileOf(owner);
+  return checkFirst(shownCodes(owner), pile.confidences(), deck, pile.rivals(), pile.checked);
+}
+
 export function pileOf(owner) {
   if (!state.piles.has(owner)) state.piles.set(owner, new PileDraft());
   return state.piles.get(owner);
 }
 
-// Open a draft for the owner's pile; the latest opened comes last (as they are listed).
-export function openDraft(owner, source, codes = [], detected = []) {
+// The owner's saved pile in the open round, or null.
+export function savedPile(owner) {
+  const rnd = openRound();
+  return (rnd && rnd.piles[owner]) || null;
+}
+
+// Open a draft for the owner's pile, made on the saved pile as this page has it (or on
+// `base` at `baseVersion`); the latest opened comes last (as they are listed).
+export function openDraft(owner, source, codes = [], detected = [], base = null, baseVersion = null) {
   const pile = pileOf(owner);
   state.piles.delete(owner);
   state.piles.set(owner, pile);
-  pile.start(source, codes, detected);
+  const saved = savedPile(owner);
+  pile.start(source, codes, detected, base ?? (saved ? saved.codes : []), baseVersion ?? savedVersion(owner));
   return pile;
 }
 
-// The owner's open draft, or null.
+// The owner's open draft (not one made on a pile changed since), or null.
 export function draftOf(owner) {
   const pile = state.piles.get(owner);
-  return pile && pile.open ? pile : null;
+  return pile && pile.open && !pile.stale ? pile : null;
+}
+
+// The owner's draft made on a pile that changed since (shown as its changes), or null.
+export function staleOf(owner) {
+  const pile = state.piles.get(owner);
+  return pile && pile.open && pile.stale ? pile : null;
+}
+
+// A draft's pile changed since it was made (the page knows a newer version): stale.
+export function markStale() {
+  for (const [owner, pile] of state.piles) {
+    if (pile.open && !pile.stale && owner !== state.capturing && pile.baseVersion !== savedVersion(owner)) pile.stale = true;
+  }
 }
 
 export function unsavedOwners() {
@@ -145,7 +216,7 @@ export function usedFlags(owner) {
   return flags;
 }
 
-export function labelOf(code) { return cardLabel(state.deck, code).split(": ")[1] || code; }
+export function labelOf(code) { return shortLabel(state.deck, code); }
 
 // ------------------------------------------------------------------ the tab's storage
 // The open drafts go to this tab's sessionStorage on every render of the piles.
@@ -155,6 +226,7 @@ export function storePiles(round) {
     if (!pile.open) continue;
     const own = (table) => Object.fromEntries([...table].filter(([code]) => pile.codes.includes(code)));
     drafts.set(owner, { codes: pile.codes, detected: pile.detected, source: pile.source,
+      base: pile.base, baseVersion: pile.baseVersion,
       conf: own(pile.confidences()), rivals: own(pile.rivals()), crops: pile.cropsOf(pile.codes) });
   }
   storeDrafts(draftKey(gameId, round), drafts);
@@ -167,11 +239,12 @@ export function restorePiles() {
   const found = loadDrafts(draftKey(gameId, state.game.open_round), state.game.owners,
     (code) => state.deck.byCode.has(code));
   for (const [owner, { draft, crops }] of found) {
-    const pile = openDraft(owner, draft.source, draft.codes, draft.detected);
+    const pile = openDraft(owner, draft.source, draft.codes, draft.detected, draft.base, draft.baseVersion);
     for (const [code, url] of crops) pile.card(code).crop = url;
     for (const [code, p] of Object.entries(draft.conf)) pile.card(code).conf = p;
     for (const [code, rival] of Object.entries(draft.rivals)) pile.card(code).rival = rival;
   }
+  markStale();                      // a pile saved elsewhere since: its draft is changes
   return [...found.keys()];
 }
 

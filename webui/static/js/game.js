@@ -3,9 +3,10 @@
 // and pile drafts are game-state.js, capture game-capture.js, the writes game-edit.js and
 // the rendering game-render.js; this module loads the game and wires them together.
 import { api, toast } from "./api.js";
-import { loadCards } from "./cards.js";
+import { loadCards, useHwatu } from "./cards.js";
 import { endCapture, forgetCamera, photo, showSide, startCapture } from "./game-capture.js";
-import { addCard, confirmRound, correction, fixCard, loadDecks, replaceCard, savePile, setDeck, setLearn } from "./game-edit.js";
+import { addCard, applyChanges, confirmRound, correction, fixCard, loadDecks, reopenRound, replaceCard, savePile, setDeck,
+  setLearn } from "./game-edit.js";
 import { actions, render } from "./game-render.js";
 import { $, base, restorePiles, state } from "./game-state.js";
 
@@ -18,11 +19,30 @@ Object.assign(actions, {
   remove: (owner, code) => correction(owner, "remove", code, null),
   save: savePile,
   discard: (owner) => { forgetCamera(owner); render(); },
+  apply: applyChanges,
+  reopen: reopenRound,
 });
 
 async function main() {
   state.deck = await loadCards();
   state.game = await api("GET", base);
+  const wordsKey = `hanafuda:words:${state.game.id}`;     // this browser's choice for the game
+  const stored = (() => { try { return localStorage.getItem(wordsKey); } catch { return null; } })();
+  useHwatu(state.deck, state.game.ruleset.game, stored);
+  $("card-words").value = state.deck.korean ? "hwatu" : "japanese";
+  $("card-words").addEventListener("change", () => {
+    try { localStorage.setItem(wordsKey, $("card-words").value); } catch { /* storage off: this page only */ }
+    useHwatu(state.deck, state.game.ruleset.game, $("card-words").value);
+    // the round form's labels too, keeping what was typed in it
+    const typed = [...$("round-context").querySelectorAll("[data-key]")]
+      .map((i) => [`${i.dataset.key}|${i.dataset.player || ""}`, i.value]);
+    $("round-context").dataset.round = "";
+    render();
+    const inputs = new Map([...$("round-context").querySelectorAll("[data-key]")]
+      .map((i) => [`${i.dataset.key}|${i.dataset.player || ""}`, i]));
+    for (const [k, v] of typed) if (inputs.has(k)) inputs.get(k).value = v;
+    $("round-context").dispatchEvent(new Event("input"));      // the go order's visibility
+  });
   const done = state.game.rounds.filter((r) => r.confirmed);
   if (done.length) state.lastResult = done[done.length - 1];
   $("confirm-round").addEventListener("click", confirmRound);

@@ -4,6 +4,7 @@ import { api, askFirst, count, el, localTime, toast } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
 let presets = [];
+let hwatu = null;         // the hwatu words (/api/cards), for a Korean-deck preset
 
 function players() {
   return [...document.querySelectorAll("#player-names input")].map((i) => i.value.trim());
@@ -31,8 +32,83 @@ function renderPlayers() {
   for (let n = p.min_players; n <= p.max_players; n++) count.append(el("option", { value: n, text: n }));
   count.value = String(Math.min(Math.max(keep, p.min_players), p.max_players));
   $("rounds").value = p.default_rounds;
+  renderOptions().catch((err) => toast(`house rules: ${err.message}`, true));
   $("preset-description").textContent = p.description;
+  // a hwatu table calls the first dealer 선 (the one table of words: /api/cards)
+  const seon = hwatu && hwatu.games.includes(p.game) ? hwatu.form.first_dealer : null;
+  $("first-dealer-label").textContent = seon ? `First dealer (${seon.text}) ` : "First dealer ";
   renderNames();
+}
+
+// The chosen preset's options, grouped and folded: each with what it means, the
+// preset's value, the game's default and its source. A changed one is marked and sent.
+const optionRows = new Map();     // preset -> its option rows (/api/presets/<name>/options)
+
+async function renderOptions() {
+  const p = currentPreset();
+  if (!optionRows.has(p.name)) {
+    optionRows.set(p.name, (await api("GET", `/api/presets/${encodeURIComponent(p.name)}/options`)).options);
+  }
+  if (currentPreset() !== p) return;          // another preset was chosen meanwhile
+  const rows = optionRows.get(p.name).filter((o) => o.key !== "rounds");   // Rounds is above
+  const groups = new Map();
+  for (const o of rows) {
+    if (!groups.has(o.group)) groups.set(o.group, []);
+    groups.get(o.group).push(o);
+  }
+  $("house-rules-body").replaceChildren(...[...groups].map(([name, opts]) =>
+    el("details", { class: "option-group", dataset: { group: name } },
+      el("summary", { text: `${name} (${opts.length})` }), ...opts.map(optionRow))));
+  showChanged();
+}
+
+function shownValue(o, v) {
+  if (o.kind === "bool") return v ? "yes" : "no";
+  return String(v);
+}
+
+function optionRow(o) {
+  const data = { key: o.key, preset: String(o.value) };
+  let input;
+  if (o.kind === "choice") {
+    input = el("select", { dataset: data }, o.allowed.map((v) =>
+      el("option", { value: String(v), text: `${v}: ${o.meanings[String(v)]}` })));
+    input.value = String(o.value);
+  } else if (o.kind === "bool") {
+    input = el("input", { type: "checkbox", dataset: data });
+    input.checked = !!o.value;
+  } else {
+    input = el("input", { type: "number", min: o.minimum, max: o.maximum, value: o.value, dataset: data });
+  }
+  input.addEventListener("input", showChanged);
+  input.addEventListener("change", showChanged);
+  const def = o.default === o.value ? "the default" : `default ${shownValue(o, o.default)}, this preset ${shownValue(o, o.value)}`;
+  return el("div", { class: "option", dataset: { key: o.key } },
+    el("label", {}, el("code", { text: o.key }), " ", input),
+    el("div", { class: "small muted" }, `${o.help} — ${def}; source: ${o.source || "—"}`));
+}
+
+function optionValue(input) {
+  return input.type === "checkbox" ? String(input.checked) : input.value.trim();
+}
+
+// {key: value} of the options changed from the preset's values.
+function changedOptions() {
+  const out = {};
+  for (const input of document.querySelectorAll("#house-rules-body [data-key][data-preset]")) {
+    if (optionValue(input) !== input.dataset.preset) out[input.dataset.key] = optionValue(input);
+  }
+  return out;
+}
+
+function showChanged() {
+  const changed = changedOptions();
+  for (const row of document.querySelectorAll("#house-rules-body .option")) {
+    row.classList.toggle("changed", row.dataset.key in changed);
+  }
+  const n = Object.keys(changed).length;
+  $("house-rules-summary").textContent = n ? `House rules: ${n} changed (${Object.entries(changed).map(([k, v]) => `${k} = ${v}`).join(", ")})`
+    : `House rules (the preset's; ${document.querySelectorAll("#house-rules-body .option").length} options)`;
 }
 
 function renderNames() {
@@ -63,7 +139,7 @@ async function submit(event) {
     preset: $("preset").value, players: names, rounds: Number($("rounds").value),
     first_dealer: names[Number($("first-dealer").value)] || names[0],
     teams: choice && choice.groups ? choice.groups.map((g) => g.map((i) => names[i])) : null,
-    deck: $("deck").value || null, learn: $("learn").checked,
+    deck: $("deck").value || null, learn: $("learn").checked, options: changedOptions(),
   };
   try {
     const game = await api("POST", "/api/games", body);
@@ -115,7 +191,7 @@ async function loadGames() {
     askFirst(del, `Delete game ${g.id} for good`, `/api/games/${g.id}`, `game ${g.id} deleted`, loadGames);
     return el("tr", { dataset: { game: g.id } },
       el("td", { text: g.id }), el("td", { class: "started", title: g.created_at, text: localTime(g.created_at) }),
-      el("td", { text: g.preset }), el("td", { text: g.players.join(", ") }),
+      el("td", { text: presets.find((p) => p.name === g.preset)?.title || g.preset }), el("td", { text: g.players.join(", ") }),
       el("td", { text: `${g.rounds_confirmed}/${g.rounds_planned}${g.finished ? " (finished)" : ""}` }), actions);
   }));
 }
@@ -123,12 +199,14 @@ async function loadGames() {
 async function main() {
   const data = await api("GET", "/api/presets");
   presets = data.presets;
-  $("preset").replaceChildren(...presets.map((p) => el("option", { value: p.name, text: p.name })));
+  hwatu = (await api("GET", "/api/cards").catch(() => ({}))).hwatu || null;
+  $("preset").replaceChildren(...presets.map((p) => el("option", { value: p.name, text: p.title || p.name })));
   $("preset").value = data.default;
   $("preset").addEventListener("change", renderPlayers);
   $("player-count").addEventListener("change", renderNames);
   $("new-game-form").addEventListener("submit", submit);
   renderPlayers();
+  await renderOptions().catch(() => {});
   await loadDecks().catch((err) => toast(`decks: ${err.message}`, true));
   await loadGames();
   document.body.dataset.ready = "1";

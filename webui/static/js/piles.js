@@ -22,7 +22,7 @@ export function followCamera(codes, prev, now, removedByHand = new Set()) {
 // code -> list of reasons to check it: unsure (its reading held under UNSURE of its
 // frames), read another way too (`rivals`: code -> runner-up reading), or a ribbon of a
 // month whose chaff is in the pile too (misreads lean to ribbons).
-export function checkFirst(codes, conf, deck, rivals = new Map()) {
+export function checkFirst(codes, conf, deck, rivals = new Map(), dismissed = new Set()) {
   const out = new Map();
   const add = (code, why) => out.set(code, [...(out.get(code) || []), why]);
   for (const code of codes) {
@@ -31,11 +31,14 @@ export function checkFirst(codes, conf, deck, rivals = new Map()) {
     if (rivals.get(code)) add(code, `also read as ${rivals.get(code)}`);
     const card = deck.byCode.get(code);
     if (card && card.kind === "ribbon") {
+      // a plain chaff (K 3 or 4) of the month; the willow's 11-4 is the lightning, a
+      // card of its own that lies beside the willow ribbon in many a pile
       const twin = codes.find((o) => o !== code && deck.byCode.get(o)?.month === card.month &&
-        deck.byCode.get(o)?.kind === "chaff");
+        deck.byCode.get(o)?.kind === "chaff" && card.month !== 11 && /-[34]$/.test(o));
       if (twin) add(code, `ribbon beside ${twin}, a chaff of its month: is it a chaff too?`);
     }
   }
+  for (const code of dismissed) out.delete(code);     // the player checked it
   return out;
 }
 

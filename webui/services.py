@@ -1,4 +1,4 @@
-"""Reaching the app's store and detection service from a request."""
+"""The app's services (its store, decks, detection and the table), reached from a request."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from flask import current_app, request
 
 from scorer.enrolled import EnrolledDecks
 from scorer.store import GameStore
-from webui.detection import DetectionService
+from scorer.table import Table
+from webui.detection import ClientImages, DetectionService
 
 
 def store() -> GameStore:
@@ -21,6 +22,11 @@ def detection() -> DetectionService:
 
 def enrolled_decks() -> EnrolledDecks:
     return current_app.extensions["hanafuda"]["decks"]
+
+
+def table() -> Table:
+    """The games at the table, their image work in this request's client's turn."""
+    return Table(store(), enrolled_decks(), ClientImages(detection(), client()))
 
 
 def client() -> Hashable:

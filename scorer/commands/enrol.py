@@ -1,4 +1,4 @@
-"""`hanafuda enroll`: teach the recogniser your own deck."""
+"""`hanafuda enrol` (also spelled `enroll`): teach the recogniser your own deck."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def db_argument(parser: argparse.ArgumentParser) -> None:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "enroll", help="enrol your own deck from photos or card scans",
+        "enrol", aliases=["enroll"], help="enrol your own deck from photos or card scans",
         description="Enrol a physical deck so that the recogniser reads it better: lay the "
                     "48 cards out month by month in rows (January's four cards first, then "
                     "February's...; e.g. four photos of 12 cards, or one photo of all 48) "
@@ -54,13 +54,13 @@ def _run(args: argparse.Namespace) -> int:
 
     from scorer.enrolled import EnrolledDecks
     from scorer.store import default_db_path
-    from scorer.store.decks import DeckCard, DeckStore, check_name
+    from scorer.store.decks import DeckCard, DeckStore, clean_name
     from scorer.vision import Detector
     from scorer.vision.enrol import enrol_paths
     from scorer.vision.profile import require_embedding
 
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
-    check_name(args.name)
+    args.name = clean_name(args.name)
     det = Detector(args.model)
     require_embedding(det)
     if not args.paths and not args.from_games:
@@ -102,7 +102,7 @@ def open_decks(db: Path | None):
 
     db = db or default_db_path()
     if not Path(db).is_file():
-        raise InputError(f"no games database at {db} (enrol a deck with `hanafuda enroll` "
+        raise InputError(f"no games database at {db} (enrol a deck with `hanafuda enrol` "
                          "first, or give --db)")
     try:
         return DeckStore(db)

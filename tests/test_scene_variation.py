@@ -1,0 +1,175 @@
+"""What recogniser v4 trains on beside the renders: real photographs split once, real
+tables and negatives, decoy faces, staggered stacks, and a heatmap peak where a
+stacked card is seen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from training.train import STRIDE, band_mask, loc_targets
+
+
+def _decode(hm, reg):
+    """Centres decoded as the detector does: (cell + offset + 0.5) * stride at each peak."""
+    ys, xs = np.nonzero(hm >= 0.999)
+    return sorted(((x + reg[4, y, x] + 0.5) * STRIDE, (y + reg[5, y, x] + 0.5) * STRIDE)
+                  for y, x in zip(ys, xs))
+
+
+def test_a_peak_at_the_exposed_point_still_decodes_to_the_cards_true_centre():
+    # two stacked cards whose centres are 3 px apart: at their centres the peaks share
+    # a cell; at their exposed points they are 40 px apart
+    rows = np.array([[0, 200, 150, 60, 96, 0.0, 0.6, 178, 150, 10],
+                     [0, 203, 150, 60, 96, 0.0, 1.0, 218, 150, 30]], np.float32)
+    hm, ign, reg, regm = loc_targets(rows, 1, 240, 320)
+    assert len(_decode(hm[0], reg[0])) == 2
+    for (cx, cy), (tx, ty) in zip(_decode(hm[0], reg[0]), [(200, 150), (203, 150)]):
+        assert abs(cx - tx) < 0.01 and abs(cy - ty) < 0.01
+    peaks = sorted(np.argwhere(hm[0] >= 0.999)[:, 1].tolist())
+    assert peaks == [int(round(178 / STRIDE - 0.5)), int(round(218 / STRIDE - 0.5))]
+    # without the exposed points (the older rows) the peaks are the centres: one is lost
+    hm7, _, reg7, _ = loc_targets(rows[:, :7], 1, 240, 320)
+    assert len(_decode(hm7[0], reg7[0])) == 1
+
+
+def test_the_half_hidden_band_is_marked_about_its_peaks_only():
+    rows = np.array([[0, 100, 100, 40, 64, 0.0, 0.65, 90, 100, 8],
+                     [0, 250, 100, 40, 64, 0.0, 0.95, 250, 100, 20],
+                     [0, 150, 200, 40, 64, 0.0, 0.3, 150, 200, 5]], np.float32)
+    band = band_mask(rows, 1, 240, 320)[0]
+    assert band.sum() == 9 and band[int(round(100 / 4 - 0.5)), int(round(90 / 4 - 0.5))] == 1
+    from training.train import loc_loss
+    hm, ign, reg, regm = (torch.from_numpy(a) for a in loc_targets(rows, 1, 240, 320))
+    out = torch.zeros(1, 7, 60, 80)
+    plain = loc_loss(out, hm, ign, reg, regm)[0]
+    weighted = loc_loss(out, hm, ign, reg, regm, weights=1 + 2 * torch.from_numpy(band)[None])[0]
+    assert weighted > plain
+
+
+def test_seen_point_is_the_centre_of_a_whole_card_and_inside_the_shown_part_of_a_covered_one():
+    from training.scenes import seen_point
+    quad = np.array([[20, 10], [60, 10], [60, 74], [20, 74]], np.float32)
+    mask = np.zeros((100, 100), bool)
+    mask[10:74, 20:60] = True
+    x, y, d = seen_point(mask, quad)
+    assert abs(x - 40) <= 1 and abs(y - 42) <= 1 and d >= 18
+    mask[10:74, 20:45] = False  # the left 25 of 40 px are under another card
+    x, y, d = seen_point(mask, quad)
+    assert 45 <= x < 60 and mask[int(y), int(x)] and d < 10
+
+
+@pytest.fixture(scope="module")
+def lib():
+    from training.scenes import get_library
+    return get_library()
+
+
+@pytest.mark.art
+def test_a_staggered_stack_shows_each_lower_card_in_the_band_real_piles_lose(lib):
+    from training.realistic import SceneVariation, realistic_scene
+    var = SceneVariation(layout_weights=(("staggered", 1.0),))
+    vis = []
+    for seed in range(300_000, 300_006):
+        _, cards, _ = realistic_scene(lib, seed, "pile", variation=var)
+        vis += [c.visible for c in cards[:-1] if c.visible > 0]
+    vis = np.array(vis)
+    assert len(vis) > 20 and np.mean((vis >= 0.35) & (vis < 0.85)) > 0.7
+
+
+@pytest.mark.art
+def test_the_test_scenes_do_not_change_with_training_variation_off(lib):
+    from training.realistic import KINDS, SceneVariation, realistic_scene
+    for k, kind in enumerate(KINDS):
+        a, ca, _ = realistic_scene(lib, 1_060_000 + k, kind)
+        b, cb, _ = realistic_scene(lib, 1_060_000 + k, kind, variation=SceneVariation())
+        assert np.array_equal(a, b) and [c.code for c in ca] == [c.code for c in cb]
+        assert not any(c.decoy for c in ca)
+
+
+@pytest.mark.art
+@pytest.mark.photos
+def test_decoy_cards_and_real_tables_teach_the_localiser_only(lib):
+    from training.real_photos import DEFAULT_PHOTOS_DIR
+    from training.realistic import SceneVariation
+    from training.stream import StreamConfig, scene_sample
+    var = SceneVariation(photos_dir=str(DEFAULT_PHOTOS_DIR), photo_tables=1.0, decoy_faces=1.0)
+    cfg = StreamConfig(art_dir="", realistic_share=1.0, variation=var)
+    s = scene_sample(lib, 200_123, cfg)
+    assert (s["hm"] >= 0.999).sum() >= 1  # decoys are cards to the localiser
+    # and never refiner or classifier samples: every crop is "not a card"
+    assert len(s["ref_y"]) == 0 and set(s["cls_y"].tolist()) <= {48}
+    neg = scene_sample(lib, 200_124, StreamConfig(art_dir=cfg.art_dir, variation=var,
+                                                   negatives=1.0))
+    assert (neg["hm"] > 0).sum() == 0 and neg["img"].shape == (480, 640, 3)
+
+
+@pytest.mark.photos
+def test_the_real_photos_split_once_by_sitting_into_disjoint_parts():
+    from training.real_photos import DEFAULT_PHOTOS_DIR, group_of, split_photos
+    a, b = split_photos(DEFAULT_PHOTOS_DIR), split_photos(DEFAULT_PHOTOS_DIR)
+    assert a == b
+    train, test = set(a["train"]), set(a["test"])
+    assert not train & test and len(train) + len(test) >= 500
+    assert 0.2 <= len(test) / (len(train) + len(test)) <= 0.3
+    groups = {group_of(p.name) for p in train | test}
+    assert groups == {group_of(p.name) for p in test}  # every sitting is tested
+    for g in groups:  # and its test photos come after its training photos
+        names_tr = sorted(p.name for p in train if group_of(p.name) == g)
+        names_te = sorted(p.name for p in test if group_of(p.name) == g)
+        assert not names_tr or max(names_tr) < min(names_te)
+
+
+def test_missing_photos_say_where_they_come_from(tmp_path):
+    from training.real_photos import PhotosUnavailable, split_photos
+    with pytest.raises(PhotosUnavailable, match="real-photos"):
+        split_photos(tmp_path)
+
+
+def test_lite_loc_reads_the_stride_32_level_and_its_snapshot_round_trips(tmp_path):
+    from training.lite_loc import load_lite_loc, save_weights
+    from training.models import LiteLoc
+    torch.manual_seed(0)
+    net = LiteLoc(pretrained=False).eval()
+    with torch.no_grad():
+        net.head[-1].weight.normal_(0, 0.1)
+        x = torch.rand(1, 3, 352, 480) * 255
+        before = net(x)
+        assert before.shape == (1, 7, 88, 120)
+        net.l32.weight.add_(1.0)
+        after = net(x)
+    assert not torch.allclose(before, after)  # the stride-32 features reach the maps
+    save_weights(tmp_path / "step-000010.pt", net)
+    again = load_lite_loc(tmp_path / "step-000010.pt")
+    with torch.no_grad():
+        err = (again(x) - after).abs().max().item()
+    assert err < 0.05 * max(after.abs().max().item(), 1.0)  # fp16 weights, same network
+
+
+def test_the_curve_measures_each_snapshot_once_beside_the_shipped_reference(tmp_path, monkeypatch):
+    import json
+
+    import training.curve as curve
+    measured = []
+
+    def fake_measure(loc, art_dir, photos_dir, per_kind, threads=1, scene=None):
+        measured.append(Path(loc).parent.name)
+        return {"shift_f1": 0.5, "shift_scenes": per_kind * 4}
+
+    monkeypatch.setattr(curve, "measure", fake_measure)
+    monkeypatch.setattr(curve, "export_lite_loc", lambda snap, base, out: Path(out) / "x.onnx")
+    snaps = tmp_path / "snapshots"
+    snaps.mkdir()
+    for step in (2000, 1000):
+        (snaps / f"step-{step:06d}.pt").write_bytes(b"")
+    out = tmp_path / "curve.json"
+    res = curve.update_curve(snaps, tmp_path / "shipped.onnx", out, "", "", per_kind=5)
+    assert [p["step"] for p in res["points"]] == [1000, 2000]
+    assert res["reference"]["model"] == "shipped.onnx" and len(measured) == 3
+    (snaps / "step-003000.pt").write_bytes(b"")
+    res = curve.update_curve(snaps, tmp_path / "shipped.onnx", out, "", "", per_kind=5)
+    assert [p["step"] for p in res["points"]] == [1000, 2000, 3000] and len(measured) == 4
+    assert json.loads(out.read_text())["points"][-1]["step"] == 3000

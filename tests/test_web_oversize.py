@@ -1,0 +1,72 @@
+"""A body over the upload cap through the real server (``hanafuda serve``'s waitress):
+an ordinary client (urllib) reads a JSON 413 naming the size and the cap, not a
+connection reset; the body is read into nothing."""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.web_helpers import CSRF, jpeg, make_app
+from webui.oversize import DRAIN_MAX, UploadTooLarge, parser_for, too_large_message
+
+
+@pytest.fixture
+def port(tmp_path: Path):
+    from webui.server import make_server
+    server = make_server(make_app(tmp_path), "127.0.0.1", 0)
+    threading.Thread(target=server.run, daemon=True).start()
+    yield server.effective_port
+    server.close()
+
+
+def _post(port: int, body: bytes) -> tuple[int, dict]:
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/api/detect", data=body, method="POST",
+                                 headers={**CSRF, "Content-Type": "image/jpeg"})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as err:
+        assert err.headers.get_content_type() == "application/json"
+        return err.code, json.loads(err.read())
+
+
+@pytest.mark.parametrize("megabytes", [9, 12])
+def test_a_body_over_the_cap_gets_a_json_413(port: int, megabytes: int) -> None:
+    status, answer = _post(port, b"\xff\xd8\xff" + b"0" * (megabytes * 1_000_000))
+    assert status == 413, answer
+    assert answer["error"].startswith(f"upload too large: this upload is {megabytes}.0 MB")
+    assert answer["error"].endswith("the limit is 8.4 MB")
+    assert answer["limit_bytes"] == 8 * 1024 * 1024 and answer["size_bytes"] > megabytes * 1e6
+
+
+def test_the_server_still_answers_after_a_refused_body(port: int) -> None:
+    assert _post(port, b"0" * 9_000_000)[0] == 413
+    status, answer = _post(port, jpeg())
+    assert status == 200 and answer["cards"]
+
+
+def test_the_parser_drains_only_below_its_bound() -> None:
+    """Over the cap and under DRAIN_MAX the body is drained (counted, not kept); a body
+    over DRAIN_MAX is left to waitress's own refusal."""
+    from waitress.adjustments import Adjustments
+    cls = parser_for(1000, 900)
+    adj = Adjustments(max_request_body_size=DRAIN_MAX)
+    p = cls(adj)
+    head = b"POST /api/detect HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n"
+    p.received(head)
+    assert not p.completed
+    for _ in range(5):
+        p.received(b"0" * 1000)
+    assert p.completed and isinstance(p.error, UploadTooLarge)
+    assert len(p.body_rcv.getbuf()) == 5000 and p.get_body_stream().read() == b""
+    status, headers, body = p.error.to_response()
+    assert status.startswith("413") and json.loads(body)["error"] == too_large_message(5000, 900)
+    big = cls(adj)
+    big.received(f"POST / HTTP/1.1\r\nContent-Length: {DRAIN_MAX}\r\n\r\n".encode())
+    assert big.completed and big.error is not None and not isinstance(big.error, UploadTooLarge)

@@ -1,0 +1,100 @@
+"""A body over the upload cap, answered so that an ordinary client reads the answer.
+
+waitress refuses a body over ``max_request_body_size`` as soon as it has read the headers,
+in plain text, and closes the connection with the body unread: the kernel then resets
+the connection, and a client still sending (urllib, http.client, a phone's browser) gets
+"connection reset" and no status at all. Here a body over the app's cap but under
+``DRAIN_MAX`` is read to its end and thrown away as it arrives (no byte of it is kept, in
+memory or on disk), then answered with the API's JSON 413 and the connection closed.
+A body over ``DRAIN_MAX`` is refused at once as before: reading it would only cost time.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from waitress.parser import HTTPRequestParser
+from waitress.receiver import FixedStreamReceiver
+from waitress.utilities import RequestEntityTooLarge
+
+#: The largest body read to its end before the 413 (a 40 MB photo is); the connection's
+#: idle timeout still ends a slow one.
+DRAIN_MAX = 128 * 1024 * 1024
+
+
+def megabytes(n: int) -> str:
+    """``12.0 MB`` (decimal megabytes, as phones and file managers show a photo's size)."""
+    return f"{n / 1e6:.1f} MB"
+
+
+def too_large_message(size: int | None, limit: int) -> str:
+    """The 413's one line: the body's size (when known) and the cap."""
+    head = f"this upload is {megabytes(size)}" if size else "this upload is larger"
+    return f"upload too large: {head}; the limit is {megabytes(limit)}"
+
+
+class _Discard:
+    """A body buffer that keeps nothing: it counts what it is given."""
+
+    def __init__(self) -> None:
+        self.length = 0
+
+    def append(self, data: bytes) -> None:
+        self.length += len(data)
+
+    def __len__(self) -> int:
+        return self.length
+
+    def getfile(self) -> Any:
+        import io
+        return io.BytesIO()
+
+    def close(self) -> None:
+        pass
+
+
+class UploadTooLarge(RequestEntityTooLarge):
+    """waitress's 413, as the API's JSON: ``{"error", "status", "size_bytes", "limit_bytes"}``."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__(too_large_message(size, limit))
+        self.size, self.limit = size, limit
+
+    def to_response(self, ident: str | None = None) -> tuple[str, list[tuple[str, str]], bytes]:
+        body = json.dumps({"error": self.body, "status": self.code,
+                           "size_bytes": self.size or None, "limit_bytes": self.limit}).encode()
+        return f"{self.code} {self.reason}", [("Content-Type", "application/json")], body
+
+
+class DrainingParser(HTTPRequestParser):
+    """A request parser that reads a too-large body to its end into nothing, then hands
+    the channel an ``UploadTooLarge`` error (answered by the channel's error task)."""
+
+    limit = 8 * 1024 * 1024         # bodies over it are refused (set per server: ``parser_for``)
+    shown = limit                   # the cap the answer names (the app's)
+    too_large = 0
+
+    def parse_header(self, header_plus: bytes) -> None:
+        super().parse_header(header_plus)
+        if not self.chunked and self.limit < self.content_length < DRAIN_MAX:
+            self.too_large = self.content_length
+            self.body_rcv = FixedStreamReceiver(self.content_length, _Discard())
+
+    def received(self, data: bytes) -> int:
+        n = int(super().received(data))
+        if self.too_large and self.completed and self.error is None:
+            self.error = UploadTooLarge(self.too_large, self.shown)
+        elif self.chunked and self.body_bytes_received > self.limit and self.error is None:
+            # a chunked body has no length to drain to: refused once over the cap, as
+            # waitress did (browsers send a photo with its length)
+            self.error = UploadTooLarge(0, self.shown)
+            self.completed = True
+        return n
+
+
+def parser_for(limit: int, shown: int | None = None) -> type[DrainingParser]:
+    """A parser class whose bodies over ``limit`` bytes are drained and refused, the
+    answer naming ``shown`` (default ``limit``) as the cap."""
+    return type("DrainingParser", (DrainingParser,),
+                {"limit": int(limit), "shown": int(shown or limit)})

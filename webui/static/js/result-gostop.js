@@ -1,0 +1,58 @@
+// The Go-Stop and Matgo round table: each player's points by role (광 gwang, 열끗, 띠, 피),
+// the go calls, shakes and bombs, the multipliers on what he receives or pays, and each
+// bak (광박, 피박, 멍박, 고박) with the reason it applies or the reason it was escaped.
+// The words come from the server's one table of hwatu names (deck.hwatu, /api/cards).
+import { el, signed } from "./api.js";
+
+const ROLE_COUNTS = [["gwang", "brights"], ["yeol", "animals"], ["tti", "ribbons"], ["pi", "junk"]];
+
+function word(table, key, fallback = key) {
+  const w = table && table[key];
+  return w ? w.text : fallback;
+}
+
+function points(d, hwatu) {
+  const parts = ROLE_COUNTS.filter(([r]) => d.points[r]).map(([r]) => `${word(hwatu.roles, r)} ${d.points[r]}`);
+  const counts = ROLE_COUNTS.map(([r, c]) => `${d.counts[c]} ${hwatu.roles[r]?.korean || r}`).join(" · ") +
+    (d.bonus_junk ? ` (${d.bonus_junk} bonus junk among the 피)` : "");
+  return [el("div", { class: "role-points", text: parts.length ? `${parts.join(" + ")} = ${d.base}` : "0" }),
+    el("div", { class: "small muted counts", text: counts })];
+}
+
+function calls(d, hwatu) {
+  const parts = [["goes", d.goes], ["shakes", d.shakes], ["bombs", d.bombs]].filter(([, n]) => n)
+    .map(([k, n]) => `${word(hwatu.form, k)} ${n}`);
+  return parts.length ? parts.join(" · ") : "—";
+}
+
+function factors(d, hwatu) {
+  return d.factors.length ? d.factors.map((f) => `×${f.factor} ${word(hwatu.baks, f.why, f.why)}`).join(" ") : "—";
+}
+
+function baks(d, hwatu) {
+  if (!d.baks.length) return "—";
+  return el("ul", { class: "baks" }, d.baks.map((b) => el("li", { class: b.applies ? "bak applies" : "bak escaped" },
+    el("b", { text: `${b.applies ? "✓" : "✗ escaped"} ${word(hwatu.baks, b.name, b.name)}` }), `: ${b.reason}`)));
+}
+
+export function gostopTable(result, owners, hwatu) {
+  const heads = ["Player", "Points by role", `Calls (${word(hwatu.form, "goes")}, ${hwatu.form.shakes?.korean || "shakes"}, ${hwatu.form.bombs?.korean || "bombs"})`,
+    "Multipliers", "Baks 박", "Round score"];
+  const rows = owners.map((owner) => {
+    const r = result.results[owner] || {};
+    const d = r.details;
+    if (!d) return el("tr", { dataset: { owner } }, el("th", { text: owner }), el("td", { colspan: 5, text: r.explanation || "" }));
+    const score = d.role === "winner" ? `+${r.score}` : signed(r.score);
+    const cell = (cls, label, ...content) => el("td", { class: cls, dataset: { label } }, ...content);
+    return el("tr", { dataset: { owner } },
+      el("th", { text: owner + (result.winner === owner ? " ★" : "") }),
+      cell("points", heads[1], points(d, hwatu)),
+      cell("calls", heads[2], calls(d, hwatu)),
+      cell("factors", heads[3], factors(d, hwatu)),
+      cell("baks-cell", heads[4], baks(d, hwatu)),
+      cell("num score", heads[5], score));
+  });
+  return el("div", { class: "table-wrap" }, el("table", { class: "result gostop" },
+    el("thead", {}, el("tr", {}, heads.map((h) => el("th", { text: h })))),
+    el("tbody", {}, rows)));
+}

@@ -1,0 +1,48 @@
+// A photo made small enough to send before it is uploaded: a phone's 6000x4000 JPEG of
+// 12 MB is drawn at most PHOTO_SIDE on its long side and sent as a JPEG of about 1 MB.
+// The detector reads no more than its useful side anyway (1792 px for the shipped
+// model, Detector.useful_side; it decodes a larger image smaller), so nothing it uses
+// is lost. The
+// browser turns the picture upright by its EXIF orientation as it decodes it, so the
+// boxes the server returns are those of the picture as the player sees it.
+
+export const PHOTO_SIDE = 1920;        // at least the detector's useful side (1792)
+const QUALITY = 0.9;
+
+// "12.0 MB", as a phone shows a photo's size.
+export function megabytes(bytes) {
+  return `${(bytes / 1e6).toFixed(1)} MB`;
+}
+
+// -> {blob, width, height, note}: the photo to send and a line saying what was done.
+// A picture the browser cannot decode (a HEIC on some browsers) goes as it is: the server
+// says what it thinks of it.
+export async function shrinkPhoto(file, maxSide = PHOTO_SIDE) {
+  let bitmap;
+  try {
+    bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
+  } catch {
+    return { blob: file, width: null, height: null, note: "" };
+  }
+  const { width, height } = bitmap;
+  const scale = Math.min(1, maxSide / Math.max(width, height));
+  if (scale === 1 && file.type === "image/jpeg") {
+    bitmap.close();
+    return { blob: file, width, height, note: "" };
+  }
+  const canvas = document.createElement("canvas");
+  canvas.width = Math.round(width * scale);
+  canvas.height = Math.round(height * scale);
+  canvas.getContext("2d").drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+  bitmap.close();
+  const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", QUALITY));
+  if (!blob) return { blob: file, width, height, note: "" };
+  return { blob, width: canvas.width, height: canvas.height,
+    note: `photo ${width}×${height} (${megabytes(file.size)}) sent as ${canvas.width}×${canvas.height} (${megabytes(blob.size)})` };
+}
+
+// The message for a photo the server refused as too large (its JSON 413).
+export function tooLargeText(file, err) {
+  const limit = err.data && err.data.limit_bytes;
+  return limit ? `this photo is ${megabytes(file.size)}; the limit is ${megabytes(limit)}` : err.message;
+}
