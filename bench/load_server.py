@@ -166,6 +166,20 @@ def bomb_client(port: int, bomb: bytes, stop: threading.Event, log: CameraLog,
     client.close()
 
 
+def run_for(threads: list[threading.Thread], stop: threading.Event, seconds: float,
+            join: float = 120) -> float:
+    """Start ``threads``, let them run ``seconds``, then set ``stop`` and join them;
+    returns the seconds it all took."""
+    t0 = time.perf_counter()
+    for t in threads:
+        t.start()
+    time.sleep(seconds)
+    stop.set()
+    for t in threads:
+        t.join(join)
+    return time.perf_counter() - t0
+
+
 def club_night(port: int, clients: int = 8, fps: float = 4.0, seconds: float = 30.0,
                bombs: int = 0, seed: int = 1, headers: dict | None = None,
                out: Callable[[str], None] = print) -> list[CameraLog]:
@@ -188,14 +202,7 @@ def club_night(port: int, clients: int = 8, fps: float = 4.0, seconds: float = 3
         f"{sum(map(len, data)) // len(data) // 1000} kB a frame, random phases)"
         + (f", {bombs} clients posting a {len(bomb) // 1000} kB PNG of 12000x3333" if bombs
            else "") + f", {seconds:g} s")
-    t0 = time.perf_counter()
-    for t in threads:
-        t.start()
-    time.sleep(seconds)
-    stop.set()
-    for t in threads:
-        t.join(120)
-    took = time.perf_counter() - t0
+    took = run_for(threads, stop, seconds)
     for log in cams + evil:
         out(log.line(took))
     sent = [s for log in cams for s, _ in log.sent]
@@ -380,25 +387,29 @@ def run_phase(port: int, seconds: float, detect_clients: int, game_clients: int,
 
 # --------------------------------------------------------------------------- servers
 def start_server(tmp: Path, model: str, fake_delay: float,
-                 fake_cpu: bool = False) -> tuple[Server, str]:
+                 fake_cpu: bool = False, token: str | None = None) -> tuple[Server, str]:
     """``hanafuda serve`` on the model, or the same app and waitress settings with a
-    fake detector (``--serve-fake``) when there is no model."""
+    fake detector (``--serve-fake``) when there is no model; ``token``: the access token
+    it requires (on loopback too)."""
     path = shipped_model() if model == "auto" else (None if model == "fake" else Path(model))
     db, log = tmp / "games.db", tmp / "server.log"
+    need = ["--token", token] if token else []
     if path is not None:
-        return Server.hanafuda(db, log, "--model", str(path)), f"model {path}"
+        return Server.hanafuda(db, log, "--model", str(path), *need), f"model {path}"
     port = free_port()
     argv = [sys.executable, "-m", "bench.load_server", "--serve-fake", "--port", str(port),
-            "--db", str(db), "--fake-delay", str(fake_delay)] + (["--fake-cpu"] if fake_cpu else [])
+            "--db", str(db), "--fake-delay", str(fake_delay), *need] \
+        + (["--fake-cpu"] if fake_cpu else [])
     return Server(argv, port, log), (f"fake detector ({fake_delay * 1e3:.0f} ms a frame, "
                                      f"{'busy on the CPU' if fake_cpu else 'asleep'})")
 
 
-def serve_fake(port: int, db: Path, delay: float, cpu: bool) -> None:
+def serve_fake(port: int, db: Path, delay: float, cpu: bool, token: str | None = None) -> None:
     from support.servers import FAKE_PILE, FakeDetector
     from webui import create_app
     from webui.server import make_server
-    app = create_app({"DB_PATH": db, "DETECTOR": FakeDetector(FAKE_PILE, delay=delay, cpu=cpu)})
+    app = create_app({"DB_PATH": db, "DETECTOR": FakeDetector(FAKE_PILE, delay=delay, cpu=cpu),
+                      "ACCESS_TOKEN": token})
     server = make_server(app, "127.0.0.1", port)         # hanafuda serve's settings
     print(f"Open http://127.0.0.1:{port}/", flush=True)
     server.run()
@@ -480,9 +491,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--serve-fake", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     p.add_argument("--db", type=Path, default=None, help=argparse.SUPPRESS)
+    p.add_argument("--token", default=None, help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.serve_fake:
-        serve_fake(a.port, a.db, a.fake_delay, a.fake_cpu)
+        serve_fake(a.port, a.db, a.fake_delay, a.fake_cpu, a.token)
         return 0
     if a.club or a.bombs:
         return run_club(a)

@@ -1,8 +1,12 @@
-"""The ``hanafuda`` command: one subcommand per module in ``scorer.commands``.
+"""The ``hanafuda`` command: one subcommand per module in ``scorer.commands``, and the
+commands other packages add through the ``hanafuda.commands`` entry points (the web
+package's ``serve``; the core never imports the web).
 
 Each command module exposes ``register(subparsers)``, which adds its parser and sets
-``func`` (taking the parsed args, returning an exit code). An InputError anywhere
-becomes a one-line message on stderr and exit code 2, never a traceback.
+``func`` (taking the parsed args, returning an exit code). An entry point's module is
+loaded only when its command is asked for (or for ``--help``), so ``hanafuda yaku`` loads
+no web. An InputError anywhere becomes a one-line message on stderr and exit code 2,
+never a traceback.
 """
 
 from __future__ import annotations
@@ -11,7 +15,9 @@ import argparse
 import importlib
 import os
 import sys
-from typing import Sequence
+from importlib.metadata import entry_points
+from types import ModuleType
+from typing import Iterable, Sequence
 
 from scorer import __version__
 from scorer.errors import InputError
@@ -22,16 +28,30 @@ COMMAND_MODULES: tuple[str, ...] = (
     "scorer.commands.rules",
     "scorer.commands.cards",
     "scorer.commands.detect",
-    "scorer.commands.serve",
     "scorer.commands.accuracy",
     "scorer.commands.enrol",
     "scorer.commands.decks",
 )
 
 EXIT_BAD_INPUT = 2
+PLUGIN_GROUP = "hanafuda.commands"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def plugin_commands() -> dict[str, str]:
+    """The commands other installed packages add: name -> module with ``register``."""
+    return {ep.name: ep.value for ep in entry_points(group=PLUGIN_GROUP)}
+
+
+def _wanted(argv: Sequence[str] | None) -> str | None:
+    """The command named on the command line (None: none, e.g. ``--help``)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    return next((a for a in args if not a.startswith("-")), None)
+
+
+def build_parser(argv: Sequence[str] | None = None,
+                 extra: Iterable[ModuleType] = ()) -> argparse.ArgumentParser:
+    """The parser of every command: ``scorer.commands``' own, ``extra`` modules, and the
+    entry points' (loaded only when the one asked for, or when none is named)."""
     parser = argparse.ArgumentParser(
         prog="hanafuda",
         description="Recognise hanafuda cards from a camera or photo and score them "
@@ -50,11 +70,25 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers.required = True
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(subparsers)
+    extra = list(extra)
+    for module in extra:
+        module.register(subparsers)
+    known = set(subparsers.choices)
+    wanted = _wanted(argv)
+    for name, module_name in plugin_commands().items():
+        if name in known:
+            continue
+        if wanted is None or wanted == name:
+            importlib.import_module(module_name).register(subparsers)
+        else:                               # listed, not loaded: another command runs
+            subparsers.add_parser(name, help=f"(from {module_name}; see hanafuda {name} -h)")
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+def main(argv: Sequence[str] | None = None, extra: Iterable[ModuleType] = ()) -> int:
+    """Run one command; ``extra``: command modules to register beside the built-in ones
+    (``python -m webui`` passes its own)."""
+    parser = build_parser(argv, extra)
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)

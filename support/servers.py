@@ -68,7 +68,7 @@ class Server:
     @classmethod
     def hanafuda(cls, db: Path, log: Path, *extra: str, port: int | None = None) -> "Server":
         port = port or free_port()
-        argv = [sys.executable, "-m", "scorer.cli", "serve", "--db", str(db),
+        argv = [sys.executable, "-m", "webui", "serve", "--db", str(db),
                 "--port", str(port), *extra]
         return cls(argv, port, log)
 

@@ -188,3 +188,39 @@ def test_hanafuda_yaku_loads_no_edge():
                          cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("name", sorted(m for m in MODULES if _is(m, ("scorer",))))
+def test_the_core_package_imports_no_web(name):
+    """`hanafuda serve` is the web package's command (an entry point): scorer never
+    imports webui."""
+    bad = sorted(m for m in _imports(name, MODULES[name]) if _is(m, ("webui",)))
+    assert bad == [], f"{name} imports {bad}"
+
+
+def test_commands_of_other_packages_come_from_entry_points(monkeypatch):
+    """scorer.cli lists a command an entry point adds, and loads its module only when
+    that command is asked for."""
+    import types
+
+    from scorer import cli
+    loaded: list[str] = []
+    module = types.ModuleType("fake_plugin")
+
+    def register(subparsers):
+        loaded.append("fake")
+        p = subparsers.add_parser("fake", help="a plugin's command")
+        p.set_defaults(func=lambda args: 7)
+
+    module.register = register
+    monkeypatch.setitem(__import__("sys").modules, "fake_plugin", module)
+    monkeypatch.setattr(cli, "plugin_commands", lambda: {"fake": "fake_plugin"})
+    assert cli.main(["fake"]) == 7 and loaded == ["fake"]
+    cli.build_parser(["cards"])
+    assert loaded == ["fake"]                       # another command: not loaded
+
+
+def test_the_web_declares_serve_as_an_entry_point():
+    import tomllib
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["entry-points"]["hanafuda.commands"] == {"serve": "webui.command"}

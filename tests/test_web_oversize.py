@@ -70,3 +70,43 @@ def test_the_parser_drains_only_below_its_bound() -> None:
     big = cls(adj)
     big.received(f"POST / HTTP/1.1\r\nContent-Length: {DRAIN_MAX}\r\n\r\n".encode())
     assert big.completed and big.error is not None and not isinstance(big.error, UploadTooLarge)
+
+
+def test_over_https_a_body_over_the_cap_gets_the_json_413_too(tmp_path: Path) -> None:
+    """The drain on the TLS channel that ``hanafuda serve --host 0.0.0.0`` uses (issue 30's
+    server): the body is read into nothing and the JSON 413 comes back over TLS; the
+    same server then serves the next request with the token."""
+    import http.client
+    import ssl
+
+    from webui.server import make_server
+    from webui.tls import ensure_certificate
+    cert = ensure_certificate(tmp_path / "tls", ["localhost"], ["127.0.0.1"])
+    token = "oversize-over-tls-token-0123"
+    server = make_server(make_app(tmp_path, ACCESS_TOKEN=token), "127.0.0.1", 0,
+                         tls=cert.context())
+    threading.Thread(target=server.run, daemon=True).start()
+    trusting = ssl.create_default_context(cafile=str(cert.ca))
+
+    def post(body: bytes) -> tuple[int, dict]:
+        conn = http.client.HTTPSConnection("127.0.0.1", server.effective_port,
+                                           context=trusting, timeout=30)
+        try:
+            conn.request("POST", "/api/detect", body=body,
+                         headers={**CSRF, "Content-Type": "image/jpeg", "X-Access-Token": token})
+            resp = conn.getresponse()
+            assert resp.getheader("Content-Type") == "application/json"
+            return resp.status, json.loads(resp.read())
+        finally:
+            conn.close()
+
+    try:
+        status, answer = post(b"\xff\xd8\xff" + b"0" * 9_000_000)
+        assert status == 413, answer
+        assert answer["error"].startswith("upload too large: this upload is 9.0 MB")
+        assert answer["limit_bytes"] == 8 * 1024 * 1024
+        status, answer = post(jpeg())
+        assert status == 200 and answer["cards"]
+    finally:
+        server.close()
+        server.task_dispatcher.shutdown(timeout=1)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scorer.commands import serve
+from webui import command as serve
 from web_helpers import CSRF, jpeg, make_app
 from webui.security import is_loopback
 
@@ -104,28 +104,36 @@ def test_serve_binding_rules() -> None:
 
 
 def test_serve_command_defaults_and_token(tmp_path: Path, monkeypatch, capsys) -> None:
-    import waitress
+    import webui.server
+    from scorer.cli import main as cli_main
 
-    from scorer.cli import main
+    def main(argv):
+        return cli_main(argv, extra=[serve])
     seen: dict = {}
 
     class FakeServer:
         def run(self) -> None:
             seen["ran"] = True
 
-    def fake_create_server(app, **kwargs):
-        seen.update(kwargs, app=app)
+    def fake_make_server(app, host, port, threads, tls=None):
+        seen.update(host=host, port=port, app=app, tls=tls)
         return FakeServer()
 
-    monkeypatch.setattr(waitress, "create_server", fake_create_server)
+    monkeypatch.setattr(webui.server, "make_server", fake_make_server)
     assert main(["serve", "--db", str(tmp_path / "g.db")]) == 0
-    assert (seen["host"], seen["port"], seen["ran"]) == ("127.0.0.1", 8000, True)
+    assert (seen["host"], seen["port"], seen["ran"], seen["tls"]) == ("127.0.0.1", 8000, True, None)
     assert seen["app"].config["ACCESS_TOKEN"] is None
-    assert "Open http://127.0.0.1:8000/\n" in capsys.readouterr().out
+    assert "Open http://127.0.0.1:8000/\n" in capsys.readouterr().out      # loopback: HTTP
+    assert not (tmp_path / "tls").exists()
     assert main(["serve", "--host", "0.0.0.0", "--port", "8123", "--db", str(tmp_path / "g.db")]) == 0
     token = seen["app"].config["ACCESS_TOKEN"]
-    assert token and seen["host"] == "0.0.0.0"
-    assert f"?token={token}" in capsys.readouterr().out
+    assert token and seen["host"] == "0.0.0.0" and seen["tls"] is not None    # network: HTTPS
+    out = capsys.readouterr().out
+    assert f"?token={token}" in out and "Open https://" in out
+    assert (tmp_path / "tls" / "cert.pem").is_file() and (tmp_path / "tls" / "ca.pem").is_file()
+    assert seen["app"].config["CONNECT_URL"].startswith("https://")
+    assert main(["serve", "--host", "0.0.0.0", "--no-https", "--db", str(tmp_path / "g.db")]) == 0
+    assert seen["tls"] is None and "Open http://" in capsys.readouterr().out
     assert main(["serve", "--port", "0"]) == 2
 
 

@@ -23,7 +23,7 @@ def test_serve_prints_the_url_and_serves(tmp_path: Path) -> None:
     port = _free_port()
     db = tmp_path / "games.db"
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "scorer.cli", "serve", "--port", str(port),
+    proc = subprocess.Popen([sys.executable, "-m", "webui", "serve", "--port", str(port),
                              "--db", str(db)], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, env=env)
     try:
@@ -62,7 +62,7 @@ def test_a_port_in_use_is_one_line_and_exit_2(tmp_path: Path) -> None:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        proc = subprocess.run([sys.executable, "-m", "scorer.cli", "serve", "--port", str(port),
+        proc = subprocess.run([sys.executable, "-m", "webui", "serve", "--port", str(port),
                                "--db", str(tmp_path / "g.db")], capture_output=True, text=True,
                               timeout=60)
     assert proc.returncode == 2

@@ -8,6 +8,12 @@
 ``MODEL_PATH``         the model for that detector (default: the vision package's default)
 ``ACCESS_TOKEN``       when set, every request needs it (cookie, ``X-Access-Token`` header
                        or ``?token=`` once); ``hanafuda serve --host 0.0.0.0`` sets one
+``GUESS_DELAY``        seconds a wrong token waits for its 429 once an address has made
+                       ten wrong guesses in a minute (default 2; ``webui.security``)
+``CONNECT_URL``        the URL (with the token) a phone opens, shown on the page with
+                       its QR code (``hanafuda serve`` sets it beyond loopback)
+``TLS_AUTHORITY``      the certificate a phone installs to trust the server for good
+                       (``webui.tls``; offered on the page at ``/connect/ca.pem``)
 ``MAX_CONTENT_LENGTH`` upload cap in bytes (default 8 MiB; over it: 413)
 ``MAX_IMAGE_PIXELS``   image dimension cap (default and most: the decoder's 40 megapixels;
                        ``MAX_IMAGE_SIDE`` 12000 px a side); a higher one is refused
@@ -20,6 +26,8 @@
 """
 
 from __future__ import annotations
+
+from webui import decoder_limits  # noqa: F401  (first: OpenCV reads its limits as it loads)
 
 from pathlib import Path
 from typing import Any, Mapping
@@ -37,6 +45,9 @@ DEFAULTS: dict[str, Any] = {
     "DETECTOR": None,
     "MODEL_PATH": None,
     "ACCESS_TOKEN": None,
+    "GUESS_DELAY": 2.0,
+    "CONNECT_URL": None,
+    "TLS_AUTHORITY": None,
     "MAX_CONTENT_LENGTH": 8 * 1024 * 1024,
     "MAX_IMAGE_PIXELS": 40_000_000,
     "MAX_IMAGE_SIDE": 12_000,
@@ -68,9 +79,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             heavy_budget=app.config["IMAGE_BUDGET"]),
     }
 
-    from webui import api, errors, pages, security
+    from webui import api, connect, errors, pages, security
     security.init_app(app)
     errors.init_app(app)
     app.register_blueprint(pages.bp)
+    app.register_blueprint(connect.bp)
     app.register_blueprint(api.bp, url_prefix="/api")
     return app

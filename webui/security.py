@@ -1,10 +1,13 @@
 """Safe defaults on every request and response.
 
 * Access token (when the app has one, i.e. when serving beyond localhost): a request
-  must carry it in the ``hanafuda_token`` cookie or the ``X-Access-Token`` header. Opening
-  ``/?token=...`` once sets the cookie and redirects to the same page without the token,
-  so it does not stay in the address bar or the history. Tokens are compared in
-  constant time and never logged.
+  must carry it in the ``X-Access-Token`` header or the ``hanafuda_token`` cookie.
+  Opening ``/?token=...`` once sets the cookie and redirects to the same page without
+  the token, so it does not stay in the address bar or the history. The cookie holds
+  not the token but an HMAC of it under a key made at each start (``Credentials``):
+  guessing a cookie is hopeless, and a cookie from an earlier run is simply stale: it
+  is replaced (deleted, and the page asks for the printed URL), never counted as a
+  guess. Tokens are compared in constant time and never logged.
 * Without a token (serving on loopback only) the request's Host must be a loopback
   name or address: a foreign site that re-points its own name at 127.0.0.1 (DNS
   rebinding) would otherwise count as same-origin and pass every check below.
@@ -12,20 +15,30 @@
   needs the custom header ``X-Requested-With: hanafuda`` (a cross-site form cannot set it,
   and a cross-site script cannot send it without a CORS preflight this app never grants),
   and its ``Origin``, when present, must be this server.
-* Wrong tokens are slowed per client address (``Guesses``): ten a minute, then 429.
+* Wrong tokens are slowed per client address (``Guesses``): after ten a minute, each
+  further wrong one is answered 429 only after ``GUESS_DELAY`` seconds (2 s). Only wrong
+  ones: the right token is compared and let in at once, also from that address. A
+  slowed answer waits on one of the two request threads kept for requests without the
+  token (``webui.dispatcher``), so the guessing of every stranger together runs at about
+  one a second, and never on the threads the cameras use.
 * Headers on every response: CSP (self only, no inline script), nosniff,
   frame-ancestors 'none' / X-Frame-Options DENY, no referrer, and no caching of the API.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import ipaddress
 import math
+import secrets
 import threading
 import time
 from collections import OrderedDict, deque
-from urllib.parse import urlencode, urlsplit
+from dataclasses import dataclass, field
+from http.cookies import CookieError, SimpleCookie
+from typing import Any, Callable
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 from flask import Flask, Response, redirect, request
 
@@ -86,40 +99,96 @@ class Guesses:
                 self._seen.popitem(last=False)
 
 
+@dataclass(frozen=True)
+class Credentials:
+    """The access token and the cookie that stands for it in this run: an HMAC of the
+    token under a key made now, so a cookie cannot be guessed (nor derived from a guessed
+    token) and one from an earlier run never matches."""
+
+    token: str
+    key: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
+
+    @property
+    def cookie(self) -> str:
+        return hmac.new(self.key, self.token.encode(), hashlib.sha256).hexdigest()
+
+    def verdict(self, cookie: str | None, header: str | None, query: str | None) -> str:
+        """``ok`` (a right token or cookie), ``url`` (the right token in the URL: set the
+        cookie), ``guess`` (a wrong token: counted), ``stale`` (only a wrong cookie: an
+        earlier run's, replaced) or ``none`` (nothing sent)."""
+        if _same(header, self.token) or _same(cookie, self.cookie):
+            return "ok"
+        if _same(query, self.token):
+            return "url"
+        if header is not None or query is not None:
+            return "guess"
+        return "stale" if cookie is not None else "none"
+
+    def admits(self, headers: dict[str, str], query: str, method: str = "GET") -> bool:
+        """Whether a raw request (waitress's parsed headers, ``COOKIE`` style, and its
+        query string) carries the token: the request threads serve those first."""
+        cookie = None
+        try:
+            morsel = SimpleCookie(headers.get("COOKIE", "")).get(TOKEN_COOKIE)
+            cookie = morsel.value if morsel is not None else None
+        except CookieError:
+            pass
+        token = parse_qs(query).get("token", [None])[0] if method == "GET" else None
+        return self.verdict(cookie, headers.get("X_ACCESS_TOKEN"), token) in ("ok", "url")
+
+
+def admits_for(app: Flask) -> Callable[[Any], bool]:
+    """For the request threads (``webui.dispatcher``): whether the request a waitress
+    channel is about to serve carries this app's token (always, without one)."""
+    creds: Credentials | None = app.extensions.get("credentials")
+
+    def admits(channel: Any) -> bool:
+        if creds is None:
+            return True
+        req = channel.requests[0]
+        return creds.admits(req.headers, req.query or "", req.command)
+    return admits
+
+
 def init_app(app: Flask) -> None:
     guesses = app.extensions.setdefault("token_guesses", Guesses())
+    if app.config.get("ACCESS_TOKEN"):
+        app.extensions["credentials"] = Credentials(app.config["ACCESS_TOKEN"])
 
     @app.before_request
     def require_token() -> Response | None:
-        token = app.config.get("ACCESS_TOKEN")
-        if not token:
+        creds: Credentials | None = app.extensions.get("credentials")
+        if creds is None:
             if is_loopback(_host_name(request.host)):
                 return None
             return error_response(403, "this server answers on 127.0.0.1 or localhost only "
                                        "(start it with --host to reach it by another name)")
-        sent = [t for t in (request.cookies.get(TOKEN_COOKIE), request.headers.get(TOKEN_HEADER),
-                            request.args.get("token") if request.method == "GET" else None)
-                if t is not None]
-        who = request.remote_addr or "?"
-        wait = guesses.wait(who) if sent else 0
-        if wait:                # too many wrong tokens from here: not even compared
-            resp = error_response(429, "too many wrong access tokens from this address; "
-                                       f"retry in {wait} s")
-            resp.headers["Retry-After"] = str(wait)
-            return resp
-        if _same(request.cookies.get(TOKEN_COOKIE), token) or \
-                _same(request.headers.get(TOKEN_HEADER), token):
+        verdict = creds.verdict(request.cookies.get(TOKEN_COOKIE),
+                                request.headers.get(TOKEN_HEADER),
+                                request.args.get("token") if request.method == "GET" else None)
+        if verdict == "ok":
             return None
-        if request.method == "GET" and _same(request.args.get("token"), token):
+        if verdict == "url":
             rest = {k: v for k, v in request.args.items() if k != "token"}
             resp = redirect(request.path + ("?" + urlencode(rest) if rest else ""), code=303)
-            resp.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="Strict",
-                            max_age=30 * 24 * 3600)
+            resp.set_cookie(TOKEN_COOKIE, creds.cookie, httponly=True, samesite="Strict",
+                            secure=request.scheme == "https", max_age=30 * 24 * 3600)
             return resp
-        if sent:
+        who = request.remote_addr or "?"
+        if verdict == "guess":
+            wait = guesses.wait(who)
             guesses.failed(who)
-        return error_response(401, "access token required: open the URL that "
+            if wait:            # too many wrong tokens from here: slowed, then refused
+                time.sleep(float(app.config.get("GUESS_DELAY", 2.0)))
+                resp = error_response(429, "too many wrong access tokens from this "
+                                           f"address; retry in {wait} s")
+                resp.headers["Retry-After"] = str(wait)
+                return resp
+        resp = error_response(401, "access token required: open the URL that "
                                    "`hanafuda serve` printed")
+        if verdict == "stale":                  # an earlier run's cookie: replaced
+            resp.delete_cookie(TOKEN_COOKIE, httponly=True, samesite="Strict")
+        return resp
 
     @app.before_request
     def refuse_cross_site() -> Response | None:

@@ -19,9 +19,19 @@ class ImageTooLarge(InputError):
 
 @dataclass(frozen=True)
 class ImageInfo:
+    """An image's format and size; for a progressive (or lossless, arithmetic-coded)
+    JPEG, ``coefficients``: how many DCT coefficients its decoder holds at once (the
+    whole image's: such a JPEG cannot be decoded in strips, nor cheaply at a smaller
+    scale; 0 for other images)."""
+
     format: str
     width: int
     height: int
+    coefficients: int = 0
+
+    @property
+    def progressive(self) -> bool:
+        return self.coefficients > 0
 
 
 def sniff(data: bytes) -> ImageInfo:
@@ -55,6 +65,22 @@ def check(data: bytes, max_pixels: int, max_side: int) -> ImageInfo:
 
 
 _SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
+_SEQUENTIAL = {0xC0, 0xC1}      # baseline and extended Huffman: decoded strip by strip
+
+
+def _coefficients(data: bytes, i: int, w: int, h: int) -> int:
+    """The coefficients of every component of a frame whose SOF segment starts at
+    ``i`` (each component at its sampling factors)."""
+    count = data[i + 7]
+    comps = [data[i + 9 + 3 * c] for c in range(count)]
+    hmax = max((f >> 4 for f in comps), default=1) or 1
+    vmax = max((f & 15 for f in comps), default=1) or 1
+    total = 0
+    for f in comps:
+        cw = -(-w * max(1, f >> 4) // hmax)
+        ch = -(-h * max(1, f & 15) // vmax)
+        total += (-(-cw // 8) * 8) * (-(-ch // 8) * 8)
+    return max(total, 1)
 
 
 def _jpeg(data: bytes) -> ImageInfo:
@@ -74,7 +100,9 @@ def _jpeg(data: bytes) -> ImageInfo:
         (length,) = struct.unpack(">H", data[i:i + 2])
         if marker in _SOF:
             h, w = struct.unpack(">HH", data[i + 3:i + 7])
-            return ImageInfo("jpeg", w, h)
+            if marker in _SEQUENTIAL:
+                return ImageInfo("jpeg", w, h)
+            return ImageInfo("jpeg", w, h, _coefficients(data, i, w, h))
         if length < 2:
             break
         i += length

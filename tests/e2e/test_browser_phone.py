@@ -1,18 +1,27 @@
 """The pages on a phone (390x844) and a laptop (1280x720) in headless Chromium: no page is
 wider than the window after an upload, a camera capture and the card picker (a phone
-would pan sideways), and the picker's Add button stays inside its dialog."""
+would pan sideways), and the picker's Add button stays inside its dialog.
+
+And a phone at the table (issue 30): Chromium emulating a Pixel 7 with a fake camera opens
+the table over HTTPS by a network name (``table.lan``, resolved to 127.0.0.1 inside the
+browser, so the page is a secure context only because of HTTPS, not as localhost),
+with the token URL that ``hanafuda serve --host 0.0.0.0`` prints, and captures a pile
+live: the capture finishes by itself, as on localhost."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import cv2
 import pytest
 
-from e2e_harness import ServerThread, write_y4m
+from e2e_harness import SceneDetector, ServerThread, chromium_args, render, write_y4m
 from gate import SCENE_JPEG
-from test_browser import choose_photo, fill_new_game, launch, screenshot_path, start_game
+from test_browser import (CHROMIUM, capture, choose_photo, fill_new_game, launch,
+                          screenshot_path, start_game, wait_ready)
 from tests.web_helpers import FakeDetector, make_app
+from webui import create_app
 
 VIEWPORTS = [(390, 844), (1280, 720)]
 CODES = ["01-1", "01-2", "02-2", "03-2", "05-4", "08-1"]     # long names among them
@@ -146,3 +155,47 @@ def test_a_photo_too_large_to_send_says_so_beside_its_pile(playwright_sync, tmp_
         assert "HTTP 413" not in page.text_content("#round-error")
         fits(page, "after a refused photo")
         browser.close()
+
+
+PILE = ["01-1", "01-2", "02-2", "03-2", "08-1"]
+TOKEN = "phone-at-the-table-token-0123"
+
+
+@pytest.mark.art
+def test_live_capture_on_a_phone_over_https(playwright_sync, tmp_path: Path) -> None:
+    from webui.server import make_server
+    from webui.tls import ensure_certificate
+    scene = render(PILE, seed=21)
+    y4m = write_y4m(tmp_path / "phone.y4m", scene.image)
+    cert = ensure_certificate(tmp_path / "tls", ["table.lan", "localhost"], ["127.0.0.1"])
+    app = create_app({"DB_PATH": tmp_path / "games.db", "DETECTOR": SceneDetector([scene]),
+                      "ACCESS_TOKEN": TOKEN, "TLS_AUTHORITY": cert.ca})
+    server = make_server(app, "127.0.0.1", 0, 8, cert.context())
+    port = server.effective_port
+    url = f"https://table.lan:{port}/?token={TOKEN}"
+    app.config["CONNECT_URL"] = url
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    browser = playwright_sync.chromium.launch(
+        executable_path=str(CHROMIUM), headless=True,
+        args=chromium_args(y4m) + ["--host-resolver-rules=MAP table.lan 127.0.0.1"])
+    try:
+        phone = browser.new_context(**playwright_sync.devices["Pixel 7"], ignore_https_errors=True)
+        page = phone.new_page()
+        errors: list[str] = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.goto(url)                                  # the printed URL, as the QR code has it
+        wait_ready(page)
+        assert page.url == f"https://table.lan:{port}/"             # the token left the URL
+        assert page.evaluate("window.isSecureContext && !!navigator.mediaDevices")
+        assert page.is_visible("#connect-qr")                       # the page's QR code
+        page.fill("input[name='player-1']", "Ann")
+        page.fill("input[name='player-2']", "Bob")
+        start_game(page)
+        got = capture(page, "Ann", PILE)                # finishes by itself
+        assert sorted(got) == sorted(PILE)
+        assert not errors, errors
+    finally:
+        browser.close()
+        server.close()
+        server.task_dispatcher.shutdown(timeout=1)

@@ -1,0 +1,288 @@
+"""A stranger on the Wi-Fi against ``hanafuda serve`` (issue 30), measured on loopback as
+two hosts of one network: the attacker on 127.0.0.2, the honest cameras and a health
+check on 127.0.0.1, against a server that requires an access token.
+
+    .venv/bin/python -m bench.attack_server --attack trickle [--sockets 1001]
+        [--seconds 60] [--quiet-seconds 10] [--cameras 1] [--fps 4]
+        [--model auto|fake|PATH] [--fake-delay 0.03] [--target-port PORT --token T]
+
+Attacks (``--attack``; the first three need no token, the last two have it):
+
+* ``idle``: ``--sockets`` connections that send nothing.
+* ``trickle``: ``--sockets`` connections, each sending one header byte every
+  ``--interval`` seconds (5), re-opened when the server closes one.
+* ``reopen``: ``--sockets`` connections, each re-opened as soon as it is closed.
+* ``flood``: ``--sockets`` connections (say 40) posting camera frames back to back.
+* ``progressive``: ``--sockets`` clients (say 2) posting a 40 MP progressive JPEG
+  (about 7 MB) back to back.
+
+First the cameras run alone for ``--quiet-seconds`` (the quiet figure), then beside the
+attack for ``--seconds``. Prints for both the cameras' frames answered, p50/p99 and the
+slowest camera's fps, the health checks answered (one a second), and the server's RSS.
+The issue's targets: 95% or more answered, p99 at most twice the quiet one, 3.5 fps or
+more beside 40 connections, RSS under 300 MiB beside two progressive senders.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import os
+import resource
+import selectors
+import socket
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from bench.load_server import (DOWN, CameraLog, camera_client, club_frames, run_for,
+                               start_server)
+from support.servers import CSRF, percentile, rss_mib
+
+ATTACKER = "127.0.0.2"
+TOKEN = "bench-attack-token-0123456789"
+
+
+@dataclass
+class Health:
+    asked: int = 0
+    answered: int = 0
+    ms: list = field(default_factory=list)
+
+
+def health_checks(port: int, stop: threading.Event, out: Health, headers: dict) -> None:
+    """GET /api/health once a second on a fresh connection (5 s to answer)."""
+    while not stop.is_set():
+        t0 = time.perf_counter()
+        out.asked += 1
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            c.request("GET", "/api/health", headers=headers)
+            if c.getresponse().status == 200:
+                out.answered += 1
+                out.ms.append((time.perf_counter() - t0) * 1e3)
+            c.close()
+        except DOWN:
+            pass
+        stop.wait(max(0.0, 1.0 - (time.perf_counter() - t0)))
+
+
+def sockets_attack(port: int, stop: threading.Event, count: int, mode: str,
+                   interval: float, tally: dict) -> None:
+    """``count`` connections from ATTACKER in one thread: idle, trickling, or re-opened
+    as soon as they close (trickle re-opens too)."""
+    sel = selectors.DefaultSelector()
+    last_sent: dict[socket.socket, float] = {}
+    header = b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 100_000
+
+    def open_one() -> None:
+        s = socket.socket()
+        s.setblocking(False)
+        try:
+            s.bind((ATTACKER, 0))
+            s.connect_ex(("127.0.0.1", port))
+        except OSError:
+            s.close()
+            tally["open_errors"] = tally.get("open_errors", 0) + 1
+            return
+        sel.register(s, selectors.EVENT_READ)
+        last_sent[s] = time.monotonic() - interval * (len(last_sent) % 50) / 50
+        tally["opened"] = tally.get("opened", 0) + 1
+
+    def close(s: socket.socket) -> None:
+        sel.unregister(s)
+        last_sent.pop(s, None)
+        s.close()
+        tally["closed_by_server"] = tally.get("closed_by_server", 0) + 1
+
+    for _ in range(count):
+        open_one()
+    sent: dict[socket.socket, int] = {}
+    while not stop.is_set():
+        for key, _ in sel.select(timeout=0.1):
+            s = key.fileobj
+            try:
+                data = s.recv(4096)
+            except BlockingIOError:
+                continue
+            except OSError:
+                data = b""
+            if not data:
+                close(s)
+                sent.pop(s, None)
+        if mode == "trickle":
+            now = time.monotonic()
+            for s, t in list(last_sent.items()):
+                if now - t >= interval:
+                    i = sent.get(s, 0)
+                    try:
+                        s.send(header[i:i + 1])
+                        sent[s] = i + 1
+                    except OSError:
+                        pass
+                    last_sent[s] = now
+        if mode in ("trickle", "reopen"):
+            while len(last_sent) < count and not stop.is_set():
+                open_one()
+    for s in list(last_sent):
+        sel.unregister(s)
+        s.close()
+
+
+def progressive_jpeg() -> bytes:
+    """A 40 MP progressive JPEG of about 7 MB (7680x5200, under the 8 MiB upload cap)."""
+    import cv2
+    import numpy as np
+    rng = np.random.default_rng(3)
+    img = cv2.resize(rng.integers(0, 255, (270, 480, 3), dtype=np.uint8), (7680, 5200))
+    img = cv2.GaussianBlur(img, (0, 0), 3)
+    for q in (90, 85, 80, 70):
+        data = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q,
+                                          cv2.IMWRITE_JPEG_PROGRESSIVE, 1])[1].tobytes()
+        if len(data) < 8 * 1024 * 1024 - 100_000:
+            return data
+    return data
+
+
+def sender(port: int, stop: threading.Event, payload: bytes, headers: dict, tally: dict,
+           content_type: str = "image/jpeg") -> None:
+    """Posts ``payload`` to /api/detect back to back from ATTACKER, on one keep-alive
+    connection (a new one when the server closes it)."""
+    head = {**headers, **CSRF, "Content-Type": content_type}
+    conn = None
+    while not stop.is_set():
+        try:
+            if conn is None:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60,
+                                                  source_address=(ATTACKER, 0))
+            conn.request("POST", "/api/detect", body=payload, headers=head)
+            resp = conn.getresponse()
+            resp.read()
+            tally[resp.status] = tally.get(resp.status, 0) + 1
+            if resp.getheader("Connection", "").lower() == "close":
+                conn.close()
+                conn = None
+        except DOWN:
+            tally["conn_errors"] = tally.get("conn_errors", 0) + 1
+            if conn is not None:
+                conn.close()
+            conn = None
+            stop.wait(0.05)
+    if conn is not None:
+        conn.close()
+
+
+def cameras(port: int, count: int, fps: float, seconds: float, headers: dict,
+            stop_extra: list[Callable[[], None]] = ()) -> tuple[list[CameraLog], Health, float]:
+    data = club_frames(4)
+    stop = threading.Event()
+    logs = [CameraLog(f"camera {i + 1}") for i in range(count)]
+    health = Health()
+    threads = [threading.Thread(target=camera_client, daemon=True,
+                                args=(port, data, stop, log, fps, i / (fps * max(count, 1)), headers))
+               for i, log in enumerate(logs)]
+    threads.append(threading.Thread(target=health_checks, args=(port, stop, health, headers),
+                                    daemon=True))
+    return logs, health, run_for(threads, stop, seconds, join=60)
+
+
+def summary(label: str, logs: list[CameraLog], health: Health, took: float,
+            out: Callable[[str], None]) -> float:
+    sent = [s for log in logs for s, _ in log.sent]
+    ok = [ms for log in logs for s, ms in log.sent if s == 200]
+    errors = sum(log.errors for log in logs)
+    slowest = min((sum(1 for s, _ in c.sent if s == 200) / took for c in logs), default=0)
+    p99 = percentile(ok, 99)
+    out(f"{label}: frames {len(sent)}, answered {100 * len(ok) / max(len(sent) + errors, 1):.1f}%"
+        f" (conn errors {errors}), p50 {percentile(ok, 50):.1f} ms, p99 {p99:.1f} ms, "
+        f"slowest camera {slowest:.2f} fps; health checks {health.answered} of {health.asked}"
+        f" answered")
+    return p99
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds of process ``pid`` so far (nan where unreadable)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
+def run(a: argparse.Namespace, out: Callable[[str], None] = print) -> int:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = min(hard, max(soft, a.sockets + 512))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+    headers = {"X-Access-Token": a.token or TOKEN}
+    with tempfile.TemporaryDirectory() as t:
+        server = None
+        if a.target_port:
+            port = a.target_port
+        else:
+            server, what = start_server(Path(t), a.model, a.fake_delay, token=TOKEN)
+            server.wait_ready(timeout=120)
+            port = server.port
+            out(f"server: {what}, token required")
+        try:
+            logs, health, took = cameras(port, a.cameras, a.fps, a.quiet_seconds, headers)
+            quiet = summary("quiet", logs, health, took, out)
+            stop = threading.Event()
+            tally: dict = {}
+            if a.attack in ("idle", "trickle", "reopen"):
+                attackers = [threading.Thread(target=sockets_attack, daemon=True,
+                                              args=(port, stop, a.sockets, a.attack, a.interval,
+                                                    tally))]
+            else:
+                payload = club_frames(1)[0] if a.attack == "flood" else progressive_jpeg()
+                attackers = [threading.Thread(target=sender, daemon=True,
+                                              args=(port, stop, payload, headers, tally))
+                             for _ in range(a.sockets)]
+            out(f"attack: {a.attack} with {a.sockets} from {ATTACKER}, {a.seconds:g} s")
+            for th in attackers:
+                th.start()
+            time.sleep(min(2.0, a.seconds / 4))           # let it take hold
+            cpu0 = cpu_seconds(server.proc.pid) if server else float("nan")
+            logs, health, took = cameras(port, a.cameras, a.fps, a.seconds, headers)
+            rss = server.rss_mib() if server else rss_mib()
+            cpu = cpu_seconds(server.proc.pid) - cpu0 if server else float("nan")
+            stop.set()
+            for th in attackers:
+                th.join(60)
+            loud = summary("under attack", logs, health, took, out)
+            out(f"  attacker: {dict(sorted(tally.items(), key=str))}")
+            out(f"  camera p99 {quiet:.1f} -> {loud:.1f} ms ({loud / max(quiet, 1e-9):.2f}x); "
+                f"server RSS under attack {rss:.1f} MiB, its CPU {cpu / took:.2f} cores")
+        finally:
+            if server is not None:
+                server.stop()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--attack", choices=["idle", "trickle", "reopen", "flood", "progressive"],
+                   default="trickle", help="what the stranger does (see above)")
+    p.add_argument("--sockets", type=int, default=1001,
+                   help="attacking connections (flood: say 40; progressive: say 2)")
+    p.add_argument("--seconds", type=float, default=60, help="seconds under attack")
+    p.add_argument("--quiet-seconds", type=float, default=10,
+                   help="seconds of the cameras alone first")
+    p.add_argument("--interval", type=float, default=5.0,
+                   help="trickle: seconds between a connection's bytes")
+    p.add_argument("--cameras", type=int, default=1, help="honest cameras on 127.0.0.1")
+    p.add_argument("--fps", type=float, default=4.0, help="frames a second per camera")
+    p.add_argument("--model", default="fake", help="auto, fake or a localiser .onnx")
+    p.add_argument("--fake-delay", type=float, default=0.03,
+                   help="seconds the fake detector takes a frame")
+    p.add_argument("--target-port", type=int, default=0,
+                   help="attack a server already running on this port (with --token)")
+    p.add_argument("--token", default=None, help="that server's access token")
+    return run(p.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
