@@ -33,7 +33,7 @@ def test_lite_loc_keeps_the_detector_contract_and_its_frozen_imagenet_layers():
 
 def test_the_recipe_describes_the_lite_localiser_and_the_shift_slice():
     r = load_recipe()
-    assert r.lite_localiser.window == (480, 352) and r.shift.per_kind > 0
+    assert r.lite_localiser.window == (640, 480) and r.shift.per_kind > 0  # whole frames
     with pytest.raises(RecipeError, match="window"):
         parse_recipe({"localiser": [{"name": "a", "size": [320, 240], "steps": 1, "scenes": 1,
                                      "lr": 1e-3}],
