@@ -90,6 +90,23 @@ def test_the_test_scenes_do_not_change_with_training_variation_off(lib):
         assert not any(c.decoy for c in ca)
 
 
+def test_the_close_up_share_moves_only_close_ups_and_keeps_the_other_kinds_proportions():
+    from training.realistic import KIND_WEIGHTS, KINDS, kind_weights
+    assert kind_weights(0.0) == KIND_WEIGHTS
+    w = dict(zip(KINDS, kind_weights(0.4)))
+    assert w["closeup"] == pytest.approx(0.4) and sum(w.values()) == pytest.approx(1.0)
+    old = dict(zip(KINDS, KIND_WEIGHTS))
+    assert w["pile"] / w["clutter"] == pytest.approx(old["pile"] / old["clutter"])
+
+
+@pytest.mark.art
+def test_training_draws_close_ups_at_the_recipes_share(lib):
+    from training.realistic import SceneVariation, realistic_scene
+    kinds = [realistic_scene(lib, seed, variation=SceneVariation(closeups=1.0))[2].kind
+             for seed in range(300_100, 300_104)]
+    assert kinds == ["closeup"] * 4
+
+
 @pytest.mark.art
 @pytest.mark.photos
 def test_decoy_cards_and_real_tables_teach_the_localiser_only(lib):

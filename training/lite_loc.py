@@ -60,7 +60,8 @@ def stream_config(art_dir: str, cfg: LiteLocConfig, exclude_sets=(),
         weights = {k: v * (1 - cfg.staggered) for k, v in weights.items()}
         weights["staggered"] = cfg.staggered
     var = SceneVariation(photos_dir=str(photos_dir), photo_tables=cfg.photo_tables,
-                         decoy_faces=cfg.decoy_faces, layout_weights=tuple(weights.items()))
+                         decoy_faces=cfg.decoy_faces, layout_weights=tuple(weights.items()),
+                         closeups=cfg.closeups)
     return StreamConfig(art_dir=str(art_dir), realistic_share=cfg.realistic_share,
                         exclude_sets=tuple(exclude_sets), ref_per_scene=0, cls_per_scene=0,
                         variation=var, negatives=cfg.negatives)

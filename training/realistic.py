@@ -378,11 +378,24 @@ class SceneVariation:
     ``photos_dir``, training.real_photos) instead of a procedural table.
     ``decoy_faces``: the share of cards whose face is a photograph, noise or a piece of
     other art (for the localiser: a card is its outline, border, edge and shadow).
-    ``layout_weights``: how piles are laid (default the test's ``LAYOUT_WEIGHTS``)."""
+    ``layout_weights``: how piles are laid (default the test's ``LAYOUT_WEIGHTS``).
+    ``closeups``: the share of scenes that are close-ups, the other kinds keeping their
+    proportions (0: the test's ``KIND_WEIGHTS``)."""
     photos_dir: str = ""
     photo_tables: float = 0.0
     decoy_faces: float = 0.0
     layout_weights: tuple[tuple[str, float], ...] = ()
+    closeups: float = 0.0
+
+
+def kind_weights(closeups: float = 0.0) -> tuple[float, ...]:
+    """``KIND_WEIGHTS`` with close-ups given the share ``closeups`` (0: unchanged)."""
+    if not closeups:
+        return KIND_WEIGHTS
+    i = KINDS.index("closeup")
+    rest = 1.0 - KIND_WEIGHTS[i]
+    return tuple(closeups if k == i else w * (1.0 - closeups) / rest
+                 for k, w in enumerate(KIND_WEIGHTS))
 
 
 def decoy_face(rng, lib: ArtLibrary, photos_dir: str = "") -> np.ndarray:
@@ -416,11 +429,11 @@ def realistic_scene(lib: ArtLibrary, seed: int, kind: str | None = None,
     from the seed). Cards are distinct (one deck) and of one art set. ``variation``:
     training's additions (``SceneVariation``), drawn from their own random stream."""
     rng = np.random.default_rng(seed)
+    var = variation or SceneVariation()
     if kind is None:
-        kind = KINDS[rng.choice(len(KINDS), p=KIND_WEIGHTS)]
+        kind = KINDS[rng.choice(len(KINDS), p=kind_weights(var.closeups))]
     if kind not in KINDS:
         raise ValueError(f"unknown scene kind {kind!r}; one of {', '.join(KINDS)}")
-    var = variation or SceneVariation()
     vrng = np.random.default_rng(seed + 7_777_777)
     sets = list(sets) if sets else list(lib.sets)
     art = sets[rng.integers(len(sets))]

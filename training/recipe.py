@@ -122,6 +122,7 @@ class LiteLocConfig:
     decoy_faces: float = 0.0  # cards whose face is no hanafuda art
     staggered: float = 0.0  # the staggered stack's weight among the pile layouts
     band_weight: float = 1.0  # loss weight of cards 50-80% visible
+    closeups: float = 0.0  # the share of realistic scenes that are close-ups (0: the test's)
     int8: bool = False  # export the localiser quantised to int8 (calibrated on training frames)
 
 
