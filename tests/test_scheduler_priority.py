@@ -104,3 +104,12 @@ def test_off_linux_nothing_is_lowered(monkeypatch) -> None:
     monkeypatch.setattr(priority.sys, "platform", "darwin")
     assert priority.lower() is False and priority.current() is None
 
+
+def test_opencv_work_stays_on_the_jobs_thread(tmp_path) -> None:
+    """OpenCV's own pool would run a heavy job's work at the cameras' priority (and, first
+    started by a heavy thread, the cameras' at background priority)."""
+    import cv2
+
+    from webui.detection import DetectionService
+    DetectionService()
+    assert cv2.getNumThreads() == 1
