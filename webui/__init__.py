@@ -18,7 +18,8 @@
 ``MAX_IMAGE_PIXELS``   image dimension cap (default and most: the decoder's 40 megapixels;
                        ``MAX_IMAGE_SIDE`` 12000 px a side); a higher one is refused
 ``DETECT_WORKERS``     image workers (default: one a CPU core); the image work of every
-                       endpoint is scheduled on them (``webui.scheduler``)
+                       endpoint is scheduled on them (``webui.scheduler``), large images
+                       on threads of their own at background priority
 ``DETECT_DEADLINE``    seconds a camera frame may wait for a worker (default 1.0); only a
                        frame that cannot start by then is answered 503 with Retry-After
 ``IMAGE_BUDGET``       decoded pixels of large images waiting or running at once (default

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Hashable, Sequence, TypeVar
 
+import cv2
+
 from scorer.errors import DetectorUnavailable, InputError
 from scorer.vision.detector import CardDetector
 from scorer.vision.image import ImageLimits, Upload, check
@@ -37,6 +39,12 @@ class DetectionService:
         self.limits = ImageLimits(max_pixels, max_side)
         self.scheduler = Scheduler(workers, deadline,
                                    heavy_budget=heavy_budget or 2 * self.limits.max_pixels)
+        # OpenCV's own pool would run a job's resizes and colour conversions on threads
+        # shared by every worker, outside the scheduler: a heavy job's work at the
+        # cameras' priority, and a pool first started by a heavy thread at background
+        # priority for everyone (threads inherit it). The workers already fill the
+        # cores, so each job's OpenCV work stays on its own thread (a process setting).
+        cv2.setNumThreads(1)
 
     @property
     def loaded(self) -> bool:

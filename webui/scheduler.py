@@ -14,9 +14,13 @@ workers, fairly, with a short deadline, instead of refused at a fixed cap.
   Retry-After), at once when the turns ahead of it show it cannot, else when its
   deadline passes.
 * **Heavy jobs** (a large photo, an image bomb, an enrolment, learning) cost in proportion
-  to their pixels. They run on at most ``workers - 1`` workers at once (one with a single
-  worker), so one worker is always left for the cameras, and they start only when no
-  light job waits. Their pixels waiting or running together stay within ``heavy_budget``:
+  to their pixels. They run on threads of their own, ``workers - 1`` of them (one with a
+  single worker), at background priority (``webui.priority``): a heavy decode takes only
+  the CPU the cameras leave free, and a camera's frame never waits for one, for a slot or
+  for a core (on two cores a 40 MP progressive JPEG is about 265 ms of one core). Where a
+  thread's priority cannot be lowered (not Linux), a heavy job instead takes one of the
+  ``workers`` slots and starts only when no light job waits, so one slot is always left
+  for the cameras. Their pixels waiting or running together stay within ``heavy_budget``:
   beyond it a new heavy job is refused at once, so a flood of big uploads holds a bounded
   amount of memory and never a camera's turn. One address has at most
   ``heavy_per_address`` heavy jobs waiting or running (more are refused at once, so its
@@ -35,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable, TypeVar
 
 from scorer.errors import Busy
+from webui import priority
 
 T = TypeVar("T")
 
@@ -67,6 +72,7 @@ class _Job:
     result: Any = None
     error: BaseException | None = None
     started: bool = False
+    shares_slot: bool = False       # a heavy job run at normal priority holds a light slot
 
     def finish(self, result: Any = None, error: BaseException | None = None) -> None:
         self.result, self.error = result, error
@@ -89,17 +95,21 @@ class Scheduler:
         self.max_clients = int(max_clients)
         self.heavy_limit = max(1, self.workers - 1)
         self.heavy_per_address = heavy_per_address or self.heavy_limit + 1
-        self._cond = threading.Condition()
+        self._lock = threading.Lock()
+        self._light_ready = threading.Condition(self._lock)    # the light threads wait here
+        self._heavy_ready = threading.Condition(self._lock)    # the heavy threads here
         # address -> its connections' waiting frames, both in turn order
         self._light: OrderedDict[Hashable, OrderedDict[Hashable, _Job]] = OrderedDict()
         self._heavy: OrderedDict[Hashable, deque[_Job]] = OrderedDict()
         self._heavy_of: dict[Hashable, int] = {}       # per address, waiting and running
         self._heavy_running = 0
+        self._sharing = 0               # heavy jobs running in light slots (no priority)
         self._heavy_pixels = 0          # waiting and running
         self._light_running = 0
         self._light_seconds = 0.05      # running mean of a light job's time (first guess)
         self.stats = {"run": 0, "heavy": 0, "busy": 0, "superseded": 0, "expired": 0}
         self._threads: list[threading.Thread] = []     # started with the first job
+        self.heavy_background: bool | None = None      # heavy threads lowered (None: not yet)
 
     # ------------------------------------------------------------------ submitting
     def run(self, client: Hashable, cost: int, fn: Callable[[], T],
@@ -108,21 +118,18 @@ class Scheduler:
         now = time.monotonic()
         job = _Job(fn, int(cost), heavy,
                    now + (self.heavy_deadline if heavy else self.deadline), _address(client))
-        with self._cond:
+        with self._lock:
             if not self._threads:
-                self._threads = [threading.Thread(target=self._work, daemon=True,
-                                                  name=f"image-worker-{i}")
-                                 for i in range(self.workers)]
-                for t in self._threads:
-                    t.start()
+                self._start()
             if heavy:
                 self._admit_heavy(job)
+                self._heavy_ready.notify()
             else:
                 self._admit_light(client, job)
-            self._cond.notify()
+                self._light_ready.notify()
         # a job that has not started by its deadline is refused; a started one runs on
         if not job.done.wait(max(0.0, job.start_by - time.monotonic())):
-            with self._cond:
+            with self._lock:
                 if not job.started and not job.done.is_set():
                     self._withdraw(client, job)
                     self._expire(job)
@@ -139,7 +146,7 @@ class Scheduler:
             old.finish(error=Superseded("a newer frame from this client was taken instead"))
         waiting = sum(len(q) for q in self._light.values())
         ahead = self._ahead(job.address)
-        free = max(1, self.workers - self._heavy_running)
+        free = max(1, self._light_slots())
         if waiting >= self.max_clients or \
                 (ahead / free) * self._light_seconds > self.deadline:
             self.stats["busy"] += 1
@@ -207,58 +214,102 @@ class Scheduler:
         return job
 
     # --------------------------------------------------------------------- working
-    def _next(self) -> _Job:
-        """The next job to run (called holding the lock; waits for one)."""
+    def _start(self) -> None:
+        """The light threads (``workers``, at the process's priority) and the heavy ones
+        (``heavy_limit``, each lowering itself first); called holding the lock."""
+        self._threads = [threading.Thread(target=self._work_light, daemon=True,
+                                          name=f"image-worker-{i}")
+                         for i in range(self.workers)]
+        self._threads += [threading.Thread(target=self._work_heavy, daemon=True,
+                                           name=f"image-heavy-{i}")
+                          for i in range(self.heavy_limit)]
+        for t in self._threads:
+            t.start()
+
+    def _light_slots(self) -> int:
+        """Light jobs that may run at once: every worker, less the heavy jobs that run at
+        normal priority (where it cannot be lowered) in a worker's place."""
+        return self.workers - self._sharing
+
+    def _next_light(self) -> _Job:
+        """The next light job to run (called holding the lock; waits for one)."""
         while True:
             now = time.monotonic()
-            while self._light:
+            while self._light and self._light_running < self._light_slots():
                 job = self._take(self._light)
                 if job.start_by >= now:
                     self._light_running += 1
                     job.started = True
                     return job
                 self._expire(job)
-            while self._heavy and self._heavy_running < self.heavy_limit:
+            self._light_ready.wait(0.5)
+
+    def _next_heavy(self, background: bool) -> _Job:
+        """The next heavy job for a heavy thread (called holding the lock; waits for one).
+        A background thread takes one at once: the kernel makes it yield to the cameras.
+        A thread at normal priority takes one only into a free worker's slot while no
+        light job waits, and holds that slot while it runs."""
+        while True:
+            now = time.monotonic()
+            while self._heavy and (background or (
+                    not self._light and self._light_running < self._light_slots())):
                 job = self._take(self._heavy)
                 if job.start_by >= now:
                     self._heavy_running += 1
                     job.started = True
+                    job.shares_slot = not background
+                    self._sharing += job.shares_slot
                     return job
                 self._heavy_done(job)
                 self._expire(job)
-            self._cond.wait(0.5)
+            self._heavy_ready.wait(0.5)
 
     def _expire(self, job: _Job) -> None:
         self.stats["expired"] += 1
         job.finish(error=Busy("detection is busy: the frame could not start in time; "
                               "retry in a moment"))
 
-    def _work(self) -> None:
+    def _work_light(self) -> None:
         while True:
-            with self._cond:
-                job = self._next()
-            t0 = time.monotonic()
-            try:
-                result, error = job.fn(), None
-            except BaseException as exc:  # handed to the waiting request
-                result, error = None, exc
-            took = time.monotonic() - t0
-            with self._cond:
-                self.stats["run"] += 1
-                if job.heavy:
-                    self.stats["heavy"] += 1
-                    self._heavy_running -= 1
-                    self._heavy_done(job)
-                else:
-                    self._light_running -= 1
-                    self._light_seconds = 0.8 * self._light_seconds + 0.2 * took
-                self._cond.notify_all()
-            job.finish(result, error)
+            with self._lock:
+                job = self._next_light()
+            self._execute(job)
+
+    def _work_heavy(self) -> None:
+        background = priority.lower()
+        with self._lock:
+            self.heavy_background = background
+        while True:
+            with self._lock:
+                job = self._next_heavy(background)
+            self._execute(job)
+
+    def _execute(self, job: _Job) -> None:
+        """Run one started job on this thread, account for it, and hand its result back."""
+        t0 = time.monotonic()
+        try:
+            result, error = job.fn(), None
+        except BaseException as exc:  # handed to the waiting request
+            result, error = None, exc
+        took = time.monotonic() - t0
+        with self._lock:
+            self.stats["run"] += 1
+            if job.heavy:
+                self.stats["heavy"] += 1
+                self._heavy_running -= 1
+                self._sharing -= job.shares_slot
+                self._heavy_done(job)
+            else:
+                self._light_running -= 1
+                self._light_seconds = 0.8 * self._light_seconds + 0.2 * took
+            self._light_ready.notify_all()
+            self._heavy_ready.notify_all()
+        job.finish(result, error)
 
     def snapshot(self) -> dict[str, Any]:
         """The queue as it stands (for /api/health and the tests)."""
-        with self._cond:
-            return {"workers": self.workers,
+        with self._lock:
+            return {"workers": self.workers, "heavy_background": self.heavy_background,
                     "light_waiting": sum(len(q) for q in self._light.values()),
                     "heavy_waiting": sum(len(q) for q in self._heavy.values()),
                     "heavy_running": self._heavy_running,
