@@ -31,6 +31,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from bench.frames import WARM_UP, table_frames
 from support.servers import rss_mib
 
 
@@ -49,20 +50,10 @@ def main(argv=None) -> int:
     p.add_argument("--compare", default=None, metavar="MODEL",
                    help="another localiser ONNX file, timed alternating frame by frame")
     a = p.parse_args(argv)
-    from scorer.cards import CODES
     from scorer.errors import InputError
     from scorer.vision import Detector, decode_image
-    from training.scenes import render_scene
 
-    rng = np.random.default_rng(2024)
-    frames = []
-    for i in range(a.frames + 3):
-        codes = list(rng.choice(CODES, a.cards, replace=False))
-        img, _ = render_scene(codes, seed=9_000_000 + i, easy=False,
-                              art_set=["louie-mantia", "hwatu-commons", "freegostop-color",
-                                       "freegostop-pencil"][i % 4],
-                              card_height=float(rng.uniform(70, 150)))
-        frames.append(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 85])[1].tobytes())
+    frames = table_frames(a.frames + WARM_UP, a.cards)
     rss0 = rss_mib()
     det = Detector(a.model, threads=a.threads, tta=False if a.no_tta else None)
     rss1 = rss_mib()
@@ -96,7 +87,7 @@ def main(argv=None) -> int:
         t2 = time.perf_counter()
         if decks is not None and i % 2 == 1:
             with_prof.append(with_profile(data))
-        if i >= 3:
+        if i >= WARM_UP:
             rows.append(((t1 - t0) * 1e3, d.timings["localise"], d.timings["classify"],
                          (t2 - t1) * 1e3, (t2 - t0) * 1e3))
             found.append(len(d))
@@ -149,7 +140,7 @@ def _time_other(det, data: bytes, i: int, ms: list, found: list) -> None:
 
     t0 = time.perf_counter()
     d = det.detect(decode_image(data))
-    if i >= 3:
+    if i >= WARM_UP:
         ms.append((time.perf_counter() - t0) * 1e3)
         found.append(len(d))
 

@@ -93,3 +93,21 @@ def test_the_ship_rule_names_each_figure_that_fails_and_by_how_much():
     assert "0.200 (must be 0.180 or fewer)" in failed[2]
     assert "41.0 ms" in failed[3] and "24.0 MiB" in failed[4]
     assert ("realistic pile: F1", 0.9, 0.95) in rows(old.realistic, new.realistic, "realistic")
+
+
+def test_the_speed_limit_reads_the_candidate_as_on_the_reference_machine():
+    from training.compare import Figures, ShipLimits, may_ship
+    old = Figures(_figures(0.90, {"pile": 0.9}), _figures(0.77, {"pile": 0.8}))
+    limits = ShipLimits(reference_ms=24.0)
+    # 42 ms on a machine where the shipped model took 32 (24 on the reference): 31.5 ms
+    slow_machine = Figures(old.realistic, _figures(0.80, {"pile": 0.85}), ms=42.0,
+                           shipped_ms=32.0)
+    assert slow_machine.scaled_ms(24.0) == pytest.approx(31.5)
+    assert may_ship(old, slow_machine, limits) == (True, [])
+    # the same 42 ms where the shipped model took its reference 24: over the limit
+    ok, failed = may_ship(old, Figures(old.realistic, slow_machine.shift, ms=42.0,
+                                       shipped_ms=24.0), limits)
+    assert not ok and failed == ["median 42.0 ms a frame (42.0 ms beside the shipped "
+                                 "model's 24.0) (limit 35 ms)"]
+    # timed alone, the figure is read as it is
+    assert not may_ship(old, Figures(old.realistic, slow_machine.shift, ms=42.0), limits)[0]

@@ -66,6 +66,8 @@ def test_tiny_recipe_end_to_end(tmp_path, capsys):
     # the lite localiser's candidate went through the ship rule (nothing shipped before)
     decision = json.loads((models / "eval" / "ship-decision.json").read_text())
     assert decision["shipped"] and decision["ms"] > 0 and 0 < decision["mib"] < 20
+    # the shipped model's median is the next candidate's speed reference
+    assert json.loads((models / "eval" / "speed.json").read_text())["reference_ms"] > 0
     assert cfg["localiser_arch"] == "lite0-b8-fpn32"
     # a candidate that fails the ship rule leaves models/ untouched
     before = {p.name: p.read_bytes() for p in models.glob("*.onnx")}
@@ -79,6 +81,7 @@ def test_tiny_recipe_end_to_end(tmp_path, capsys):
     assert main(["ship"] + args[1:-2]) == 0  # (ship takes no --device)
     decision = json.loads((models / "eval" / "ship-decision.json").read_text())
     assert not decision["shipped"] and decision["failed"][0].startswith("shift F1 1.000")
+    assert decision["shipped_ms"] > 0  # timed beside the shipped model
     assert {p.name: p.read_bytes() for p in models.glob("*.onnx")} == before
     # resumable: a second run finds the checkpoints and the cache
     capsys.readouterr()

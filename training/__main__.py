@@ -380,26 +380,33 @@ class Pipeline:
             r, sh, ph = (json.loads((out / n).read_text()) for n in names)
             return Figures(r, sh, ph)
         res = self.evaluate(False, loc_path, tag)
-        ms = mib = None
+        ms = mib = shipped_ms = None
         if timed:
-            ms, mib = frame_ms(loc_path, self.a.art_dir, self.a.threads), model_mib(loc_path)
-        return Figures(res["realistic"], res["shift"], res["photos"], ms, mib)
+            beside = self.shipped if self.shipped.is_file() else None
+            ms, shipped_ms = frame_ms(loc_path, self.a.threads, beside)
+            mib = model_mib(loc_path)
+        return Figures(res["realistic"], res["shift"], res["photos"], ms, mib, shipped_ms)
 
     def ship(self) -> bool:
         """The candidate (the lite localiser with the classifier and refiner beside it)
         replaces the shipped files only if it passes the ship rule; the decision and
         each failed figure go to the log and ``eval/ship-decision.json``."""
-        from training.compare import may_ship
+        from training.compare import ShipLimits, may_ship
         if not self.candidate.is_file():
             raise RecipeError(f"no candidate at {self.candidate}: run python -m training "
                               f"lite-loc first")
+        speed = self.models / "eval" / "speed.json"
+        limits = ShipLimits(reference_ms=json.loads(speed.read_text())["reference_ms"]) \
+            if speed.is_file() else ShipLimits()
         new = self.figures(self.candidate, "lite-loc", timed=True)
         if self.shipped.is_file():
-            ok, failed = may_ship(self.figures(self.shipped, "shipped"), new)
+            ok, failed = may_ship(self.figures(self.shipped, "shipped"), new, limits)
         else:
             ok, failed = True, []
-        decision = {"shipped": ok, "failed": failed, "ms": new.ms, "mib": new.mib,
-                    "candidate": str(self.candidate)}
+        scaled = new.scaled_ms(limits.reference_ms)
+        decision = {"shipped": ok, "failed": failed, "ms": new.ms, "shipped_ms": new.shipped_ms,
+                    "reference_ms": limits.reference_ms, "scaled_ms": scaled,
+                    "mib": new.mib, "candidate": str(self.candidate)}
         (self.models / "eval").mkdir(parents=True, exist_ok=True)
         (self.models / "eval" / "ship-decision.json").write_text(
             json.dumps(decision, indent=2) + "\n")
@@ -408,6 +415,9 @@ class Pipeline:
             return False
         for src in model_files(self.candidate):
             shutil.copyfile(src, self.models / src.name)
+        # the new shipped model's median, as on the reference machine, is the next reference
+        speed.write_text(json.dumps({"reference_ms": round(scaled or limits.reference_ms, 2),
+                                     "model": self.candidate.name}, indent=2) + "\n")
         self.log(f"shipped {self.candidate} into {self.models}")
         return True
 
@@ -597,24 +607,18 @@ def model_mib(loc_path: Path) -> float:
     return sum(p.stat().st_size for p in model_files(loc_path)) / 2**20
 
 
-def frame_ms(loc_path: Path, art_dir, threads: int, frames: int = 24) -> float:
-    """The median milliseconds ``Detector.detect`` takes on a 640x480 realistic
-    validation frame (after 3 warm-up frames)."""
-    import cv2
-
+def frame_ms(loc_path: Path, threads: int, beside: Path | None = None,
+             frames: int = 40) -> tuple[float, float | None]:
+    """The median milliseconds to decode and detect a 640x480 benchmark frame
+    (``bench.frames``, as ``bench_detect`` times it) with ``loc_path``, and with
+    ``beside`` (the shipped model) timed alternating on the same frames, when given."""
+    from bench.frames import WARM_UP, alternating_ms, table_frames
     from scorer.vision import Detector
-    from training.realistic import realistic_scene
-    from training.scenes import SEED_RANGES, get_library
-    det = Detector(loc_path, threads=threads)
-    lib = get_library(art_dir)
-    times = []
-    for k in range(frames + 3):
-        img, _, _ = realistic_scene(lib, SEED_RANGES["val"][0] + 90_000 + k, "pile")
-        img = cv2.resize(img, (640, 480), interpolation=cv2.INTER_AREA)
-        t0 = time.perf_counter()
-        det.detect(img)
-        times.append((time.perf_counter() - t0) * 1e3)
-    return float(np.median(times[3:]))
+    paths = [loc_path] + ([beside] if beside is not None else [])
+    times = alternating_ms([Detector(p, threads=threads) for p in paths],
+                           table_frames(frames + WARM_UP))
+    medians = [float(np.median(t)) for t in times]
+    return medians[0], (medians[1] if beside is not None else None)
 
 
 def main(argv=None) -> int:
