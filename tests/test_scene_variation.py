@@ -166,6 +166,38 @@ def test_lite_loc_reads_the_stride_32_level_and_its_snapshot_round_trips(tmp_pat
     assert err < 0.05 * max(after.abs().max().item(), 1.0)  # fp16 weights, same network
 
 
+@pytest.mark.art
+@pytest.mark.photos
+def test_the_int8_localiser_is_calibrated_on_its_training_stream_with_its_head_in_float(
+        tmp_path, monkeypatch):
+    import onnx
+
+    import training.lite_loc as lite_loc
+    from training.real_photos import DEFAULT_PHOTOS_DIR
+    from training.recipe import LiteLocConfig
+    from training import DEFAULT_ART_DIR
+    from training.models import LiteLoc
+    stream = lite_loc.stream_config(str(DEFAULT_ART_DIR), LiteLocConfig(
+        photo_tables=1.0, negatives=0.0), photos_dir=DEFAULT_PHOTOS_DIR)
+    frames = lite_loc.calibration_frames(stream, n=2)
+    assert frames.shape == (2, 480, 640, 3)
+    seen = []
+    real = lite_loc.calibration_frames
+    monkeypatch.setattr(lite_loc, "calibration_frames",
+                        lambda s: seen.append(s) or real(s, n=2))
+    torch.manual_seed(0)
+    lite_loc.save_weights(tmp_path / "step-000001.pt", LiteLoc(pretrained=False).eval())
+    base = Path(__file__).resolve().parents[1] / "models" / "hanafuda-localiser.onnx"
+    path = lite_loc.export_lite_loc(tmp_path / "step-000001.pt", base, tmp_path / "out",
+                                    calibrate=stream)
+    assert seen == [stream]  # the stream it trains on, real tables included
+    nodes = onnx.load(str(path)).graph.node
+    quantised = {n.name for n in nodes if n.op_type == "QuantizeLinear"}
+    assert any(n.startswith("/blocks") or n.startswith("/frozen") for n in quantised)
+    convs = [n for n in nodes if n.op_type == "Conv" and n.name.startswith("/head")]
+    assert convs and not any(n.startswith("/head") for n in quantised)
+
+
 def test_the_curve_measures_each_snapshot_once_beside_the_shipped_reference(tmp_path, monkeypatch):
     import json
 

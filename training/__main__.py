@@ -337,7 +337,7 @@ class Pipeline:
     def lite_loc(self, device: str = "auto") -> Path:
         """The localiser on ImageNet features, trained on streamed scenes (never the
         held-out deck), exported beside the shipped classifier and refiner, then tuned."""
-        from training.lite_loc import export_lite_loc, train_lite_loc
+        from training.lite_loc import export_lite_loc, stream_config, train_lite_loc
         if not self._networks().is_file():
             raise RecipeError(f"no shipped model at {self.shipped} (its classifier and "
                               f"refiner go with the new localiser)")
@@ -346,8 +346,11 @@ class Pipeline:
                             exclude_sets=(self.r.lodo_set,), log=self.log, device=device,
                             workers=self.a.workers, seed=self.r.seed,
                             photos_dir=self.a.photos_dir)
+        cfg = self.r.lite_localiser
+        calibrate = stream_config(self.a.art_dir, cfg, (self.r.lodo_set,),
+                                  self.a.photos_dir) if cfg.int8 else None
         loc = export_lite_loc(ck, self._networks(), self.candidate.parent, self.a.name,
-                              int8_art=self.a.art_dir if self.r.lite_localiser.int8 else None)
+                              calibrate=calibrate)
         self.log(f"exported {loc}")
         self.tune(loc, tag="lite-loc")
         return loc

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import shutil
 import warnings
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Iterator
 
@@ -127,24 +127,25 @@ def load_lite_loc(path: Path) -> LiteLoc:
 FLOAT_NODES = ("/head", "/m4", "/m8", "/m16", "/m32", "/l4", "/l8", "/l16", "/l32", "/down32")
 
 
-def calibration_frames(art_dir, n: int = 32, first_seed: int = 900_000) -> np.ndarray:
-    """``n`` letterboxed 640x480 training frames (the lite localiser's stream, without
-    the real photographs), for int8 calibration."""
+def calibration_frames(stream: StreamConfig, n: int = 64,
+                       first_seed: int = 900_000) -> np.ndarray:
+    """``n`` letterboxed 640x480 frames of the lite localiser's training stream
+    (``stream``: real tables, negatives and decoys included, so the int8 ranges cover
+    the textures it meets), for int8 calibration; seeds apart from training's."""
     from training.scenes import get_library
     from training.stream import scene_sample
 
-    lib = get_library(art_dir)
-    cfg = StreamConfig(art_dir=str(art_dir), first_seed=first_seed, ref_per_scene=0,
-                       cls_per_scene=0)
+    lib = get_library(stream.art_dir)
+    cfg = replace(stream, first_seed=first_seed)
     return np.stack([scene_sample(lib, first_seed + k, cfg)["img"] for k in range(n)])
 
 
 def export_lite_loc(ckpt: Path, base_loc: Path, out_dir: Path, name: str = "hanafuda",
-                    int8_art: str | Path | None = None) -> Path:
+                    calibrate: StreamConfig | None = None) -> Path:
     """``{name}-localiser.onnx`` in ``out_dir`` from the checkpoint or snapshot, with the
     base localiser's detection settings, and the base's classifier and refiner copied
-    beside it (re-tune the thresholds after). ``int8_art``: quantise it to int8,
-    calibrated on training frames rendered from this art."""
+    beside it (re-tune the thresholds after). ``calibrate``: quantise its backbone to
+    int8, calibrated on frames of this stream (``stream_config``)."""
     import onnx
 
     from training.ship import onnx_config
@@ -167,12 +168,12 @@ def export_lite_loc(ckpt: Path, base_loc: Path, out_dir: Path, name: str = "hana
             shutil.copyfile(src, dst)
         cfg[key] = dst.name
     cfg["localiser_arch"] = "lite0-b8-fpn32"
-    cfg["localiser_int8"] = int8_art is not None
+    cfg["localiser_int8"] = calibrate is not None
     m = onnx.load(str(path))
     entry = m.metadata_props.add()
     entry.key, entry.value = "hanafuda", json.dumps(cfg)
     onnx.save(m, str(path))
-    if int8_art is not None:
+    if calibrate is not None:
         from training.export import quantize_localiser
-        quantize_localiser(path, calibration_frames(int8_art), keep_float=FLOAT_NODES)
+        quantize_localiser(path, calibration_frames(calibrate), keep_float=FLOAT_NODES)
     return path
