@@ -95,6 +95,23 @@ def test_the_ship_rule_names_each_figure_that_fails_and_by_how_much():
     assert ("realistic pile: F1", 0.9, 0.95) in rows(old.realistic, new.realistic, "realistic")
 
 
+def test_later_models_halve_the_baselines_false_cards_and_are_no_worse_than_the_shipped():
+    from training.compare import Figures, may_ship
+    shipped = Figures(_figures(0.90, {"pile": 0.9}), _figures(0.80, {"pile": 0.8}),
+                      {"false_cards_per_photo": 0.17})
+    eighth = {"false_cards_per_photo": 0.36}
+
+    def later(photos):
+        return Figures(shipped.realistic, _figures(0.81, {"pile": 0.8}),
+                       {"false_cards_per_photo": photos})
+    assert may_ship(shipped, later(0.16), baseline_photos=eighth) == (True, [])
+    ok, failed = may_ship(shipped, later(0.175), baseline_photos=eighth)
+    assert not ok and failed == ["real-photo false cards a photo 0.170 -> 0.175 (must be "
+                                 "0.170 or fewer)"]
+    # without a baseline the shipped model's own figure must be halved
+    assert not may_ship(shipped, later(0.16))[0]
+
+
 def test_the_speed_limit_reads_the_candidate_as_on_the_reference_machine():
     from training.compare import Figures, ShipLimits, may_ship
     old = Figures(_figures(0.90, {"pile": 0.9}), _figures(0.77, {"pile": 0.8}))

@@ -79,10 +79,12 @@ def rows(old: dict, new: dict, label: str) -> list[tuple[str, float, float]]:
     return out
 
 
-def may_ship(old: Figures, new: Figures, limits: ShipLimits = ShipLimits()
-             ) -> tuple[bool, list[str]]:
+def may_ship(old: Figures, new: Figures, limits: ShipLimits = ShipLimits(),
+             baseline_photos: dict | None = None) -> tuple[bool, list[str]]:
     """Whether ``new`` passes the ship rule against ``old``; each failed figure, with
-    by how much it failed."""
+    by how much it failed. ``baseline_photos``: the real-photo figures of the model the
+    rule was set against (the eighth), whose false cards must be halved while the
+    campaign's later models only have to be no worse than ``old`` (default: ``old``'s)."""
     failed = []
     o, n = old.shift["realistic_framing"]["equiv"]["f1"], new.shift["realistic_framing"]["equiv"]["f1"]
     if n <= o:
@@ -96,10 +98,12 @@ def may_ship(old: Figures, new: Figures, limits: ShipLimits = ShipLimits()
             failed.append(f"{name} F1 {fa:.3f} -> {fb:.3f} (loses {fa - fb:.3f}, "
                           f"more than {limits.realistic_loss})")
     if old.photos is not None and new.photos is not None:
+        base = (baseline_photos or old.photos)["false_cards_per_photo"]
         pa, pb = old.photos["false_cards_per_photo"], new.photos["false_cards_per_photo"]
-        if pb > pa * limits.photo_factor:
+        most = min(base * limits.photo_factor, pa)
+        if pb > most:
             failed.append(f"real-photo false cards a photo {pa:.3f} -> {pb:.3f} (must be "
-                          f"{pa * limits.photo_factor:.3f} or fewer)")
+                          f"{most:.3f} or fewer)")
     ms = new.scaled_ms(limits.reference_ms)
     if ms is not None and ms > limits.ms:
         beside = f" ({new.ms:.1f} ms beside the shipped model's {new.shipped_ms:.1f})" \
