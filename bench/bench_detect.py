@@ -31,7 +31,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from bench.frames import WARM_UP, table_frames
+from training.timing import WARM_UP, table_frames
 from support.servers import rss_mib
 
 

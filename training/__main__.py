@@ -626,9 +626,9 @@ def model_mib(loc_path: Path) -> float:
 def frame_ms(loc_path: Path, threads: int, beside: Path | None = None,
              frames: int = 40) -> tuple[float, float | None]:
     """The median milliseconds to decode and detect a 640x480 benchmark frame
-    (``bench.frames``, as ``bench_detect`` times it) with ``loc_path``, and with
+    (``training.timing``, as ``bench_detect`` times it) with ``loc_path``, and with
     ``beside`` (the shipped model) timed alternating on the same frames, when given."""
-    from bench.frames import WARM_UP, alternating_ms, table_frames
+    from training.timing import WARM_UP, alternating_ms, table_frames
     from scorer.vision import Detector
     paths = [loc_path] + ([beside] if beside is not None else [])
     times = alternating_ms([Detector(p, threads=threads) for p in paths],

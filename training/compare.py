@@ -7,7 +7,7 @@ The ship rule (recogniser v4): the new model ships only if
 - it meets the speed and size limits (median ms a 640x480 frame, MiB of model files).
 
 The speed limit reads the candidate timed alternating with the shipped model on the same
-frames (``bench.frames``), scaled by the shipped model's reference median over its median
+frames (``training.timing``), scaled by the shipped model's reference median over its median
 in that run: on a machine slower or busier than the reference one, both slow down alike,
 and the limit means what it meant when it was set.
 
