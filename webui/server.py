@@ -45,6 +45,7 @@ Why each number (waitress's defaults in brackets):
 from __future__ import annotations
 
 import ctypes
+import functools
 import ctypes.util
 import logging
 import resource
@@ -62,7 +63,8 @@ from waitress.server import MultiSocketServer, TcpWSGIServer
 from waitress.task import ErrorTask
 
 from webui.dispatcher import FairDispatcher
-from webui.oversize import DRAIN_MAX, parser_for
+from webui import early
+from webui.oversize import DRAIN_MAX
 from webui.security import security_headers
 
 SETTINGS: dict[str, Any] = {
@@ -110,6 +112,10 @@ class Channel(HTTPChannel):
         self.started: float | None = time.monotonic()     # before the first request
         self.addr = addr                # counted per address as the loop adds it
         self._counted = False
+        parser = type(self).parser_class
+        if isinstance(parser, type) and issubclass(parser, early.PeekingParser):
+            # each request's parser knows its peer's address (for webui.early)
+            self.parser_class = functools.partial(parser, peer=_ip(addr))
         super().__init__(server, sock, addr, adj, map=map)
 
     def received(self, data: bytes) -> bool:
@@ -376,7 +382,8 @@ def make_server(app: Any, host: str, port: int, threads: int = THREADS,
                 header_deadline: float = HEADER_DEADLINE,
                 request_deadline: float = REQUEST_DEADLINE,
                 per_address: int = PER_ADDRESS, guest_threads: int = GUEST_THREADS,
-                admits: Callable[[Any], bool] | None = None, **overrides: Any) -> Any:
+                admits: Callable[[Any], bool] | None = None,
+                judge: early.Judge | None = None, **overrides: Any) -> Any:
     """A waitress server for ``app`` on ``host:port`` with ``SETTINGS`` (``overrides``
     win; the tests shorten the timeouts), HTTPS with ``tls``. ``admits(channel)``: whether
     the request a channel is about to serve carries the access token (default: the
@@ -399,10 +406,13 @@ def make_server(app: Any, host: str, port: int, threads: int = THREADS,
     dispatcher = FairDispatcher(admits, guest_threads)
     dispatcher.set_thread_count(threads)
     shared = Connections(per_address)
-    # bodies over the cap drained and answered with the JSON 413 (webui.oversize), on
-    # plain and TLS connections alike
+    if judge is None and "hanafuda" in getattr(app, "extensions", {}):
+        judge = early.judge_for(app)
+    # bodies over the cap drained and answered with the JSON 413 (webui.oversize), the
+    # uploads the scheduler would refuse with a 503 (webui.early), on plain and TLS
+    # connections alike
     channel_class = type("Channel", (TLSChannel if tls is not None else Channel,),
-                         {"parser_class": parser_for(cap, app_cap)})
+                         {"parser_class": early.parser_for(cap, app_cap, judge)})
     socket_map: dict = {}
     servers = []
     try:
