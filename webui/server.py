@@ -30,6 +30,11 @@ Why each number (waitress's defaults in brackets):
   (``webui.scheduler``, one a core) or SQLite; every camera's request should be in
   the scheduler's fair queue, not in a first-come queue before it.
 * ``max_request_header_size`` 64 kB [256 kB]: the page's headers are under 2 kB.
+* ``recv_bytes`` 256 kB [8 kB]: the event loop (which every camera frame comes through,
+  holding the GIL) takes each body in pieces of this size. At 8 kB, a 7.8 MB photo took
+  950 turns of the loop, each a recv and an append to the body's buffer (a temporary
+  file: a tell, two seeks and a write); 256 kB is the size waitress copies such a buffer
+  in. Over TLS a read still returns at most one record (16 kB).
 * ``max_request_body_size``: the app's upload cap and a little: waitress buffers a body
   before the app sees it, so it refuses the larger ones itself [1 GB]: it reads a body
   up to ``webui.oversize.DRAIN_MAX`` into nothing (under the request deadline) and
@@ -73,6 +78,7 @@ SETTINGS: dict[str, Any] = {
     "cleanup_interval": 2,
     "asyncore_use_poll": True,
     "max_request_header_size": 64 * 1024,
+    "recv_bytes": 256 * 1024,
     "ident": "hanafuda-scorer",
     "clear_untrusted_proxy_headers": True,
 }
