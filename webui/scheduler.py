@@ -107,7 +107,8 @@ class Scheduler:
         self._heavy_pixels = 0          # waiting and running
         self._light_running = 0
         self._light_seconds = 0.05      # running mean of a light job's time (first guess)
-        self.stats = {"run": 0, "heavy": 0, "busy": 0, "superseded": 0, "expired": 0}
+        self.stats = {"run": 0, "heavy": 0, "busy": 0, "superseded": 0, "expired": 0,
+                      "early": 0}
         self._threads: list[threading.Thread] = []     # started with the first job
         self.heavy_background: bool | None = None      # heavy threads lowered (None: not yet)
 
@@ -165,21 +166,42 @@ class Scheduler:
         return own + sum(min(len(q), own + 1) for a, q in self._light.items() if a != address)
 
     def _admit_heavy(self, job: _Job) -> None:
-        if self._heavy_of.get(job.address, 0) >= self.heavy_per_address:
-            self.stats["busy"] += 1
-            raise Busy("this address already has large images waiting; retry when they "
-                       "are done", retry_after=2)
-        if job.cost > self.heavy_budget:
-            raise Busy(f"this image work ({job.cost / 1e6:.0f} megapixels) is over the "
-                       f"server's budget ({self.heavy_budget / 1e6:.0f}); send smaller "
-                       "images", retry_after=30)
-        if self._heavy_pixels + job.cost > self.heavy_budget:
-            self.stats["busy"] += 1
-            raise Busy("the server is busy with large images; retry in a moment",
-                       retry_after=2)
+        refusal = self._heavy_refusal(job.address, job.cost)
+        if refusal is not None:
+            raise refusal
         self._heavy_pixels += job.cost
         self._heavy_of[job.address] = self._heavy_of.get(job.address, 0) + 1
         self._heavy.setdefault(job.address, deque()).append(job)
+
+    def _heavy_refusal(self, address: Hashable, cost: int) -> Busy | None:
+        """Why a heavy job of ``cost`` from ``address`` is refused now (None: it is taken);
+        called holding the lock."""
+        if self._heavy_of.get(address, 0) >= self.heavy_per_address:
+            self.stats["busy"] += 1
+            return Busy("this address already has large images waiting; retry when they "
+                        "are done", retry_after=2)
+        if cost > self.heavy_budget:
+            return Busy(f"this image work ({cost / 1e6:.0f} megapixels) is over the "
+                        f"server's budget ({self.heavy_budget / 1e6:.0f}); send smaller "
+                        "images", retry_after=30)
+        if self._heavy_pixels + cost > self.heavy_budget:
+            self.stats["busy"] += 1
+            return Busy("the server is busy with large images; retry in a moment",
+                        retry_after=2)
+        return None
+
+    def refusal(self, client: Hashable, cost: int) -> Busy | None:
+        """The ``Busy`` that ``run`` would raise now for a job of ``cost`` from ``client``
+        (None: it would be taken, or it is light and judged only when it asks): so that
+        the server can refuse an upload from its header, before reading its body
+        (``webui.early``). Counted in ``stats`` as ``early`` (and ``busy``)."""
+        if cost <= self.heavy_pixels:
+            return None
+        with self._lock:
+            refusal = self._heavy_refusal(_address(client), int(cost))
+            if refusal is not None:
+                self.stats["early"] += 1
+            return refusal
 
     def _heavy_done(self, job: _Job) -> None:
         self._heavy_pixels -= job.cost

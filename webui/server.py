@@ -30,6 +30,11 @@ Why each number (waitress's defaults in brackets):
   (``webui.scheduler``, one a core) or SQLite; every camera's request should be in
   the scheduler's fair queue, not in a first-come queue before it.
 * ``max_request_header_size`` 64 kB [256 kB]: the page's headers are under 2 kB.
+* ``recv_bytes`` 256 kB [8 kB]: the event loop (which every camera frame comes through,
+  holding the GIL) takes each body in pieces of this size. At 8 kB, a 7.8 MB photo took
+  950 turns of the loop, each a recv and an append to the body's buffer (a temporary
+  file: a tell, two seeks and a write); 256 kB is the size waitress copies such a buffer
+  in. Over TLS a read still returns at most one record (16 kB).
 * ``max_request_body_size``: the app's upload cap and a little: waitress buffers a body
   before the app sees it, so it refuses the larger ones itself [1 GB]: it reads a body
   up to ``webui.oversize.DRAIN_MAX`` into nothing (under the request deadline) and
@@ -45,6 +50,7 @@ Why each number (waitress's defaults in brackets):
 from __future__ import annotations
 
 import ctypes
+import functools
 import ctypes.util
 import logging
 import resource
@@ -62,7 +68,8 @@ from waitress.server import MultiSocketServer, TcpWSGIServer
 from waitress.task import ErrorTask
 
 from webui.dispatcher import FairDispatcher
-from webui.oversize import DRAIN_MAX, parser_for
+from webui import early
+from webui.oversize import DRAIN_MAX
 from webui.security import security_headers
 
 SETTINGS: dict[str, Any] = {
@@ -71,6 +78,7 @@ SETTINGS: dict[str, Any] = {
     "cleanup_interval": 2,
     "asyncore_use_poll": True,
     "max_request_header_size": 64 * 1024,
+    "recv_bytes": 256 * 1024,
     "ident": "hanafuda-scorer",
     "clear_untrusted_proxy_headers": True,
 }
@@ -110,6 +118,10 @@ class Channel(HTTPChannel):
         self.started: float | None = time.monotonic()     # before the first request
         self.addr = addr                # counted per address as the loop adds it
         self._counted = False
+        parser = type(self).parser_class
+        if isinstance(parser, type) and issubclass(parser, early.PeekingParser):
+            # each request's parser knows its peer's address (for webui.early)
+            self.parser_class = functools.partial(parser, peer=_ip(addr))
         super().__init__(server, sock, addr, adj, map=map)
 
     def received(self, data: bytes) -> bool:
@@ -376,7 +388,8 @@ def make_server(app: Any, host: str, port: int, threads: int = THREADS,
                 header_deadline: float = HEADER_DEADLINE,
                 request_deadline: float = REQUEST_DEADLINE,
                 per_address: int = PER_ADDRESS, guest_threads: int = GUEST_THREADS,
-                admits: Callable[[Any], bool] | None = None, **overrides: Any) -> Any:
+                admits: Callable[[Any], bool] | None = None,
+                judge: early.Judge | None = None, **overrides: Any) -> Any:
     """A waitress server for ``app`` on ``host:port`` with ``SETTINGS`` (``overrides``
     win; the tests shorten the timeouts), HTTPS with ``tls``. ``admits(channel)``: whether
     the request a channel is about to serve carries the access token (default: the
@@ -399,10 +412,13 @@ def make_server(app: Any, host: str, port: int, threads: int = THREADS,
     dispatcher = FairDispatcher(admits, guest_threads)
     dispatcher.set_thread_count(threads)
     shared = Connections(per_address)
-    # bodies over the cap drained and answered with the JSON 413 (webui.oversize), on
-    # plain and TLS connections alike
+    if judge is None and "hanafuda" in getattr(app, "extensions", {}):
+        judge = early.judge_for(app)
+    # bodies over the cap drained and answered with the JSON 413 (webui.oversize), the
+    # uploads the scheduler would refuse with a 503 (webui.early), on plain and TLS
+    # connections alike
     channel_class = type("Channel", (TLSChannel if tls is not None else Channel,),
-                         {"parser_class": parser_for(cap, app_cap)})
+                         {"parser_class": early.parser_for(cap, app_cap, judge)})
     socket_map: dict = {}
     servers = []
     try:

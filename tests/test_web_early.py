@@ -1,0 +1,67 @@
+"""Issue 30: an upload the scheduler would refuse is answered from its first bytes,
+before its body is read (``webui.early``); one it would take is read whole, as before.
+Bounded in time by the socket's timeout, without timing thresholds."""
+
+from __future__ import annotations
+
+import http.client
+import socket
+import threading
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from web_helpers import CSRF, make_app
+from webui.early import PEEK
+
+
+def _progressive(width: int = 2000, height: int = 1500) -> bytes:
+    """A progressive JPEG of more than PEEK bytes: heavy (its whole decode is 3+ MP)."""
+    rng = np.random.default_rng(0)
+    img = cv2.resize(rng.integers(0, 255, (60, 80, 3), dtype=np.uint8), (width, height))
+    data = cv2.imencode(".jpg", cv2.GaussianBlur(img, (0, 0), 2),
+                        [cv2.IMWRITE_JPEG_QUALITY, 95, cv2.IMWRITE_JPEG_PROGRESSIVE, 1])[1]
+    assert data.nbytes > 2 * PEEK
+    return data.tobytes()
+
+
+def _head(length: int) -> bytes:
+    lines = ["POST /api/detect HTTP/1.1", "Host: 127.0.0.1", "Content-Type: image/jpeg",
+             f"Content-Length: {length}", *(f"{k}: {v}" for k, v in CSRF.items())]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+
+def test_a_refused_upload_is_answered_before_its_body_is_sent(tmp_path: Path) -> None:
+    from webui.server import make_server
+    app = make_app(tmp_path, IMAGE_BUDGET=3_000_000)        # under this image's cost
+    server = make_server(app, "127.0.0.1", 0)
+    threading.Thread(target=server.run, daemon=True).start()
+    scheduler = app.extensions["hanafuda"]["detection"].scheduler
+    data = _progressive()
+    try:
+        # only the headers and the first bytes, then the client waits: the answer
+        # comes without the rest (read whole, it would wait for it until the timeout)
+        with socket.create_connection(("127.0.0.1", server.effective_port), timeout=20) as s:
+            s.sendall(_head(len(data)) + data[:PEEK + 4096])
+            answer = b""
+            while b"\r\n\r\n" not in answer:
+                chunk = s.recv(65536)
+                assert chunk, "closed without an answer"
+                answer += chunk
+        head = answer.split(b"\r\n\r\n", 1)[0].decode().lower()
+        assert head.startswith("http/1.1 503") and "retry-after:" in head \
+            and "connection: close" in head
+        assert scheduler.stats["early"] == 1 and scheduler.stats["run"] == 0
+
+        # the budget allowing it, the same upload is read whole and detected
+        scheduler.heavy_budget = 80_000_000
+        conn = http.client.HTTPConnection("127.0.0.1", server.effective_port, timeout=20)
+        conn.request("POST", "/api/detect", body=data,
+                     headers={**CSRF, "Content-Type": "image/jpeg"})
+        assert conn.getresponse().status == 200
+        conn.close()
+        assert scheduler.stats["early"] == 1 and scheduler.stats["heavy"] == 1
+    finally:
+        server.close()
+        server.task_dispatcher.shutdown(timeout=1)

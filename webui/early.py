@@ -1,0 +1,165 @@
+"""An image upload that the scheduler would refuse, refused before its body is read.
+
+Measured (issue 30): two senders posting a 7.8 MB, 40 MP progressive JPEG back to back
+beside the cameras, with the real model. The heavy budget holds one such image at a time,
+so nearly every upload is answered 503. But each one was first read whole, at the
+cameras' priority and holding the GIL: waitress's event loop (the one every camera frame
+comes through) took it in 8 KB pieces into a temporary file (a tell, two seeks and a
+write each). A request thread then read it back into one 7.8 MB ``bytes``, and only then
+did the scheduler refuse it. py-spy put the event loop at about 60% of a core for 90 MB/s
+of such bodies, most of it in the file buffer's appends.
+
+So the server looks at the first ``PEEK`` bytes of a large upload's body as soon as
+they arrive. The image's header is there (``scorer.vision.imageheader``), and the server
+prices the image as the app would (``Upload.cost`` at the detector's useful side). It
+then asks the scheduler whether it would take a job of that cost from that address now
+(``Scheduler.refusal``). If it would not, the upload is answered at once, 503 with
+Retry-After and ``Connection: close``, and the rest of its body is never read: waitress
+reads nothing more from a connection whose request is being answered, and closes it
+once the answer is sent. No temporary file, no copy and no app code: a request thread
+only writes the answer, and at most ``PEEK`` bytes of the body are held, briefly.
+
+Why not read the rest into nothing, as an oversize body is (``webui.oversize``), so that
+a client that sends everything before it reads (Python's http.client) gets the status
+rather than a closed connection? Measured, that only moved the cost: a refusal that
+cost nothing but the reading let the two senders push about 760 MB/s of bodies through
+the event loop instead of 90, and the cameras' p99 went back up. A 503 is a "retry
+later" either way, and a client that reads its answer while it still sends gets it.
+
+Only what is sure is judged here: a POST to /api/detect that carries the access token
+and the page's CSRF header, with a body of more than ``PEEK`` bytes that starts with a
+supported image header, once the detector is loaded. Everything else (a camera frame, a
+header further in than ``PEEK``, a bad image, a guest's request) is read whole and
+answered by the app as before. The answer is the scheduler's at that moment. A job that
+ends before the body does would have let it in, so the client is told to retry.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any, Callable
+
+from waitress.utilities import Error
+
+from scorer.errors import Busy, InputError
+from scorer.vision import imageheader
+from scorer.vision.image import Upload
+from webui.oversize import DrainingParser
+from webui.security import CSRF_HEADER, CSRF_VALUE, _host_name, is_loopback
+
+#: The body's bytes looked at: a JPEG's frame header follows its EXIF (at most 64 KiB).
+PEEK = 128 * 1024
+ROUTE = "/api/detect"
+log = logging.getLogger("webui.early")
+
+#: ``judge(address, parser, prefix)``: the refusal for a request whose headers are parsed
+#: and whose body starts with ``prefix``, or None to read it whole.
+Judge = Callable[[str, Any, bytes], Busy | None]
+
+
+class Refused(Error):
+    """The scheduler's ``Busy`` as the API answers it (JSON, 503, Retry-After), sent by
+    waitress's error task once the body has been read into nothing."""
+
+    code = 503
+    reason = "Service Unavailable"
+
+    def __init__(self, busy: Busy) -> None:
+        super().__init__(str(busy))
+        self.retry_after = busy.retry_after
+
+    def to_response(self, ident: str | None = None) -> tuple[str, list[tuple[str, str]], bytes]:
+        body = json.dumps({"error": self.body, "status": self.code}).encode()
+        return (f"{self.code} {self.reason}",
+                [("Content-Type", "application/json"), ("Retry-After", str(self.retry_after))],
+                body)
+
+
+class PeekingParser(DrainingParser):
+    """A request parser that hands the first ``PEEK`` bytes of a large body to ``judge``
+    and, when it refuses, answers its refusal without reading the rest."""
+
+    judge: Judge | None = None      # set per server (``parser_for``)
+
+    def __init__(self, adj: Any, peer: str = "?") -> None:
+        super().__init__(adj)
+        self.peer = peer
+        self.peek_at = 0            # body bytes to wait for before judging (0: never)
+
+    def parse_header(self, header_plus: bytes) -> None:
+        super().parse_header(header_plus)
+        if self.judge is not None and not self.chunked and not self.too_large \
+                and self.content_length > PEEK and self.command == "POST" \
+                and self.path == ROUTE:
+            self.peek_at = PEEK
+
+    def received(self, data: bytes) -> int:
+        n = super().received(data)
+        if self.peek_at and not self.completed and self.error is None \
+                and self.body_bytes_received >= self.peek_at:
+            self.peek_at = 0
+            busy = self._judged(self.body_rcv.buf.get(PEEK))
+            if busy is not None:
+                # answered now; waitress reads nothing more from a connection whose
+                # request is being answered, and closes it once the answer is sent
+                self.error = Refused(busy)
+                self.completed = True
+                self.body_rcv.buf.close()           # the bytes so far, freed now
+        return n
+
+    def _judged(self, prefix: bytes) -> Busy | None:
+        """The judge's answer; None (read it whole) should the judge fail: on the event
+        loop an exception would close the connection unanswered."""
+        try:
+            return self.judge(self.peer, self, prefix) if self.judge is not None else None
+        except Exception:
+            log.exception("judging an upload early failed; it is read whole")
+            return None
+
+
+def parser_for(limit: int, shown: int | None = None,
+               judge: Judge | None = None) -> type[PeekingParser]:
+    """``webui.oversize.parser_for``'s parser, that also judges large uploads early."""
+    return type("PeekingParser", (PeekingParser,),
+                {"limit": int(limit), "shown": int(shown or limit),
+                 "judge": staticmethod(judge) if judge is not None else None})
+
+
+def image_start(content_type: str, prefix: bytes) -> bytes:
+    """Where the image begins in a body: at once, or after its first part's headers for
+    a form (``request.files["image"]``)."""
+    if content_type.lower().startswith("multipart/form-data"):
+        end = prefix.find(b"\r\n\r\n")
+        return prefix[end + 4:] if end >= 0 else b""
+    return prefix
+
+
+def judge_for(app: Any) -> Judge:
+    """The judge of ``app``'s uploads: its token and CSRF header, its detection service's
+    limits, detector and scheduler (see the module)."""
+    creds = app.extensions.get("credentials")
+    service = app.extensions["hanafuda"]["detection"]
+    csrf = CSRF_HEADER.upper().replace("-", "_")
+
+    def judge(address: str, parser: Any, prefix: bytes) -> Busy | None:
+        headers = parser.headers
+        host = headers.get("HOST", "")
+        origin = headers.get("ORIGIN")
+        if headers.get(csrf) != CSRF_VALUE or headers.get("SEC_FETCH_SITE") == "cross-site" \
+                or (origin is not None and origin.split("://", 1)[-1] != host):
+            return None                         # the app's 403
+        if creds is None and not is_loopback(_host_name(host)):
+            return None
+        if creds is not None and not creds.admits(headers, parser.query or "", parser.command):
+            return None                         # the app's 401 (and its count of guesses)
+        if not service.loaded:
+            return None
+        try:
+            info = imageheader.check(image_start(headers.get("CONTENT_TYPE", ""), prefix),
+                                     service.limits.max_pixels, service.limits.max_side)
+        except InputError:
+            return None
+        cost = Upload(b"", info).cost(service.detector().useful_side)
+        return service.scheduler.refusal(address, cost)
+    return judge
