@@ -140,6 +140,27 @@ def test_the_real_photos_split_once_by_sitting_into_disjoint_parts():
         assert not names_tr or max(names_tr) < min(names_te)
 
 
+@pytest.mark.photos
+def test_tuning_counts_every_card_picked_in_a_training_photo_as_a_false_one():
+    from training.real_photos import DEFAULT_PHOTOS_DIR, split_photos
+    from training.slices import photo_candidates, score_selection
+
+    class OneCardEverywhere:
+        loc_threshold, large_threshold = 0.3, 0.1
+
+        def candidates(self, img):
+            assert (self.loc_threshold, self.large_threshold) == (0.15, 0.15)
+            return img.shape
+
+    det = OneCardEverywhere()
+    scenes = photo_candidates(det, DEFAULT_PHOTOS_DIR, loc_threshold=0.15)
+    assert len(scenes) == len(split_photos(DEFAULT_PHOTOS_DIR)["train"])  # never the test part
+    assert (det.loc_threshold, det.large_threshold) == (0.3, 0.1)  # restored
+    res = score_selection(scenes, lambda cand: [5])
+    assert res["equiv"]["fp"] == len(scenes) and res["equiv"]["tp"] == 0
+    assert score_selection(scenes, lambda cand: [])["images_all_correct"] == 1.0
+
+
 def test_missing_photos_say_where_they_come_from(tmp_path):
     from training.real_photos import PhotosUnavailable, split_photos
     with pytest.raises(PhotosUnavailable, match="real-photos"):

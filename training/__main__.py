@@ -491,11 +491,14 @@ class Pipeline:
         """Thresholds with the best realistic-framing F1 on validation scenes."""
         from scorer.vision import Detector
         from training.export import set_config
-        from training.slices import pick, realistic_candidates, score_selection
+        from training.slices import (photo_candidates, pick, realistic_candidates,
+                                     score_selection)
         t = self.r.tune
         det = Detector(loc_path, threads=self.a.threads)
         scenes = realistic_candidates(det, self.a.art_dir, "val", t.per_kind, sets=sets,
                                       loc_threshold=min(t.loc_grid))
+        if t.photos:
+            scenes += photo_candidates(det, self.a.photos_dir, min(t.loc_grid))
         grid = []
         for ov, lt, ct, large in itertools.product([v or None for v in t.overlap_grid],
                                                    t.loc_grid, t.cls_grid,

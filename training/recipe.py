@@ -141,6 +141,7 @@ class TuneConfig:
     large_grid: tuple[float, ...] = (0.0, 0.1)  # their own threshold (0: the same as others)
     overlap_grid: tuple[float, ...] = (0.0, 0.5)  # one box per physical card above this
     # IoU (0: off)
+    photos: bool = False  # the real photos' train part as scenes without cards, too
 
 
 @dataclass(frozen=True)

@@ -217,6 +217,27 @@ def realistic_candidates(detector, art_dir=None, split: str = "val", per_kind: i
     return out
 
 
+def photo_candidates(detector, photos_dir, loc_threshold: float = 0.1) -> list:
+    """The candidates in each photograph of the real photos' *train* part (no hanafuda in
+    them: every card picked there is a false one), as scenes without cards for
+    ``score_selection``: tuning then weighs the phantom cards a real table brings."""
+    import cv2
+
+    from training.real_photos import split_photos
+    old = detector.loc_threshold, detector.large_threshold
+    detector.loc_threshold = detector.large_threshold = loc_threshold
+    out = []
+    try:
+        for path in tqdm(split_photos(photos_dir)["train"], desc="candidates photos (train)",
+                         unit="photo", mininterval=5):
+            img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            if img is not None:
+                out.append(("photo", detector.candidates(img), [], []))
+    finally:
+        detector.loc_threshold, detector.large_threshold = old
+    return out
+
+
 def score_selection(scenes: list, select) -> dict:
     """Realistic-framing F1 when ``select(candidates) -> class ids`` picks the cards."""
     t = _Tally()
