@@ -229,8 +229,12 @@ def test_the_curve_measures_each_snapshot_once_beside_the_shipped_reference(tmp_
         measured.append(Path(loc).parent.name)
         return {"shift_f1": 0.5, "shift_scenes": per_kind * 4}
 
+    shipped = {"loc_threshold": 0.25, "cls_threshold": 0.4}
+    read_with = []
     monkeypatch.setattr(curve, "measure", fake_measure)
     monkeypatch.setattr(curve, "export_lite_loc", lambda snap, base, out: Path(out) / "x.onnx")
+    monkeypatch.setattr(curve, "onnx_config", lambda path: dict(shipped))
+    monkeypatch.setattr(curve, "set_config", lambda loc, cfg: read_with.append(cfg))
     snaps = tmp_path / "snapshots"
     snaps.mkdir()
     for step in (2000, 1000):
@@ -240,8 +244,11 @@ def test_the_curve_measures_each_snapshot_once_beside_the_shipped_reference(tmp_
     assert [p["step"] for p in res["points"]] == [1000, 2000]
     assert res["reference"]["model"] == "shipped.onnx" and len(measured) == 3
     (snaps / "step-003000.pt").write_bytes(b"")
+    shipped["loc_threshold"] = 0.3  # another model has shipped since
     res = curve.update_curve(snaps, tmp_path / "shipped.onnx", out, "", "", per_kind=5)
     assert [p["step"] for p in res["points"]] == [1000, 2000, 3000] and len(measured) == 4
+    # every point is read with the reference's thresholds
+    assert [c["loc_threshold"] for c in read_with] == [0.25, 0.25, 0.25]
     assert json.loads(out.read_text())["points"][-1]["step"] == 3000
 
 

@@ -14,7 +14,9 @@ import re
 import shutil
 from pathlib import Path
 
+from training.export import set_config
 from training.lite_loc import export_lite_loc
+from training.ship import onnx_config
 from training.negatives import false_cards
 from training.shift import SHIFT_KINDS, shift_scene
 from training.slices import evaluate_realistic
@@ -66,10 +68,13 @@ def update_curve(snapshots: Path, base_loc: Path, out: Path, art_dir, photos_dir
 
     if (data.get("reference") or {}).get("shift_scenes") != n_scenes:
         data["reference"] = {"model": Path(base_loc).name,
+                             "thresholds": _thresholds(onnx_config(base_loc)),
                              **measure(base_loc, art_dir, photos_dir, per_kind, threads,
                                        scene=cached)}
         save()
         log(f"curve reference: {json.dumps(data['reference'])}")
+    # every point is read with the reference's thresholds, whatever has shipped since
+    fixed = data["reference"].get("thresholds", _thresholds(onnx_config(base_loc)))
 
     for snap in sorted(Path(snapshots).glob("step-*.pt"), key=snapshot_step):
         step = snapshot_step(snap)
@@ -78,6 +83,7 @@ def update_curve(snapshots: Path, base_loc: Path, out: Path, art_dir, photos_dir
         tmp = out.parent / f".curve-{step}"
         try:
             loc = export_lite_loc(snap, base_loc, tmp)
+            set_config(loc, fixed)
             rec = {"step": step, **measure(loc, art_dir, photos_dir, per_kind, threads,
                                            scene=cached)}
         finally:
@@ -86,3 +92,9 @@ def update_curve(snapshots: Path, base_loc: Path, out: Path, art_dir, photos_dir
         save()
         log(f"curve: {json.dumps(rec)}")
     return {"reference": data.get("reference"), "points": curve}
+
+
+def _thresholds(cfg: dict) -> dict:
+    """The detection thresholds of a localiser's ONNX config."""
+    return {k: cfg[k] for k in ("loc_threshold", "cls_threshold", "overlap_iou",
+                                "large_threshold", "large_box") if k in cfg}
