@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -198,10 +199,8 @@ def realistic_candidates(detector, art_dir=None, split: str = "val", per_kind: i
     its required and don't-care card ids, for choosing how the cards are picked."""
     lib = get_library(art_dir)
     start = SEED_RANGES[split][0]
-    old = detector.loc_threshold, detector.large_threshold
-    detector.loc_threshold = detector.large_threshold = loc_threshold
     out = []
-    try:
+    with _thresholds_at(detector, loc_threshold):
         for kind in kinds:
             for k in tqdm(range(per_kind), desc=f"candidates {split} {kind}", unit="scene",
                           mininterval=5):
@@ -212,8 +211,6 @@ def realistic_candidates(detector, art_dir=None, split: str = "val", per_kind: i
                 opt = [c.class_id for c in cards if c.visible > 0 and
                        not (c.visible >= REQUIRED_VIS and c.height * s >= MIN_PX)]
                 out.append((kind, detector.candidates(img), req, opt))
-    finally:
-        detector.loc_threshold, detector.large_threshold = old
     return out
 
 
@@ -224,18 +221,26 @@ def photo_candidates(detector, photos_dir, loc_threshold: float = 0.1) -> list:
     import cv2
 
     from training.real_photos import split_photos
-    old = detector.loc_threshold, detector.large_threshold
-    detector.loc_threshold = detector.large_threshold = loc_threshold
     out = []
-    try:
+    with _thresholds_at(detector, loc_threshold):
         for path in tqdm(split_photos(photos_dir)["train"], desc="candidates photos (train)",
                          unit="photo", mininterval=5):
             img = cv2.imread(str(path), cv2.IMREAD_COLOR)
             if img is not None:
                 out.append(("photo", detector.candidates(img), [], []))
+    return out
+
+
+@contextmanager
+def _thresholds_at(detector, loc_threshold: float):
+    """Both localiser thresholds at ``loc_threshold`` for a while (candidates for the
+    tuning grid), then as they were."""
+    old = detector.loc_threshold, detector.large_threshold
+    detector.loc_threshold = detector.large_threshold = loc_threshold
+    try:
+        yield detector
     finally:
         detector.loc_threshold, detector.large_threshold = old
-    return out
 
 
 def score_selection(scenes: list, select) -> dict:
