@@ -69,6 +69,12 @@ def test_tiny_recipe_end_to_end(tmp_path, capsys):
     # the shipped model's median is the next candidate's speed reference
     assert json.loads((models / "eval" / "speed.json").read_text())["reference_ms"] > 0
     assert cfg["localiser_arch"] == "lite0-b8-fpn32"
+    # tuned again beside the shipped model: read at its own thresholds, it guards each kind
+    candidate = run / "lite-loc-model" / "tiny-localiser.onnx"
+    assert main(["tune", "--model", str(candidate)] + args[1:-2]) == 0
+    tuned = json.loads((models / "eval" / "tune-val-lite-loc-model.json").read_text())
+    assert set(tuned["reference"]) == set(res["kinds"]) and tuned["guard"] == 0.01
+    assert tuned["eligible"] >= 0 and set(tuned["grid"][0]["kinds"]) == set(res["kinds"])
     # a candidate that fails the ship rule leaves models/ untouched
     before = {p.name: p.read_bytes() for p in models.glob("*.onnx")}
     for name, f1 in (("eval-realistic-test.json", 1.0), ("eval-shift-test-shipped.json", 1.0)):

@@ -27,7 +27,6 @@ checkpoint in ``--run-dir`` (default runs/main, git-ignored). Seeds are fixed
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import shutil
 import sys
@@ -488,40 +487,50 @@ class Pipeline:
 
     # ------------------------------------------------------------ tune / evaluate
     def tune(self, loc_path: Path, sets=None, tag: str | None = None) -> dict:
-        """Thresholds with the best realistic-framing F1 on validation scenes."""
+        """Thresholds with the best realistic-framing F1 on validation scenes; with the
+        guard, among those that keep every kind near the shipped model's
+        (``training.tuning``)."""
         from scorer.vision import Detector
         from training.export import set_config
-        from training.slices import (photo_candidates, pick, realistic_candidates,
-                                     score_selection)
+        from training.tuning import choose, reference_figures, score_grid
         t = self.r.tune
-        det = Detector(loc_path, threads=self.a.threads)
-        scenes = realistic_candidates(det, self.a.art_dir, "val", t.per_kind, sets=sets,
-                                      loc_threshold=min(t.loc_grid))
-        if t.photos:
-            scenes += photo_candidates(det, self.a.photos_dir, min(t.loc_grid))
-        grid = []
-        for ov, lt, ct, large in itertools.product([v or None for v in t.overlap_grid],
-                                                   t.loc_grid, t.cls_grid,
-                                                   [v or None for v in t.large_grid]):
-            r = score_selection(scenes, lambda c, lt=lt, ct=ct, ov=ov, large=large:
-                                pick(c, lt, ct, ov, large, t.large_box))
-            grid.append({"loc_threshold": lt, "cls_threshold": ct, "overlap_iou": ov,
-                         "large_threshold": large, **r["equiv"],
-                         "images_all_correct": r["images_all_correct"]})
-        best = max(grid, key=lambda g: (g["f1"], g["images_all_correct"], -g["loc_threshold"]))
+        scenes = self._tuning_scenes(Detector(loc_path, threads=self.a.threads), sets)
+        reference = None
+        if t.guard and self.shipped.is_file() and Path(loc_path) != self.shipped:
+            ref = Detector(self.shipped, threads=self.a.threads)
+            reference = reference_figures(ref, self._tuning_scenes(ref, sets))
+        grid = score_grid(scenes, t)
+        choice = choose(grid, reference, t.guard)
+        best = choice.best
         out = self.models / "eval"
         out.mkdir(parents=True, exist_ok=True)
-        (out / f"tune-val-{tag or loc_path.stem}.json").write_text(
-            json.dumps({"best": best, "grid": grid}, indent=2) + "\n")
+        (out / f"tune-val-{tag or loc_path.stem}.json").write_text(json.dumps(
+            {"best": best, "guard": t.guard, "reference": reference,
+             "eligible": choice.eligible, "fallback": choice.fallback, "grid": grid},
+            indent=2) + "\n")
         large = best["large_threshold"]
         cfg = set_config(loc_path, {"loc_threshold": best["loc_threshold"],
                                     "cls_threshold": best["cls_threshold"],
                                     "overlap_iou": best["overlap_iou"],
                                     "large_threshold": best["loc_threshold"] if large is None
                                     else large, "large_box": t.large_box})
+        if choice.fallback:
+            self.log(f"no threshold setting keeps every kind within {t.guard} of the "
+                     f"shipped model's on validation: took the best pooled F1")
         self.log(f"tuned on realistic validation scenes: {json.dumps(best)}; "
                  f"config {json.dumps(cfg)}")
         return best
+
+    def _tuning_scenes(self, det, sets=None) -> list:
+        """The validation scenes' candidates (and the train photos', when tuning counts
+        them) under ``det``, drawn at the grid's lowest localiser threshold."""
+        from training.slices import photo_candidates, realistic_candidates
+        t = self.r.tune
+        scenes = realistic_candidates(det, self.a.art_dir, "val", t.per_kind, sets=sets,
+                                      loc_threshold=min(t.loc_grid))
+        if t.photos:
+            scenes += photo_candidates(det, self.a.photos_dir, min(t.loc_grid))
+        return scenes
 
     def evaluate(self, lodo: bool = True, loc_path: Path | None = None,
                  tag: str = "shipped") -> dict:

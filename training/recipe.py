@@ -142,6 +142,8 @@ class TuneConfig:
     overlap_grid: tuple[float, ...] = (0.0, 0.5)  # one box per physical card above this
     # IoU (0: off)
     photos: bool = False  # the real photos' train part as scenes without cards, too
+    guard: float = 0.0  # each kind's F1 at most this below the shipped model's, and no
+    # more false cards on the photos (0: off; training.tuning)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,56 @@
+"""Threshold choice under the ship rule's guard (training.tuning)."""
+
+from training.tuning import by_kind, choose, eligible
+
+
+def _point(loc, f1, closeup_f1, pile_f1, photo_fp, all_right=0.5):
+    return {"loc_threshold": loc, "f1": f1, "images_all_correct": all_right,
+            "kinds": {"closeup": {"f1": closeup_f1, "false_cards": 0},
+                      "pile": {"f1": pile_f1, "false_cards": 3},
+                      "photo": {"f1": 0.0, "false_cards": photo_fp}}}
+
+
+REFERENCE = {"closeup": {"f1": 0.93, "false_cards": 0}, "pile": {"f1": 0.92, "false_cards": 4},
+             "photo": {"f1": 0.0, "false_cards": 60}}
+
+
+def test_without_a_reference_the_best_pooled_f1_wins():
+    grid = [_point(0.3, 0.90, 0.93, 0.92, 50), _point(0.35, 0.91, 0.90, 0.93, 40)]
+    c = choose(grid)
+    assert c.best["loc_threshold"] == 0.35 and c.eligible is None and not c.fallback
+
+
+def test_the_guard_refuses_a_setting_that_trades_a_kind_away():
+    strict = _point(0.35, 0.91, 0.90, 0.93, 40)  # close-ups 0.03 below the reference's
+    kept = _point(0.3, 0.90, 0.925, 0.92, 50)
+    c = choose([kept, strict], REFERENCE, guard=0.01)
+    assert c.best is kept and c.eligible == 1 and not c.fallback
+
+
+def test_the_guard_refuses_more_false_cards_on_the_photos():
+    assert not eligible(_point(0.3, 0.95, 0.95, 0.95, 61), REFERENCE, 0.01)
+    assert eligible(_point(0.3, 0.95, 0.95, 0.95, 60), REFERENCE, 0.01)
+    assert eligible(_point(0.3, 0.95, 0.921, 0.911, 0), REFERENCE, 0.01)
+
+
+def test_when_nothing_is_eligible_the_best_pooled_f1_is_taken_and_said():
+    grid = [_point(0.3, 0.90, 0.80, 0.92, 50), _point(0.35, 0.91, 0.81, 0.93, 40)]
+    c = choose(grid, REFERENCE, guard=0.01)
+    assert c.fallback and c.eligible == 0 and c.best["loc_threshold"] == 0.35
+
+
+def test_ties_go_to_more_images_all_right_then_the_lower_threshold():
+    a, b = _point(0.3, 0.9, 0.93, 0.92, 1), _point(0.2, 0.9, 0.93, 0.92, 1)
+    assert choose([a, b]).best is b
+    c = _point(0.4, 0.9, 0.93, 0.92, 1, all_right=0.6)
+    assert choose([a, b, c], REFERENCE, 0.01).best is c
+
+
+def test_kinds_are_scored_apart():
+    # (kind, candidates, required, don't care): the selection picks what the candidates say
+    scenes = [("pile", [1, 2], [1, 2], []), ("pile", [3], [3, 4], []),
+              ("photo", [5], [], []), ("photo", [], [], [])]
+    res = by_kind(scenes, lambda cand: cand)
+    assert set(res) == {"pile", "photo"}
+    assert res["pile"]["equiv"]["tp"] == 3 and res["pile"]["equiv"]["fn"] == 1
+    assert res["photo"]["equiv"]["fp"] == 1 and res["photo"]["images"] == 2

@@ -1,0 +1,97 @@
+"""Choosing a model's thresholds on validation scenes, under the ship rule.
+
+The grid is scored on the candidates of every validation scene (realistic kinds and,
+when tuning counts them, the real photos' train part). Pooled F1 alone trades one kind
+for another: a stricter close-up threshold removes phantom cards on real tables and
+drops close-up cards with them, which the ship rule then refuses on the test. With a
+``guard``, only settings that keep every realistic kind within ``guard`` of the
+reference model's validation F1 (read at its own thresholds) and bring no more false
+cards on the photos than it does are eligible; the best of those wins.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+from training.slices import pick, score_selection
+
+PHOTO_KIND = "photo"  # the kind ``photo_candidates`` gives its scenes
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The chosen grid point, and how many were eligible under the guard (None: no
+    guard); ``fallback``: none was, so the best pooled F1 was taken."""
+    best: dict
+    eligible: int | None = None
+    fallback: bool = False
+
+
+def by_kind(scenes: list, select) -> dict[str, dict]:
+    """``score_selection``'s report for each kind of scene among ``scenes``."""
+    kinds: dict[str, list] = {}
+    for s in scenes:
+        kinds.setdefault(s[0], []).append(s)
+    return {k: score_selection(v, select) for k, v in kinds.items()}
+
+
+def _summary(report: dict) -> dict:
+    return {"f1": report["equiv"]["f1"], "false_cards": report["equiv"]["fp"]}
+
+
+def score_grid(scenes: list, t) -> list[dict]:
+    """Every setting of the grid ``t`` (a ``TuneConfig``) scored on ``scenes``: pooled
+    figures plus each kind's F1 and false cards."""
+    grid = []
+    for ov, lt, ct, large in itertools.product([v or None for v in t.overlap_grid],
+                                               t.loc_grid, t.cls_grid,
+                                               [v or None for v in t.large_grid]):
+        def select(c, lt=lt, ct=ct, ov=ov, large=large):
+            return pick(c, lt, ct, ov, large, t.large_box)
+        r = score_selection(scenes, select)
+        grid.append({"loc_threshold": lt, "cls_threshold": ct, "overlap_iou": ov,
+                     "large_threshold": large, **r["equiv"],
+                     "images_all_correct": r["images_all_correct"],
+                     "kinds": {k: _summary(v) for k, v in by_kind(scenes, select).items()}})
+    return grid
+
+
+def reference_figures(detector, scenes: list) -> dict[str, dict]:
+    """Each kind's F1 and false cards for ``detector`` at its own thresholds, on the
+    candidates it gave for ``scenes`` (drawn at or below its own localiser threshold)."""
+    loc = detector.localiser
+
+    def select(c):
+        return pick(c, loc.threshold, detector.cls_threshold, detector.overlap_iou,
+                    loc.large_threshold, loc.large_box)
+    return {k: _summary(v) for k, v in by_kind(scenes, select).items()}
+
+
+def eligible(point: dict, reference: dict[str, dict], guard: float) -> bool:
+    """No realistic kind more than ``guard`` below the reference's F1, and no more false
+    cards on the photos than the reference."""
+    for kind, ref in reference.items():
+        mine = point["kinds"].get(kind)
+        if mine is None:
+            continue
+        if kind == PHOTO_KIND:
+            if mine["false_cards"] > ref["false_cards"]:
+                return False
+        elif mine["f1"] < ref["f1"] - guard:
+            return False
+    return True
+
+
+def _rank(g: dict):
+    return g["f1"], g["images_all_correct"], -g["loc_threshold"]
+
+
+def choose(grid: list[dict], reference: dict[str, dict] | None = None,
+           guard: float = 0.0) -> Choice:
+    """The best pooled F1 (ties: more images all right, then the lower localiser
+    threshold); with a ``reference``, among the eligible points only, when there are any."""
+    if reference is None:
+        return Choice(max(grid, key=_rank))
+    ok = [g for g in grid if eligible(g, reference, guard)]
+    return Choice(max(ok or grid, key=_rank), len(ok), not ok)
