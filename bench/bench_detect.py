@@ -11,7 +11,8 @@ each (the most a deck keeps: one from four rendered layout photos, the others th
 shifted, turned and lit a little differently), in a temporary games database, and times
 each frame also as ``/api/detect?deck=`` reads it: the deck's profile from the app's
 deck service (``scorer.enrolled``, cached until the deck changes), then detection with
-it (the two runs of a frame back to back, in turn first, so both see the same load).
+it (the runs of a frame back to back, which goes first rotating, so all see the same
+load: ``training.timing.alternating_ms``, as the ship rule times models).
 It also times reading and decoding the whole deck, what every such frame cost before
 the cache was checked by the deck's ``updated_at``. ``--compare MODEL``: times another
 localiser file (with the classifier and refiner it names) on the same frames, the two
@@ -26,12 +27,14 @@ import os
 import resource
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Callable
 
 import cv2
 import numpy as np
 
-from training.timing import WARM_UP, table_frames
+from training.timing import WARM_UP, alternating_ms, table_frames
 from support.servers import rss_mib
 
 
@@ -51,7 +54,7 @@ def main(argv=None) -> int:
                    help="another localiser ONNX file, timed alternating frame by frame")
     a = p.parse_args(argv)
     from scorer.errors import InputError
-    from scorer.vision import Detector, decode_image
+    from scorer.vision import Detector
 
     frames = table_frames(a.frames + WARM_UP, a.cards)
     rss0 = rss_mib()
@@ -62,68 +65,40 @@ def main(argv=None) -> int:
     except InputError as exc:
         print(f"bench_detect: error: {exc}", file=sys.stderr)
         return 2
-    rows = []
-    found = []
-    with_prof = []
     other = Detector(a.compare, threads=a.threads, tta=False if a.no_tta else None) \
         if a.compare else None
-    other_ms: list[float] = []
-    other_found: list[int] = []
-
-    def with_profile(data: bytes) -> float:
-        t0 = time.perf_counter()
-        det.detect(decode_image(data), profile=decks.profile(a.profile, det))
-        return (time.perf_counter() - t0) * 1e3
-
-    for i, data in enumerate(frames):
-        if other is not None and i % 2 == 0:
-            _time_other(other, data, i, other_ms, other_found)
-        if decks is not None and i % 2 == 0:       # the pair's order alternates
-            with_prof.append(with_profile(data))
-        t0 = time.perf_counter()
-        img = decode_image(data)
-        t1 = time.perf_counter()
-        d = det.detect(img)
-        t2 = time.perf_counter()
-        if decks is not None and i % 2 == 1:
-            with_prof.append(with_profile(data))
-        if i >= WARM_UP:
-            rows.append(((t1 - t0) * 1e3, d.timings["localise"], d.timings["classify"],
-                         (t2 - t1) * 1e3, (t2 - t0) * 1e3))
-            found.append(len(d))
-        if other is not None and i % 2 == 1:
-            _time_other(other, data, i, other_ms, other_found)
-    with_prof = with_prof[3:]
+    profile = (lambda: decks.profile(a.profile, det)) if decks is not None else None
+    timed = _timed(det, frames, other, profile)
     whole_deck = []
     for _ in range(5 if decks is not None else 0):   # after the frames: its garbage
         t0 = time.perf_counter()                     # would slow the next frame
         decks.store.get(a.profile)
         whole_deck.append((time.perf_counter() - t0) * 1e3)
-    r = np.array(rows)
+    r = np.array(timed.rows)
     sizes = {det.model_path.name: det.model_path.stat().st_size,
              det.classifier_path.name: det.classifier_path.stat().st_size}
     if det.refiner_path is not None:
         sizes[det.refiner_path.name] = det.refiner_path.stat().st_size
-    print(f"frames: {len(rows)} at 640x480 JPEG, {a.cards} cards laid out per frame "
-          f"(detected per frame: median {np.median(found):.0f}), onnxruntime "
+    print(f"frames: {len(timed.rows)} at 640x480 JPEG, {a.cards} cards laid out per frame "
+          f"(detected per frame: median {np.median(timed.found):.0f}), onnxruntime "
           f"{a.threads} threads, cpu count {os.cpu_count()}, 180-degree TTA {det.tta}"
           + (f" (crops below p {det.tta_below})" if det.tta else ""))
     for k, name in enumerate(["decode", "localise", "classify", "detect (infer)",
                               "total (decode+infer)"]):
         print(f"  {name:<22} median {np.median(r[:, k]):7.2f} ms   p90 "
               f"{np.percentile(r[:, k], 90):7.2f} ms")
-    if with_prof:
-        base, mine = np.median(r[:, 4]), np.median(with_prof)
+    if timed.with_profile:
+        base, mine = np.median(r[:, 4]), np.median(timed.with_profile)
         print(f"  {'total with profile':<22} median {mine:7.2f} ms   p90 "
-              f"{np.percentile(with_prof, 90):7.2f} ms   ({100 * (mine / base - 1):+.1f}% "
+              f"{np.percentile(timed.with_profile, 90):7.2f} ms   ({100 * (mine / base - 1):+.1f}% "
               f"against without)")
         print(f"  {'reading the whole deck':<22} median {np.median(whole_deck):7.2f} ms   "
               "(what each frame with a deck paid before the cache was checked by "
               "updated_at)")
-    if other_ms:
-        print(f"  {'compare: total':<22} median {np.median(other_ms):7.2f} ms   p90 "
-              f"{np.percentile(other_ms, 90):7.2f} ms   ({a.compare}, detected per "
-              f"frame: median {np.median(other_found):.0f})")
+    if timed.other_ms:
+        print(f"  {'compare: total':<22} median {np.median(timed.other_ms):7.2f} ms   p90 "
+              f"{np.percentile(timed.other_ms, 90):7.2f} ms   ({a.compare}, detected per "
+              f"frame: median {np.median(timed.other_found):.0f})")
     print(f"memory: RSS {rss0:.0f} MiB before models, {rss1:.0f} MiB after loading, "
           f"{rss_mib():.0f} MiB at end; "
           f"peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
@@ -134,15 +109,57 @@ def main(argv=None) -> int:
     return 0
 
 
-def _time_other(det, data: bytes, i: int, ms: list, found: list) -> None:
-    """Decode and detect ``data`` with the compared model; kept after the warm-up."""
+@dataclass
+class Timed:
+    """What ``_timed`` measured on the frames after the warm-up: ``rows`` of (decode,
+    localise, classify, detect, total) ms and the cards ``found`` per frame; the totals
+    ``with_profile``; the compared detector's totals and cards found (``other_ms``,
+    ``other_found``). A list not measured is empty."""
+
+    rows: list[tuple] = field(default_factory=list)
+    found: list[int] = field(default_factory=list)
+    with_profile: list[float] = field(default_factory=list)
+    other_ms: list[float] = field(default_factory=list)
+    other_found: list[int] = field(default_factory=list)
+
+
+def _timed(det, frames: list[bytes], other=None,
+           profile: Callable[[], Any] | None = None) -> Timed:
+    """Time ``det`` on ``frames`` by ``training.timing.alternating_ms``, taking turns
+    frame by frame with detection under the deck profile that ``profile()`` reads (when
+    given) and with the ``other`` detector (when given)."""
     from scorer.vision import decode_image
 
-    t0 = time.perf_counter()
-    d = det.detect(decode_image(data))
-    if i >= WARM_UP:
-        ms.append((time.perf_counter() - t0) * 1e3)
-        found.append(len(d))
+    mine: list[tuple] = []
+    theirs: list[tuple] = []
+    runs: list[Callable[[bytes], object]] = [_recording(det, mine)]
+    if profile is not None:
+        runs.append(lambda data: det.detect(decode_image(data), profile=profile()))
+    if other is not None:
+        runs.append(_recording(other, theirs))
+    ms = alternating_ms(runs, frames)
+    out = Timed(rows=[rec[:4] + (total,) for rec, total in zip(mine[WARM_UP:], ms[0])],
+                found=[rec[4] for rec in mine[WARM_UP:]])
+    if profile is not None:
+        out.with_profile = ms[1]
+    if other is not None:
+        out.other_ms, out.other_found = ms[-1], [rec[4] for rec in theirs[WARM_UP:]]
+    return out
+
+
+def _recording(det, records: list[tuple]) -> Callable[[bytes], None]:
+    """A run for ``alternating_ms``: decode a frame and detect with ``det``, appending
+    (decode ms, localise ms, classify ms, detect ms, cards found) to ``records``."""
+    from scorer.vision import decode_image
+
+    def run(data: bytes) -> None:
+        t0 = time.perf_counter()
+        img = decode_image(data)
+        t1 = time.perf_counter()
+        d = det.detect(img)
+        records.append(((t1 - t0) * 1e3, d.timings["localise"], d.timings["classify"],
+                        (time.perf_counter() - t1) * 1e3, len(d)))
+    return run
 
 
 def _enrol(det, art_set: str, per_card: int):

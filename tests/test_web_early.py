@@ -11,8 +11,10 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from waitress.adjustments import Adjustments
 
-from web_helpers import CSRF, make_app
+from web_helpers import CHECK_CASES, CSRF, CheckCase, app_admits, case_headers, check_apps, make_app
+from webui import early
 from webui.early import PEEK
 
 
@@ -26,10 +28,39 @@ def _progressive(width: int = 2000, height: int = 1500) -> bytes:
     return data.tobytes()
 
 
-def _head(length: int) -> bytes:
-    lines = ["POST /api/detect HTTP/1.1", "Host: 127.0.0.1", "Content-Type: image/jpeg",
-             f"Content-Length: {length}", *(f"{k}: {v}" for k, v in CSRF.items())]
+def _head(length: int, headers: dict[str, str] | None = None, query: str = "") -> bytes:
+    headers = {"Host": "127.0.0.1", **CSRF} if headers is None else headers
+    lines = [f"POST /api/detect{'?' + query if query else ''} HTTP/1.1",
+             "Content-Type: image/jpeg", f"Content-Length: {length}",
+             *(f"{k}: {v}" for k, v in headers.items())]
     return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+
+def _judged_early(app, case: CheckCase, data: bytes) -> bool:
+    """Whether the server's parser, given the case's headers and the first bytes of
+    ``data``, answers it early (the app's scheduler refusing it)."""
+    cap = int(app.config.get("MAX_CONTENT_LENGTH") or 8 * 1024 * 1024)
+    parser = early.parser_for(cap + 65536, cap, early.judge_for(app))(
+        Adjustments(url_scheme=case.scheme))
+    sent = _head(len(data), case_headers(app, case), case.query) + data[:PEEK + 4096]
+    while sent and not parser.completed:       # as a channel feeds it
+        used = parser.received(sent)
+        if not used:
+            break
+        sent = sent[used:]
+    return isinstance(parser.error, early.Refused)
+
+
+def test_only_what_the_app_admits_is_judged_early(tmp_path: Path) -> None:
+    """The early judge asks the app's own checks (``webui.security.admitted``): an
+    upload the app refuses for its token, Host, CSRF header or Origin is read whole and
+    refused by the app, and every one it admits is judged (the budget refusing it)."""
+    apps = check_apps(tmp_path, IMAGE_BUDGET=3_000_000)    # under this image's cost
+    data = _progressive()
+    for case in CHECK_CASES:
+        app = apps[case.token]
+        assert _judged_early(app, case, data) == app_admits(app, case) == case.admitted, \
+            case.name
 
 
 def test_a_refused_upload_is_answered_before_its_body_is_sent(tmp_path: Path) -> None:

@@ -8,12 +8,11 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from werkzeug.test import EnvironBuilder
 
 from webui import command as serve
-from web_helpers import CSRF, jpeg, make_app
-from webui.security import is_loopback
-
-TOKEN = "t0ken-abcdefghijklmnop"
+from web_helpers import CHECK_CASES, CSRF, TOKEN, app_admits, case_headers, check_apps, jpeg, make_app
+from webui.security import admitted, is_loopback
 
 
 @pytest.fixture
@@ -86,6 +85,19 @@ def test_access_token(tmp_path: Path) -> None:
     assert c.get("/").status_code == 200                                    # cookie now set
     r = c.post("/api/games", json={"players": ["Ann", "Bob"]}, headers=CSRF)
     assert r.status_code == 201
+
+
+def test_the_checks_predicate_agrees_with_the_app(tmp_path: Path) -> None:
+    """``webui.security.admitted`` (what ``webui.early`` asks) says of each request
+    what the app answers it: through to the view, or refused by its checks."""
+    apps = check_apps(tmp_path)
+    for case in CHECK_CASES:
+        app = apps[case.token]
+        environ = EnvironBuilder("/api/detect", method="POST", query_string=case.query,
+                                 base_url=f"{case.scheme}://localhost",
+                                 headers=case_headers(app, case)).get_environ()
+        said = admitted(app.request_class(environ), app.extensions.get("credentials"))
+        assert said == app_admits(app, case) == case.admitted, case.name
 
 
 def test_serve_binding_rules() -> None:

@@ -5,7 +5,7 @@ them: what ``bench_detect`` prints and what the ship rule's speed limit reads
 from __future__ import annotations
 
 import time
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 import cv2
 import numpy as np
@@ -31,18 +31,26 @@ def table_frames(count: int, cards: int = 20) -> list[bytes]:
     return frames
 
 
-def alternating_ms(detectors: Sequence, frames: Sequence[bytes]) -> list[list[float]]:
+def alternating_ms(detectors: Sequence[Any], frames: Sequence[bytes]) -> list[list[float]]:
     """Each detector's milliseconds to decode and detect each frame (after ``WARM_UP``
     frames), the detectors taking turns frame by frame and which goes first rotating,
-    so that all of them see the same machine load."""
-    from scorer.vision import decode_image
-
-    out: list[list[float]] = [[] for _ in detectors]
+    so that all of them see the same machine load. An entry may instead be a callable
+    of a frame's bytes, timed as it is: a run that keeps more than its total
+    (``bench_detect``: the stages, the cards found, detection with a deck profile)."""
+    runs = [_decode_and_detect(d) if hasattr(d, "detect") else d for d in detectors]
+    out: list[list[float]] = [[] for _ in runs]
     for i, data in enumerate(frames):
-        shift = i % len(detectors)
-        for k in list(range(shift, len(detectors))) + list(range(shift)):
+        shift = i % len(runs)
+        for k in list(range(shift, len(runs))) + list(range(shift)):
             t0 = time.perf_counter()
-            detectors[k].detect(decode_image(data))
+            runs[k](data)
             if i >= WARM_UP:
                 out[k].append((time.perf_counter() - t0) * 1e3)
     return out
+
+
+def _decode_and_detect(detector: Any) -> Callable[[bytes], object]:
+    """The run of a detector on a frame: decode its bytes, then detect."""
+    from scorer.vision import decode_image
+
+    return lambda data: detector.detect(decode_image(data))

@@ -26,12 +26,14 @@ cost nothing but the reading let the two senders push about 760 MB/s of bodies t
 the event loop instead of 90, and the cameras' p99 went back up. A 503 is a "retry
 later" either way, and a client that reads its answer while it still sends gets it.
 
-Only what is sure is judged here: a POST to /api/detect that carries the access token
-and the page's CSRF header, with a body of more than ``PEEK`` bytes that starts with a
-supported image header, once the detector is loaded. Everything else (a camera frame, a
-header further in than ``PEEK``, a bad image, a guest's request) is read whole and
-answered by the app as before. The answer is the scheduler's at that moment. A job that
-ends before the body does would have let it in, so the client is told to retry.
+Only what is sure is judged here: a POST to /api/detect that the app's own checks let
+through (the access token, the Host, the CSRF header and the Origin: the one predicate
+``webui.security.admitted``, asked of the request as the app will see it), with a body
+of more than ``PEEK`` bytes that starts with a supported image header, once the
+detector is loaded. Everything else (a camera frame, a header further in than ``PEEK``,
+a bad image, a guest's request) is read whole and answered by the app as before. The
+answer is the scheduler's at that moment. A job that ends before the body does would
+have let it in, so the client is told to retry.
 """
 
 from __future__ import annotations
@@ -40,13 +42,15 @@ import json
 import logging
 from typing import Any, Callable
 
+from waitress.task import rename_headers
 from waitress.utilities import Error
+from werkzeug.wrappers import Request
 
 from scorer.errors import Busy, InputError
 from scorer.vision import imageheader
 from scorer.vision.image import Upload
 from webui.oversize import DrainingParser
-from webui.security import CSRF_HEADER, CSRF_VALUE, _host_name, is_loopback
+from webui.security import admitted
 
 #: The body's bytes looked at: a JPEG's frame header follows its EXIF (at most 64 KiB).
 PEEK = 128 * 1024
@@ -135,28 +139,34 @@ def image_start(content_type: str, prefix: bytes) -> bytes:
     return prefix
 
 
+def request_of(parser: Any, request_class: type[Request] = Request) -> Request | None:
+    """The request whose headers ``parser`` has read, as the app will see it: the WSGI
+    environ waitress makes of them (``WSGITask.get_environment``), less its body. None
+    without a Host header: the app would read the server's name in its place."""
+    if "HOST" not in parser.headers:
+        return None
+    environ: dict[str, Any] = {"REQUEST_METHOD": parser.command.upper(),
+                               "QUERY_STRING": parser.query or "",
+                               "wsgi.url_scheme": parser.url_scheme}
+    for key, value in parser.headers.items():
+        environ.setdefault(rename_headers.get(key, "HTTP_" + key), value)
+    return request_class(environ)
+
+
 def judge_for(app: Any) -> Judge:
-    """The judge of ``app``'s uploads: its token and CSRF header, its detection service's
-    limits, detector and scheduler (see the module)."""
-    creds = app.extensions.get("credentials")
+    """The judge of ``app``'s uploads: its token, Host and CSRF checks
+    (``webui.security.admitted``), its detection service's limits, detector and
+    scheduler (see the module)."""
     service = app.extensions["hanafuda"]["detection"]
-    csrf = CSRF_HEADER.upper().replace("-", "_")
 
     def judge(address: str, parser: Any, prefix: bytes) -> Busy | None:
-        headers = parser.headers
-        host = headers.get("HOST", "")
-        origin = headers.get("ORIGIN")
-        if headers.get(csrf) != CSRF_VALUE or headers.get("SEC_FETCH_SITE") == "cross-site" \
-                or (origin is not None and origin.split("://", 1)[-1] != host):
-            return None                         # the app's 403
-        if creds is None and not is_loopback(_host_name(host)):
-            return None
-        if creds is not None and not creds.admits(headers, parser.query or "", parser.command):
-            return None                         # the app's 401 (and its count of guesses)
+        req = request_of(parser, app.request_class)
+        if req is None or not admitted(req, app.extensions.get("credentials")):
+            return None                         # the app's 401 or 403 (and its count of guesses)
         if not service.loaded:
             return None
         try:
-            info = imageheader.check(image_start(headers.get("CONTENT_TYPE", ""), prefix),
+            info = imageheader.check(image_start(req.headers.get("Content-Type", ""), prefix),
                                      service.limits.max_pixels, service.limits.max_side)
         except InputError:
             return None

@@ -41,6 +41,8 @@ from typing import Any, Callable
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from flask import Flask, Response, redirect, request
+from werkzeug.wrappers import Request
+from werkzeug.wrappers import Response as BaseResponse
 
 from webui.errors import error_response
 
@@ -50,6 +52,8 @@ CSRF_HEADER = "X-Requested-With"
 CSRF_VALUE = "hanafuda"
 LOOPBACK_NAMES = {"localhost", "ip6-localhost"}
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+LOOPBACK_ONLY = ("this server answers on 127.0.0.1 or localhost only "
+                 "(start it with --host to reach it by another name)")
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; "
        "img-src 'self' data: blob:; media-src 'self' blob: mediastream:; "
@@ -150,59 +154,77 @@ def admits_for(app: Flask) -> Callable[[Any], bool]:
     return admits
 
 
+@dataclass(frozen=True)
+class Refusal:
+    """Which of the app's checks refuses a request, and why: ``host`` (no token, and a
+    Host that is not loopback: ``reason`` is the 403's message), ``token`` (``reason`` is
+    the token's verdict: ``url``, ``guess``, ``stale`` or ``none``) or ``cross-site``
+    (``reason`` is the 403's message)."""
+
+    check: str
+    reason: str
+
+
+def token_verdict(req: Request, creds: Credentials) -> str:
+    """``creds.verdict`` of the request's cookie, token header and (on a GET only) its
+    ``?token=``."""
+    return creds.verdict(req.cookies.get(TOKEN_COOKIE), req.headers.get(TOKEN_HEADER),
+                         req.args.get("token") if req.method == "GET" else None)
+
+
+def cross_site_reason(req: Request) -> str | None:
+    """Why a state-changing request is refused as cross-site (its CSRF header, its
+    Origin, its Sec-Fetch-Site), None when it is not."""
+    if req.method in SAFE_METHODS:
+        return None
+    if req.headers.get(CSRF_HEADER) != CSRF_VALUE:
+        return f"cross-site request refused: the {CSRF_HEADER} header must be {CSRF_VALUE!r}"
+    origin = req.headers.get("Origin")
+    if origin is not None and origin != req.host_url.rstrip("/"):
+        return "cross-site request refused: foreign Origin"
+    if req.headers.get("Sec-Fetch-Site") == "cross-site":
+        return "cross-site request refused"
+    return None
+
+
+def refusal(req: Request, creds: Credentials | None) -> Refusal | None:
+    """The first of the app's checks that refuses ``req``: the access token (without one,
+    a loopback Host), then for a state change the CSRF header, Origin and Sec-Fetch-Site.
+    None when all of them let it through. It only judges: counting a wrong token and
+    answering are ``init_app``'s."""
+    if creds is None:
+        if not is_loopback(_host_name(req.host)):
+            return Refusal("host", LOOPBACK_ONLY)
+    else:
+        verdict = token_verdict(req, creds)
+        if verdict != "ok":
+            return Refusal("token", verdict)
+    reason = cross_site_reason(req)
+    return Refusal("cross-site", reason) if reason is not None else None
+
+
+def admitted(req: Request, creds: Credentials | None) -> bool:
+    """Whether a request passes the app's token, Host, CSRF-header and Origin checks and
+    reaches its view. The app answers by ``refusal``, and ``webui.early`` asks this
+    before it judges an upload from its first bytes: one predicate for both, so the
+    server never judges early an upload that the app would refuse."""
+    return refusal(req, creds) is None
+
+
 def init_app(app: Flask) -> None:
     guesses = app.extensions.setdefault("token_guesses", Guesses())
     if app.config.get("ACCESS_TOKEN"):
         app.extensions["credentials"] = Credentials(app.config["ACCESS_TOKEN"])
 
     @app.before_request
-    def require_token() -> Response | None:
+    def check_request() -> BaseResponse | None:
         creds: Credentials | None = app.extensions.get("credentials")
-        if creds is None:
-            if is_loopback(_host_name(request.host)):
-                return None
-            return error_response(403, "this server answers on 127.0.0.1 or localhost only "
-                                       "(start it with --host to reach it by another name)")
-        verdict = creds.verdict(request.cookies.get(TOKEN_COOKIE),
-                                request.headers.get(TOKEN_HEADER),
-                                request.args.get("token") if request.method == "GET" else None)
-        if verdict == "ok":
+        refused = refusal(request, creds)
+        if refused is None:
             return None
-        if verdict == "url":
-            rest = {k: v for k, v in request.args.items() if k != "token"}
-            resp = redirect(request.path + ("?" + urlencode(rest) if rest else ""), code=303)
-            resp.set_cookie(TOKEN_COOKIE, creds.cookie, httponly=True, samesite="Strict",
-                            secure=request.scheme == "https", max_age=30 * 24 * 3600)
-            return resp
-        who = request.remote_addr or "?"
-        if verdict == "guess":
-            wait = guesses.wait(who)
-            guesses.failed(who)
-            if wait:            # too many wrong tokens from here: slowed, then refused
-                time.sleep(float(app.config.get("GUESS_DELAY", 2.0)))
-                resp = error_response(429, "too many wrong access tokens from this "
-                                           f"address; retry in {wait} s")
-                resp.headers["Retry-After"] = str(wait)
-                return resp
-        resp = error_response(401, "access token required: open the URL that "
-                                   "`hanafuda serve` printed")
-        if verdict == "stale":                  # an earlier run's cookie: replaced
-            resp.delete_cookie(TOKEN_COOKIE, httponly=True, samesite="Strict")
-        return resp
-
-    @app.before_request
-    def refuse_cross_site() -> Response | None:
-        if request.method in SAFE_METHODS:
-            return None
-        if request.headers.get(CSRF_HEADER) != CSRF_VALUE:
-            return error_response(403, f"cross-site request refused: the {CSRF_HEADER} "
-                                       f"header must be {CSRF_VALUE!r}")
-        origin = request.headers.get("Origin")
-        if origin is not None and origin != request.host_url.rstrip("/"):
-            return error_response(403, "cross-site request refused: foreign Origin")
-        if request.headers.get("Sec-Fetch-Site") == "cross-site":
-            return error_response(403, "cross-site request refused")
-        return None
+        if refused.check == "token" and creds is not None:
+            return _token_answer(app, guesses, creds, refused.reason)
+        return error_response(403, refused.reason)
 
     @app.after_request
     def headers(resp: Response) -> Response:
@@ -213,6 +235,33 @@ def init_app(app: Flask) -> None:
             else:
                 h[name] = value
         return resp
+
+
+def _token_answer(app: Flask, guesses: Guesses, creds: Credentials, verdict: str) -> BaseResponse:
+    """The answer to a request without the right token: the token in the URL sets the
+    cookie (303 to the same page without it); a wrong one is counted, and slowed then
+    refused (429) past the free ones; anything else is asked for it (401)."""
+    if verdict == "url":
+        rest = {k: v for k, v in request.args.items() if k != "token"}
+        resp = redirect(request.path + ("?" + urlencode(rest) if rest else ""), code=303)
+        resp.set_cookie(TOKEN_COOKIE, creds.cookie, httponly=True, samesite="Strict",
+                        secure=request.scheme == "https", max_age=30 * 24 * 3600)
+        return resp
+    who = request.remote_addr or "?"
+    if verdict == "guess":
+        wait = guesses.wait(who)
+        guesses.failed(who)
+        if wait:            # too many wrong tokens from here: slowed, then refused
+            time.sleep(float(app.config.get("GUESS_DELAY", 2.0)))
+            resp = error_response(429, "too many wrong access tokens from this "
+                                       f"address; retry in {wait} s")
+            resp.headers["Retry-After"] = str(wait)
+            return resp
+    resp = error_response(401, "access token required: open the URL that "
+                               "`hanafuda serve` printed")
+    if verdict == "stale":                  # an earlier run's cookie: replaced
+        resp.delete_cookie(TOKEN_COOKIE, httponly=True, samesite="Strict")
+    return resp
 
 
 def security_headers(path: str) -> list[tuple[str, str]]:
