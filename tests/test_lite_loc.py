@@ -128,3 +128,35 @@ def test_the_speed_limit_reads_the_candidate_as_on_the_reference_machine():
                                  "model's 24.0) (limit 35 ms)"]
     # timed alone, the figure is read as it is
     assert not may_ship(old, Figures(old.realistic, slow_machine.shift, ms=42.0), limits)[0]
+
+
+def test_the_ship_record_reads_the_reference_and_hands_a_shipped_models_figures_over(tmp_path):
+    import json
+
+    from training.compare import Figures
+    from training.handover import ShipRecord
+    record = ShipRecord(tmp_path / "eval")
+    assert record.limits().reference_ms == 24.3  # nothing shipped by this rule yet
+    old = Figures(_figures(0.90, {"pile": 0.9}), _figures(0.77, {"pile": 0.8}),
+                  {"false_cards_per_photo": 0.36})
+    new = Figures(_figures(0.91, {"pile": 0.91}), _figures(0.80, {"pile": 0.85}),
+                  {"false_cards_per_photo": 0.17}, ms=40.0, mib=3.0, shipped_ms=32.0)
+    first = record.decide(None, new, "cand/x-localiser.onnx")  # nothing shipped: it ships
+    assert first["shipped"] and first["scaled_ms"] == pytest.approx(40.0 * 24.3 / 32.0)
+    decision = record.decide(old, new, "cand/x-localiser.onnx")
+    assert decision["shipped"] and json.loads(
+        (tmp_path / "eval" / "ship-decision.json").read_text()) == decision
+    (tmp_path / "eval" / "photos-test-lite-loc.json").write_text('{"false_cards_per_photo": 0.17}')
+    record.hand_over(old, decision)
+    assert json.loads(record.baseline.read_text()) == old.photos  # the first ship keeps it
+    assert json.loads((tmp_path / "eval" / "photos-test-shipped.json").read_text()) == \
+        {"false_cards_per_photo": 0.17}
+    assert json.loads(record.speed.read_text())["reference_ms"] == round(40.0 * 24.3 / 32.0, 2)
+    assert record.limits().reference_ms == round(40.0 * 24.3 / 32.0, 2)
+    # a later ship keeps the first baseline; a worse candidate is refused by it
+    record.hand_over(Figures(old.realistic, old.shift, {"false_cards_per_photo": 0.17}), decision)
+    assert json.loads(record.baseline.read_text()) == old.photos
+    worse = Figures(new.realistic, _figures(0.81, {"pile": 0.85}),
+                    {"false_cards_per_photo": 0.19}, ms=30.0, shipped_ms=30.0)
+    refused = record.decide(Figures(new.realistic, new.shift, new.photos), worse, "c")
+    assert not refused["shipped"] and "0.170 or fewer" in refused["failed"][0]

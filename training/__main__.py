@@ -392,47 +392,22 @@ class Pipeline:
     def ship(self) -> bool:
         """The candidate (the lite localiser with the classifier and refiner beside it)
         replaces the shipped files only if it passes the ship rule; the decision and
-        each failed figure go to the log and ``eval/ship-decision.json``."""
-        from training.compare import ShipLimits, may_ship
+        each failed figure go to the log and ``eval/ship-decision.json``
+        (``training.handover``)."""
+        from training.handover import ShipRecord
         if not self.candidate.is_file():
             raise RecipeError(f"no candidate at {self.candidate}: run python -m training "
                               f"lite-loc first")
-        speed = self.models / "eval" / "speed.json"
-        limits = ShipLimits(reference_ms=json.loads(speed.read_text())["reference_ms"]) \
-            if speed.is_file() else ShipLimits()
-        # the real-photo figures of the model the rule was set against (the eighth)
-        baseline = self.models / "eval" / "photos-test-baseline.json"
+        record = ShipRecord(self.models / "eval")
         new = self.figures(self.candidate, "lite-loc", timed=True)
         old = self.figures(self.shipped, "shipped") if self.shipped.is_file() else None
-        if old is not None:
-            ok, failed = may_ship(old, new, limits, json.loads(baseline.read_text())
-                                  if baseline.is_file() else None)
-        else:
-            ok, failed = True, []
-        scaled = new.scaled_ms(limits.reference_ms)
-        decision = {"shipped": ok, "failed": failed, "ms": new.ms, "shipped_ms": new.shipped_ms,
-                    "reference_ms": limits.reference_ms, "scaled_ms": scaled,
-                    "mib": new.mib, "candidate": str(self.candidate)}
-        (self.models / "eval").mkdir(parents=True, exist_ok=True)
-        (self.models / "eval" / "ship-decision.json").write_text(
-            json.dumps(decision, indent=2) + "\n")
-        if not ok:
-            self.log("not shipped: " + "; ".join(failed))
+        decision = record.decide(old, new, str(self.candidate))
+        if not decision["shipped"]:
+            self.log("not shipped: " + "; ".join(decision["failed"]))
             return False
         for src in model_files(self.candidate):
             shutil.copyfile(src, self.models / src.name)
-        out = self.models / "eval"
-        if old is not None and old.photos is not None and not baseline.is_file():
-            baseline.write_text(json.dumps(old.photos, indent=2) + "\n")
-        # the candidate's figures are now the shipped model's
-        for name, shipped in (("eval-realistic-test-lite-loc.json", "eval-realistic-test.json"),
-                              ("eval-shift-test-lite-loc.json", "eval-shift-test-shipped.json"),
-                              ("photos-test-lite-loc.json", "photos-test-shipped.json")):
-            if (out / name).is_file():
-                shutil.copyfile(out / name, out / shipped)
-        # the new shipped model's median, as on the reference machine, is the next reference
-        speed.write_text(json.dumps({"reference_ms": round(scaled or limits.reference_ms, 2),
-                                     "model": self.candidate.name}, indent=2) + "\n")
+        record.hand_over(old, decision)
         self.log(f"shipped {self.candidate} into {self.models}")
         return True
 
