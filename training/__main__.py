@@ -483,12 +483,14 @@ class Pipeline:
             {"best": best, "guard": t.guard, "reference": reference,
              "eligible": choice.eligible, "fallback": choice.fallback, "grid": grid},
             indent=2) + "\n")
-        large = best["large_threshold"]
+        large, large_cls = best["large_threshold"], best["large_cls_threshold"]
         cfg = set_config(loc_path, {"loc_threshold": best["loc_threshold"],
                                     "cls_threshold": best["cls_threshold"],
                                     "overlap_iou": best["overlap_iou"],
                                     "large_threshold": best["loc_threshold"] if large is None
-                                    else large, "large_box": t.large_box})
+                                    else large, "large_box": t.large_box,
+                                    "large_cls_threshold": best["cls_threshold"]
+                                    if large_cls is None else large_cls})
         if choice.fallback:
             self.log(f"no threshold setting keeps every kind within {t.guard} of the "
                      f"shipped model's on validation: took the best pooled F1")

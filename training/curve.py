@@ -74,7 +74,7 @@ def update_curve(snapshots: Path, base_loc: Path, out: Path, art_dir, photos_dir
         save()
         log(f"curve reference: {json.dumps(data['reference'])}")
     # every point is read with the reference's thresholds, whatever has shipped since
-    fixed = data["reference"].get("thresholds", _thresholds(onnx_config(base_loc)))
+    fixed = _thresholds(data["reference"].get("thresholds", onnx_config(base_loc)))
 
     for snap in sorted(Path(snapshots).glob("step-*.pt"), key=snapshot_step):
         step = snapshot_step(snap)
@@ -95,6 +95,11 @@ def update_curve(snapshots: Path, base_loc: Path, out: Path, art_dir, photos_dir
 
 
 def _thresholds(cfg: dict) -> dict:
-    """The detection thresholds of a localiser's ONNX config."""
-    return {k: cfg[k] for k in ("loc_threshold", "cls_threshold", "overlap_iou",
-                                "large_threshold", "large_box") if k in cfg}
+    """The detection thresholds of a localiser's ONNX config (a close-up box's classifier
+    threshold, where the config has none, is the others')."""
+    out = {k: cfg[k] for k in ("loc_threshold", "cls_threshold", "overlap_iou",
+                               "large_threshold", "large_box", "large_cls_threshold")
+           if k in cfg}
+    if "cls_threshold" in out:
+        out.setdefault("large_cls_threshold", out["cls_threshold"])
+    return out

@@ -139,6 +139,7 @@ class TuneConfig:
     cls_grid: tuple[float, ...] = (0.3, 0.4, 0.5, 0.6, 0.7)
     large_box: float = 0.4  # boxes this share of the frame's height or more are close-ups
     large_grid: tuple[float, ...] = (0.0, 0.1)  # their own threshold (0: the same as others)
+    large_cls_grid: tuple[float, ...] = (0.0,)  # the classifier's for them (0: the same)
     overlap_grid: tuple[float, ...] = (0.0, 0.5)  # one box per physical card above this
     # IoU (0: off)
     photos: bool = False  # the real photos' train part as scenes without cards, too

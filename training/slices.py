@@ -245,18 +245,34 @@ def _thresholds_at(detector, loc_threshold: float):
 
 def score_selection(scenes: list, select) -> dict:
     """Realistic-framing F1 when ``select(candidates) -> class ids`` picks the cards."""
-    t = _Tally()
-    for _, cand, req, opt in scenes:
-        t.add([int(i) for i in select(cand)], req, opt)
-    return t.report()
+    return score_by_kind(scenes, select)[0]
+
+
+def score_by_kind(scenes: list, select) -> tuple[dict, dict[str, dict]]:
+    """``score_selection``'s report over all ``scenes`` and for each kind of scene, in
+    one pass."""
+    overall, kinds = _Tally(), {}
+    for kind, cand, req, opt in scenes:
+        pred = [int(i) for i in select(cand)]
+        for t in (overall, kinds.setdefault(kind, _Tally())):
+            t.add(pred, req, opt)
+    return overall.report(), {k: v.report() for k, v in kinds.items()}
 
 
 def pick(cand, loc_threshold: float, cls_threshold: float, overlap_iou: float | None = None,
-         large_threshold: float | None = None, large_box: float = 0.4):
-    """The class ids ``Detector.detect`` would keep from ``cand`` with these settings."""
+         large_threshold: float | None = None, large_box: float = 0.4,
+         large_cls_threshold: float | None = None):
+    """The class ids ``Detector.detect`` would keep from ``cand`` with these settings
+    (a close-up box is one ``large_box`` of the frame's height or taller; None: the
+    same threshold as the others)."""
     from scorer.vision.detector import select_cards
     thr = np.full(len(cand), loc_threshold, np.float32)
-    if large_threshold is not None and len(cand):
-        thr[cand.heights() >= large_box * cand.image_size[1]] = large_threshold
-    return cand.class_id[select_cards(cand.loc_score, cand.probs, thr, cls_threshold,
+    cls_thr = np.full(len(cand), cls_threshold, np.float32)
+    if len(cand):
+        large = cand.heights() >= large_box * cand.image_size[1]
+        if large_threshold is not None:
+            thr[large] = large_threshold
+        if large_cls_threshold is not None:
+            cls_thr[large] = large_cls_threshold
+    return cand.class_id[select_cards(cand.loc_score, cand.probs, thr, cls_thr,
                                       cand.quads, overlap_iou)]

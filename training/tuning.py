@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from training.slices import pick, score_selection
+from training.slices import pick, score_by_kind
 
 PHOTO_KIND = "photo"  # the kind ``photo_candidates`` gives its scenes
 
@@ -30,10 +30,7 @@ class Choice:
 
 def by_kind(scenes: list, select) -> dict[str, dict]:
     """``score_selection``'s report for each kind of scene among ``scenes``."""
-    kinds: dict[str, list] = {}
-    for s in scenes:
-        kinds.setdefault(s[0], []).append(s)
-    return {k: score_selection(v, select) for k, v in kinds.items()}
+    return score_by_kind(scenes, select)[1]
 
 
 def _summary(report: dict) -> dict:
@@ -42,18 +39,19 @@ def _summary(report: dict) -> dict:
 
 def score_grid(scenes: list, t) -> list[dict]:
     """Every setting of the grid ``t`` (a ``TuneConfig``) scored on ``scenes``: pooled
-    figures plus each kind's F1 and false cards."""
+    figures plus each kind's F1 and false cards. A grid value 0 means "the same as the
+    others" for the close-up thresholds and "off" for the overlap."""
     grid = []
-    for ov, lt, ct, large in itertools.product([v or None for v in t.overlap_grid],
-                                               t.loc_grid, t.cls_grid,
-                                               [v or None for v in t.large_grid]):
-        def select(c, lt=lt, ct=ct, ov=ov, large=large):
-            return pick(c, lt, ct, ov, large, t.large_box)
-        r = score_selection(scenes, select)
+    for ov, lt, ct, large, large_cls in itertools.product(
+            [v or None for v in t.overlap_grid], t.loc_grid, t.cls_grid,
+            [v or None for v in t.large_grid], [v or None for v in t.large_cls_grid]):
+        def select(c, lt=lt, ct=ct, ov=ov, large=large, large_cls=large_cls):
+            return pick(c, lt, ct, ov, large, t.large_box, large_cls)
+        r, kinds = score_by_kind(scenes, select)
         grid.append({"loc_threshold": lt, "cls_threshold": ct, "overlap_iou": ov,
-                     "large_threshold": large, **r["equiv"],
-                     "images_all_correct": r["images_all_correct"],
-                     "kinds": {k: _summary(v) for k, v in by_kind(scenes, select).items()}})
+                     "large_threshold": large, "large_cls_threshold": large_cls,
+                     **r["equiv"], "images_all_correct": r["images_all_correct"],
+                     "kinds": {k: _summary(v) for k, v in kinds.items()}})
     return grid
 
 
@@ -64,7 +62,7 @@ def reference_figures(detector, scenes: list) -> dict[str, dict]:
 
     def select(c):
         return pick(c, loc.threshold, detector.cls_threshold, detector.overlap_iou,
-                    loc.large_threshold, loc.large_box)
+                    loc.large_threshold, loc.large_box, detector.large_cls_threshold)
     return {k: _summary(v) for k, v in by_kind(scenes, select).items()}
 
 

@@ -78,6 +78,10 @@ class Detector:
             self.refiner = Refiner(path.parent / ref_name, int(cfg.get("refine_passes", 1)),
                                    threads)
         self.cls_threshold = float(cfg.get("cls_threshold", 0.3))
+        # a close-up box (see ``Localiser.box_thresholds``) the classifier must be this sure
+        # of: such boxes may score low at the localiser, and on a real table the phantom
+        # ones are read with little confidence while true close-ups are read surely
+        self.large_cls_threshold = float(cfg.get("large_cls_threshold", self.cls_threshold))
         # boxes that still overlap this much after refinement are one card (None: off)
         self.overlap_iou = cfg.get("overlap_iou")
         # what the stages are, as the protocol and the training scripts read it
@@ -176,9 +180,18 @@ class Detector:
         """The boolean mask of the candidates ``detect`` keeps as cards."""
         if found.probs is None:
             raise ValueError("candidates without probs (Detections.probs) cannot be picked")
+        heights, frame_h = found.heights(), found.image_size[1]
         return select_cards(found.loc_score, found.probs,
-                            self.box_thresholds(found.heights(), found.image_size[1]),
-                            self.cls_threshold, found.quads, self.overlap_iou)
+                            self.box_thresholds(heights, frame_h),
+                            self.cls_thresholds(heights, frame_h), found.quads,
+                            self.overlap_iou)
+
+    def cls_thresholds(self, heights: np.ndarray, frame_h: int) -> np.ndarray:
+        """The classifier probability each box needs: ``large_cls_threshold`` for
+        close-up boxes (as ``Localiser.box_thresholds`` tells them), else
+        ``cls_threshold``."""
+        large = np.asarray(heights, np.float32) >= self.localiser.large_box * frame_h
+        return np.where(large, self.large_cls_threshold, self.cls_threshold).astype(np.float32)
 
     def detect(self, img: np.ndarray, profile=None, crops: bool = False) -> Detections:
         """The cards in ``img``, in deck order; ``profile``: a deck profile to read them
@@ -207,7 +220,7 @@ def _checked(img: np.ndarray) -> np.ndarray:
 
 
 def select_cards(loc_score: np.ndarray, probs: np.ndarray, loc_threshold: float | np.ndarray,
-                 cls_threshold: float, quads: np.ndarray | None = None,
+                 cls_threshold: float | np.ndarray, quads: np.ndarray | None = None,
                  overlap_iou: float | None = None) -> np.ndarray:
     """The boxes that are cards, as a boolean mask over the candidates (their class is
     each row's likeliest: ``probs.argmax(1)``).
