@@ -13,7 +13,7 @@ and the limit means what it meant when it was set.
 
     python -m training.compare OLD_REALISTIC.json NEW_REALISTIC.json OLD_SHIFT.json \\
         NEW_SHIFT.json [--photos OLD_PHOTOS.json NEW_PHOTOS.json] [--ms MS] \\
-        [--shipped-ms MS] [--mib MIB]
+        [--shipped-ms MS] [--mib MIB] [--baseline BASELINE_PHOTOS.json]
 """
 
 from __future__ import annotations
@@ -126,12 +126,17 @@ def main(argv=None) -> int:
     p.add_argument("--shipped-ms", type=float,
                    help="the shipped model's median ms in the run that timed --ms")
     p.add_argument("--mib", type=float, help="the new model's files, MiB")
+    p.add_argument("--baseline", metavar="PHOTOS",
+                   help="real-photo false cards of the model the rule was set against "
+                        "(models/eval/photos-test-baseline.json): halved once, then no worse "
+                        "than OLD")
     a = p.parse_args(argv)
     try:
         old_r, new_r, old_s, new_s = (json.loads(Path(f).read_text()) for f in
                                       (a.old_realistic, a.new_realistic, a.old_shift, a.new_shift))
         old_p, new_p = (json.loads(Path(f).read_text()) for f in a.photos) if a.photos \
             else (None, None)
+        base_p = json.loads(Path(a.baseline).read_text()) if a.baseline else None
     except (OSError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -142,7 +147,7 @@ def main(argv=None) -> int:
         print(f"| real photos: false cards a photo | {old_p['false_cards_per_photo']:.3f} | "
               f"{new_p['false_cards_per_photo']:.3f} |")
     ok, failed = may_ship(Figures(old_r, old_s, old_p), Figures(new_r, new_s, new_p, a.ms, a.mib,
-                                                                  a.shipped_ms))
+                                                                  a.shipped_ms), baseline_photos=base_p)
     print("\nmay ship: " + ("yes" if ok else "no (" + "; ".join(failed) + ")"))
     return 0
 
