@@ -196,7 +196,6 @@ def test_select_cards_keeps_one_box_per_physical_card_when_asked():
 def test_a_close_up_box_needs_its_own_classifier_threshold_and_no_other_box_does():
     from scorer.vision.geometry import rect_to_quad
     det = Detector(threads=1)
-    assert det.large_cls_threshold == det.cls_threshold  # unset: the same as the others
     # two boxes in a 640x480 frame, each read with p 0.6: one card-sized, one close-up
     quads = np.array([rect_to_quad(100, 100, 50, 80, 0.0), rect_to_quad(400, 240, 250, 400, 0.0)])
     found = Detections.from_quads(quads, np.array([0.9, 0.9], np.float32),
@@ -211,3 +210,23 @@ def test_a_close_up_box_needs_its_own_classifier_threshold_and_no_other_box_does
     from training.slices import pick
     assert pick(found, 0.3, 0.4, None, None, 0.4, 0.8).tolist() == [3]
     assert pick(found, 0.3, 0.4, None, None, 0.4, None).tolist() == [3, 20]
+
+
+def test_a_model_without_a_close_up_classifier_threshold_reads_close_ups_like_other_boxes(
+        tmp_path):
+    import json
+    import shutil
+
+    import onnx
+    src = default_model_path()
+    for f in src.parent.glob("*.onnx"):
+        shutil.copyfile(f, tmp_path / f.name)
+    m = onnx.load(str(tmp_path / src.name))
+    for prop in m.metadata_props:
+        if prop.key == "hanafuda":
+            cfg = json.loads(prop.value)
+            cfg.pop("large_cls_threshold", None)
+            prop.value = json.dumps(cfg)
+    onnx.save(m, str(tmp_path / src.name))
+    det = Detector(tmp_path / src.name, threads=1)
+    assert det.large_cls_threshold == det.cls_threshold
