@@ -377,3 +377,25 @@ def test_similarity_is_each_cards_best_prototype() -> None:
     for j, code in enumerate(codes):
         want[:, card(code).class_index] = np.maximum(want[:, card(code).class_index], sims[:, j])
     assert np.allclose(prof.similarity(frame), want)
+
+
+@pytest.mark.art
+def test_the_measuring_tool_picks_cards_as_detect_does(emb_detector) -> None:
+    """Without a profile, the deck-profile tool's F1 is what ``Detector.detect`` scores on
+    the same scenes (its thresholds for close-up boxes and its overlap rule included)."""
+    from training.deck_profile import scene_cache, score
+    from training.evaluate import EQUIV, _multiset_hits
+    from training.realistic import KINDS, realistic_scene, realistic_seed
+    from training.scenes import SEED_RANGES
+    cache = scene_cache(emb_detector, "louie-mantia", "val", 2)
+    lib, start = get_library(), SEED_RANGES["val"][0]
+    tp = fp = fn = 0
+    for (kind, _, _, _, req, opt), (k, j) in zip(cache, [(k, j) for k in KINDS
+                                                            for j in range(2)]):
+        assert kind == k
+        img, _, _ = realistic_scene(lib, realistic_seed(start, k, j), k, ["louie-mantia"])
+        pred = [EQUIV[i] for i in emb_detector.detect(img).class_id]
+        t, f, n = _multiset_hits(pred, [EQUIV[i] for i in req], [EQUIV[i] for i in opt])
+        tp, fp, fn = tp + t, fp + f, fn + n
+    assert score(emb_detector, cache, None)["f1"] == pytest.approx(
+        2 * tp / max(2 * tp + fp + fn, 1), abs=1e-4)

@@ -34,8 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from scorer.cards import CODES
-from scorer.vision import Detector
-from scorer.vision.detector import select_cards
+from scorer.vision import Detections, Detector
 from scorer.vision.enrol import enrol_folder, enrol_layouts
 from scorer.vision.profile import (BLEND_WEIGHT, CONFIDENT, MIN_SIMILARITY, TEMPERATURE,
                                    DeckProfile)
@@ -43,6 +42,8 @@ from training import DEFAULT_ART_DIR
 from training.realistic import KINDS, realistic_scene, realistic_seed
 from training.scenes import ART_SETS, SEED_RANGES, get_library, render_scene
 from training.slices import MIN_PX, REQUIRED_VIS, _Tally
+
+CACHE_VERSION = 2  # scene caches (``--cache``) hold each scene's classified boxes
 
 
 def layout_photos(art_set: str, seed: int, per_photo: int = 12) -> list:
@@ -70,7 +71,8 @@ def enrol_set(det: Detector, art_set: str, seed: int,
 
 
 def scene_cache(det: Detector, art_set: str, split: str, per_kind: int) -> list:
-    """Per scene: (kind, loc_score, probs, emb, required ids, don't-care ids)."""
+    """Per scene: (kind, the classified boxes (``Detections``), probs, emb, required ids,
+    don't-care ids)."""
     lib = get_library()
     start = SEED_RANGES[split][0]
     out = []
@@ -80,23 +82,28 @@ def scene_cache(det: Detector, art_set: str, split: str, per_kind: int) -> list:
                                             [art_set])
             rects, scores = det.localise(img)
             if len(rects):
-                probs, emb = det.classify_embed(det.cut(img, rects)[1])
+                quads, crops = det.cut(img, rects)
+                probs, emb = det.classify_embed(crops)
             else:
+                quads = np.zeros((0, 4, 2), np.float32)
                 probs, emb = np.zeros((0, 49), np.float32), np.zeros((0, 1), np.float32)
+            found = Detections.from_quads(quads, scores, probs, (img.shape[1], img.shape[0]))
             s = min(det.in_w / img.shape[1], det.in_h / img.shape[0])
             ok = [c.visible >= REQUIRED_VIS and c.height * s >= MIN_PX for c in cards]
             req = [c.class_id for c, r in zip(cards, ok) if r]
             opt = [c.class_id for c, r in zip(cards, ok) if not r and c.visible > 0]
-            out.append((kind, scores, probs, emb, req, opt))
+            out.append((kind, found, probs, emb, req, opt))
     return out
 
 
 def score(det: Detector, cache: list, profile: DeckProfile | None) -> dict:
     overall, kinds = _Tally(), {k: _Tally() for k in KINDS}
-    for kind, loc, probs, emb, req, opt in cache:
-        p = probs if profile is None or not len(probs) else profile.adjust(probs, emb)
-        cls = p.argmax(1)[select_cards(loc, p, det.loc_threshold, det.cls_threshold)] \
-            if len(p) else []
+    for kind, found, probs, emb, req, opt in cache:
+        cls: list = []
+        if len(probs):  # picked as ``Detector.detect`` picks, with the profile's reading
+            p = probs if profile is None else profile.adjust(probs, emb)
+            cls = p.argmax(1)[det.pick(Detections.from_quads(found.quads, found.loc_score,
+                                                             p, found.image_size))].tolist()
         for t in (overall, kinds[kind]):
             t.add([int(i) for i in cls], req, opt)
     return {"f1": overall.report()["equiv"]["f1"],
@@ -173,14 +180,20 @@ def main(argv=None) -> int:
           {s: round(v, 2) for s, v in secs.items()}, flush=True)
     if a.full:
         return full_test(det, profiles, a.split, a.per_kind, Path(a.full), a.enrol)
+    caches = None
     if a.cache and Path(a.cache).is_file():
         with open(a.cache, "rb") as f:
-            caches = pickle.load(f)
-    else:
+            kept = pickle.load(f)
+        if isinstance(kept, dict) and kept.get("version") == CACHE_VERSION:
+            caches = kept["caches"]
+        else:
+            print(f"{a.cache} was written by an older version: its scenes are read again",
+                  flush=True)
+    if caches is None:
         caches = {s: scene_cache(det, s, a.split, a.per_kind) for s in a.sets}
         if a.cache:
             with open(a.cache, "wb") as f:
-                pickle.dump(caches, f)
+                pickle.dump({"version": CACHE_VERSION, "caches": caches}, f)
     print(f"scenes: {a.per_kind} per kind x {len(KINDS)} kinds per set, split {a.split}",
           flush=True)
     if a.tune:
