@@ -4,15 +4,18 @@ the pages, and `hanafuda serve`'s binding rules; plus a small no-500 fuzz of the
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from waitress.adjustments import Adjustments
+from waitress.parser import HTTPRequestParser
 from werkzeug.test import EnvironBuilder
 
 from webui import command as serve
 from web_helpers import CHECK_CASES, CSRF, TOKEN, app_admits, case_headers, check_apps, jpeg, make_app
-from webui.security import admitted, is_loopback
+from webui.security import admits_for, admitted, is_loopback, parsed_request
 
 
 @pytest.fixture
@@ -194,3 +197,57 @@ def test_token_redirect_stays_on_this_site(tmp_path: Path) -> None:
     assert r.status_code == 303
     location = r.headers["Location"]
     assert location.startswith("/") and not location.startswith("//"), location
+
+
+#: Cookie headers (``G``: the app's cookie for its token) on which the request threads'
+#: token check and the app's once read the cookie differently (``http.cookies`` against
+#: Werkzeug): several of one name, a malformed pair, a reserved name, a comma.
+ODD_COOKIES = [
+    "hanafuda_token=G", 'hanafuda_token="G"', "hanafuda_token = G", "hanafuda_token=G;Secure",
+    "hanafuda_token=wrong; hanafuda_token=G", "hanafuda_token=G; hanafuda_token=wrong",
+    "a=b c; hanafuda_token=G", "hanafuda_token=G; a=b c", "x; hanafuda_token=G",
+    "=x; hanafuda_token=G", 'a="x; hanafuda_token=G', "a=\\x; hanafuda_token=G",
+    "path=/; hanafuda_token=G", "expires=Mon, 01 Jan; hanafuda_token=G",
+    "a=b, hanafuda_token=G", "a=b,hanafuda_token=G", "a=\u00e9; hanafuda_token=G",
+    "hanafuda_token=G\u00e9", "$Version=1; hanafuda_token=G", "hanafuda_token:G", "",
+]
+
+
+def _waitress_request(raw: bytes) -> HTTPRequestParser:
+    parser = HTTPRequestParser(Adjustments())
+    parser.received(raw)
+    assert parser.completed and parser.error is None
+    return parser
+
+
+@pytest.mark.parametrize("query", ["", "token=&token=T", "token=T&token=", "token=T"])
+def test_the_request_threads_read_the_token_as_the_app(tmp_path: Path, query: str) -> None:
+    """Whether the request threads serve a request as the token's (``admits_for``, asked
+    of waitress's parsed request) is what the app's own check answers of it: one reading
+    of the cookie (and query) for both, whatever the Cookie header holds."""
+    app = make_app(tmp_path, ACCESS_TOKEN=TOKEN)
+    creds = app.extensions["credentials"]
+    admits = admits_for(app)
+    client = app.test_client(use_cookies=False)
+    q = query.replace("T", TOKEN)
+    for odd in ODD_COOKIES:
+        cookie = odd.replace("G", creds.cookie).encode()             # as sent: UTF-8 bytes
+        raw = (b"GET /api/games" + (b"?" + q.encode() if q else b"") + b" HTTP/1.1\r\n"
+               b"Host: 192.168.1.5:8443\r\n" + (b"Cookie: " + cookie + b"\r\n" if cookie else b"")
+               + b"\r\n")
+        parser = _waitress_request(raw)
+        threads = admits(SimpleNamespace(requests=[parser]))
+        # the app: served (200) or asked for the token (401), or the URL's token set as
+        # the cookie (303), which the request threads serve first too
+        headers = {"Cookie": cookie.decode("latin-1")} if cookie else {}
+        status = client.get("/api/games", query_string=q, headers=headers).status_code
+        assert status in (200, 303, 401), (odd, query, status)
+        assert threads == (status in (200, 303)), (odd, query, status)
+        said = admitted(parsed_request(parser, app.request_class), creds)
+        assert said == (status == 200), (odd, query, status)
+    # a plain request reads as it always has
+    assert admits(SimpleNamespace(requests=[_waitress_request(
+        b"GET / HTTP/1.1\r\nHost: h\r\nCookie: hanafuda_token=" + creds.cookie.encode()
+        + b"\r\n\r\n")]))
+    assert not admits(SimpleNamespace(requests=[_waitress_request(
+        b"GET / HTTP/1.1\r\nHost: h\r\nCookie: hanafuda_token=0123abcd\r\n\r\n")]))

@@ -42,7 +42,6 @@ import json
 import logging
 from typing import Any, Callable
 
-from waitress.task import rename_headers
 from waitress.utilities import Error
 from werkzeug.wrappers import Request
 
@@ -50,7 +49,7 @@ from scorer.errors import Busy, InputError
 from scorer.vision import imageheader
 from scorer.vision.image import Upload
 from webui.oversize import DrainingParser
-from webui.security import admitted
+from webui.security import admitted, parsed_request
 
 #: The body's bytes looked at: a JPEG's frame header follows its EXIF (at most 64 KiB).
 PEEK = 128 * 1024
@@ -140,17 +139,12 @@ def image_start(content_type: str, prefix: bytes) -> bytes:
 
 
 def request_of(parser: Any, request_class: type[Request] = Request) -> Request | None:
-    """The request whose headers ``parser`` has read, as the app will see it: the WSGI
-    environ waitress makes of them (``WSGITask.get_environment``), less its body. None
-    without a Host header: the app would read the server's name in its place."""
+    """The request whose headers ``parser`` has read, as the app will see it
+    (``webui.security.parsed_request``). None without a Host header: the app would read
+    the server's name in its place."""
     if "HOST" not in parser.headers:
         return None
-    environ: dict[str, Any] = {"REQUEST_METHOD": parser.command.upper(),
-                               "QUERY_STRING": parser.query or "",
-                               "wsgi.url_scheme": parser.url_scheme}
-    for key, value in parser.headers.items():
-        environ.setdefault(rename_headers.get(key, "HTTP_" + key), value)
-    return request_class(environ)
+    return parsed_request(parser, request_class)
 
 
 def judge_for(app: Any) -> Judge:

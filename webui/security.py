@@ -36,11 +36,11 @@ import threading
 import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
-from http.cookies import CookieError, SimpleCookie
 from typing import Any, Callable
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from flask import Flask, Response, redirect, request
+from waitress.task import rename_headers
 from werkzeug.wrappers import Request
 from werkzeug.wrappers import Response as BaseResponse
 
@@ -128,29 +128,31 @@ class Credentials:
             return "guess"
         return "stale" if cookie is not None else "none"
 
-    def admits(self, headers: dict[str, str], query: str, method: str = "GET") -> bool:
-        """Whether a raw request (waitress's parsed headers, ``COOKIE`` style, and its
-        query string) carries the token: the request threads serve those first."""
-        cookie = None
-        try:
-            morsel = SimpleCookie(headers.get("COOKIE", "")).get(TOKEN_COOKIE)
-            cookie = morsel.value if morsel is not None else None
-        except CookieError:
-            pass
-        token = parse_qs(query).get("token", [None])[0] if method == "GET" else None
-        return self.verdict(cookie, headers.get("X_ACCESS_TOKEN"), token) in ("ok", "url")
+
+def parsed_request(parser: Any, request_class: type[Request] = Request) -> Request:
+    """The request whose headers waitress's ``parser`` has read, as the app will see it:
+    the WSGI environ waitress makes of them (``WSGITask.get_environment``), less its
+    body. The request threads (``admits_for``) and ``webui.early`` read its token, cookie
+    and all, as the app does: one parser (Werkzeug's) for every odd Cookie header."""
+    environ: dict[str, Any] = {"REQUEST_METHOD": parser.command.upper(),
+                               "QUERY_STRING": parser.query or "",
+                               "wsgi.url_scheme": parser.url_scheme}
+    for key, value in parser.headers.items():
+        environ.setdefault(rename_headers.get(key, "HTTP_" + key), value)
+    return request_class(environ)
 
 
 def admits_for(app: Flask) -> Callable[[Any], bool]:
     """For the request threads (``webui.dispatcher``): whether the request a waitress
-    channel is about to serve carries this app's token (always, without one)."""
+    channel is about to serve carries this app's token (always, without one): the app's
+    own ``token_verdict`` of it, ``ok`` or ``url``."""
     creds: Credentials | None = app.extensions.get("credentials")
 
     def admits(channel: Any) -> bool:
         if creds is None:
             return True
-        req = channel.requests[0]
-        return creds.admits(req.headers, req.query or "", req.command)
+        req = parsed_request(channel.requests[0], app.request_class)
+        return token_verdict(req, creds) in ("ok", "url")
     return admits
 
 
@@ -167,9 +169,16 @@ class Refusal:
 
 def token_verdict(req: Request, creds: Credentials) -> str:
     """``creds.verdict`` of the request's cookie, token header and (on a GET only) its
-    ``?token=``."""
-    return creds.verdict(req.cookies.get(TOKEN_COOKIE), req.headers.get(TOKEN_HEADER),
+    ``?token=``: the one reading of them, for the app, ``webui.early`` and the request
+    threads alike."""
+    return creds.verdict(token_cookie(req), req.headers.get(TOKEN_HEADER),
                          req.args.get("token") if req.method == "GET" else None)
+
+
+def token_cookie(req: Request) -> str | None:
+    """The request's ``hanafuda_token`` cookie as the app reads it (Werkzeug's
+    ``parse_cookie``: the first of several, quotes undone, a malformed pair skipped)."""
+    return req.cookies.get(TOKEN_COOKIE)
 
 
 def cross_site_reason(req: Request) -> str | None:
