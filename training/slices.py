@@ -266,10 +266,11 @@ def pick(cand, loc_threshold: float, cls_threshold: float, overlap_iou: float | 
     (a close-up box is one ``large_box`` of the frame's height or taller; None: the
     same threshold as the others)."""
     from scorer.vision.detector import select_cards
+    from scorer.vision.stages import close_up_boxes
     thr = np.full(len(cand), loc_threshold, np.float32)
     cls_thr = np.full(len(cand), cls_threshold, np.float32)
     if len(cand):
-        large = cand.heights() >= large_box * cand.image_size[1]
+        large = close_up_boxes(cand.heights(), cand.image_size[1], large_box)
         if large_threshold is not None:
             thr[large] = large_threshold
         if large_cls_threshold is not None:

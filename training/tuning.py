@@ -58,11 +58,8 @@ def score_grid(scenes: list, t) -> list[dict]:
 def reference_figures(detector, scenes: list) -> dict[str, dict]:
     """Each kind's F1 and false cards for ``detector`` at its own thresholds, on the
     candidates it gave for ``scenes`` (drawn at or below its own localiser threshold)."""
-    loc = detector.localiser
-
     def select(c):
-        return pick(c, loc.threshold, detector.cls_threshold, detector.overlap_iou,
-                    loc.large_threshold, loc.large_box, detector.large_cls_threshold)
+        return c.class_id[detector.pick(c)]
     return {k: _summary(v) for k, v in by_kind(scenes, select).items()}
 
 

@@ -190,8 +190,8 @@ class Detector:
         """The classifier probability each box needs: ``large_cls_threshold`` for
         close-up boxes (as ``Localiser.box_thresholds`` tells them), else
         ``cls_threshold``."""
-        large = np.asarray(heights, np.float32) >= self.localiser.large_box * frame_h
-        return np.where(large, self.large_cls_threshold, self.cls_threshold).astype(np.float32)
+        return np.where(self.localiser.close_ups(heights, frame_h), self.large_cls_threshold,
+                        self.cls_threshold).astype(np.float32)
 
     def detect(self, img: np.ndarray, profile=None, crops: bool = False) -> Detections:
         """The cards in ``img``, in deck order; ``profile``: a deck profile to read them

@@ -46,6 +46,12 @@ def as_input(crops: np.ndarray) -> np.ndarray:
     return crops[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32)
 
 
+def close_up_boxes(heights: np.ndarray, frame_h: int, large_box: float) -> np.ndarray:
+    """Which boxes are close-ups (a card filling much of the frame): at least
+    ``large_box`` of the frame's height tall. Such boxes have thresholds of their own."""
+    return np.asarray(heights, np.float32) >= large_box * frame_h
+
+
 class Localiser:
     """Card rectangles in an image: the localiser network's peaks, thresholded, NMS'd,
     parts of a stronger card dropped, and each angle snapped to the card's edges."""
@@ -71,9 +77,12 @@ class Localiser:
         """The localiser score each box needs: a card filling much of the frame (a
         close-up) peaks lower than a card of a pile, so boxes at least ``large_box`` of
         the frame's height tall need only ``large_threshold``."""
-        heights = np.asarray(heights, np.float32)
-        return np.where(heights >= self.large_box * frame_h, self.large_threshold,
+        return np.where(self.close_ups(heights, frame_h), self.large_threshold,
                         self.threshold).astype(np.float32)
+
+    def close_ups(self, heights: np.ndarray, frame_h: int) -> np.ndarray:
+        """Which boxes are close-ups: at least ``large_box`` of the frame's height."""
+        return close_up_boxes(heights, frame_h, self.large_box)
 
     def find(self, img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(rects (N,5) cx,cy,w,h,theta in image pixels; scores (N,))."""
