@@ -91,3 +91,13 @@ def test_warm_restarts_start_each_cycle_from_half_the_last_peak():
     assert s.factor(204, 0) == pytest.approx(0.25, abs=0.01)
     with pytest.raises(ValueError):
         Schedule(minutes=5, restarts=(10,))
+
+
+def test_a_restart_with_its_own_peak_starts_there_and_later_ones_halve_it():
+    s = Schedule(steps=400, warmup=10, floor=0.0, restarts=(100, 200, 300), peaks=(0.5, 0.4))
+    assert s.factor(104, 0) == pytest.approx(0.5, abs=0.01)
+    assert s.factor(204, 0) == pytest.approx(0.4, abs=0.01)  # its own, not half of 0.5
+    assert s.factor(304, 0) == pytest.approx(0.2, abs=0.01)  # halving again after it
+    for peaks in ((0.5, 0.5, 0.5, 0.5), (0.0,), (1.5,)):
+        with pytest.raises(ValueError):
+            Schedule(steps=400, restarts=(100, 200, 300), peaks=peaks)

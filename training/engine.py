@@ -32,23 +32,33 @@ class Schedule:
     steps, or else over ``minutes`` of training time (counting resumed runs).
 
     ``restarts`` (steps only): warm restarts at these steps; each later cycle runs its
-    own warm-up (half as long) and cosine, from half the previous cycle's peak."""
+    own warm-up (half as long) and cosine, from half the previous cycle's peak, or from
+    ``peaks[k - 1]`` x the base rate for cycle k where ``peaks`` names it (halving alone
+    leaves a long campaign's later pieces a rate too small to learn anything new)."""
 
     steps: int = 0
     minutes: float = 0.0
     warmup: int = 100
     floor: float = 0.05
     restarts: tuple[int, ...] = ()
+    peaks: tuple[float, ...] = ()
 
     def __post_init__(self):
         if (self.steps > 0) == (self.minutes > 0):
             raise ValueError("a schedule runs for steps or for minutes: give exactly one")
         if self.restarts and not self.steps:
             raise ValueError("warm restarts need a schedule by steps")
+        if len(self.peaks) > len(self.restarts) or any(not 0 < p <= 1 for p in self.peaks):
+            raise ValueError("peaks: at most one per warm restart, each in (0, 1]")
 
     def cycle(self, step: int) -> int:
         """Which cycle ``step`` is in (0 without restarts)."""
         return sum(1 for b in self._bounds()[1:-1] if step >= b)
+
+    def peak(self, k: int) -> float:
+        """Cycle ``k``'s peak, as a multiple of the base rate."""
+        return 1.0 if k == 0 else (self.peaks[k - 1] if k <= len(self.peaks)
+                                   else 0.5 * self.peak(k - 1))
 
     def _bounds(self) -> list[int]:
         return [0] + [b for b in self.restarts if 0 < b < self.steps] + [self.steps]
@@ -66,7 +76,7 @@ class Schedule:
             c0, c1 = self._bounds()[k], self._bounds()[k + 1]
             warm = min(1.0, (step - c0 + 1) / max(self.warmup // (2 if k else 1), 1))
             frac = min((step - c0) / max(c1 - c0, 1), 1.0)
-            peak = 0.5 ** k
+            peak = self.peak(k)
         else:
             warm = min(1.0, (step + 1) / max(self.warmup, 1))
             frac, peak = self.progress(step, elapsed_s), 1.0

@@ -92,7 +92,8 @@ def train_lite_loc(art_dir: str, out_dir: Path, cfg: LiteLocConfig, exclude_sets
 
     net.train()  # the stem and the frozen blocks stay in eval mode (LiteLoc.train)
     schedule = Schedule(steps=cfg.steps, minutes=0.0 if cfg.steps else cfg.minutes,
-                        warmup=cfg.warmup, floor=cfg.floor, restarts=tuple(cfg.restarts))
+                        warmup=cfg.warmup, floor=cfg.floor, restarts=tuple(cfg.restarts),
+                        peaks=tuple(cfg.peaks))
 
     def snapshot(st: RunState) -> None:
         if cfg.snapshot_every and st.step % cfg.snapshot_every == 0:

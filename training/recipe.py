@@ -115,6 +115,7 @@ class LiteLocConfig:
     angle_weight: float = 2.0
     realistic_share: float = 0.7
     restarts: tuple[int, ...] = ()  # warm restarts (steps): a campaign's later pieces
+    peaks: tuple[float, ...] = ()  # each restart's peak rate (x lr; default: half the last)
     snapshot_every: int = 1000  # fp16 weights kept every this many steps (the shift curve)
     # what real photographs punish (training.realistic.SceneVariation, training.stream)
     photo_tables: float = 0.0  # realistic scenes on a real photo of playing cards (train part)
