@@ -99,17 +99,41 @@ def test_later_models_halve_the_baselines_false_cards_and_are_no_worse_than_the_
     from training.compare import Figures, may_ship
     shipped = Figures(_figures(0.90, {"pile": 0.9}), _figures(0.80, {"pile": 0.8}),
                       {"false_cards_per_photo": 0.17})
-    eighth = {"false_cards_per_photo": 0.36}
+    eighth = Figures(shipped.realistic, shipped.shift, {"false_cards_per_photo": 0.36})
 
     def later(photos):
         return Figures(shipped.realistic, _figures(0.81, {"pile": 0.8}),
                        {"false_cards_per_photo": photos})
-    assert may_ship(shipped, later(0.16), baseline_photos=eighth) == (True, [])
-    ok, failed = may_ship(shipped, later(0.175), baseline_photos=eighth)
+    assert may_ship(shipped, later(0.16), baseline=eighth) == (True, [])
+    ok, failed = may_ship(shipped, later(0.175), baseline=eighth)
     assert not ok and failed == ["real-photo false cards a photo 0.170 -> 0.175 (must be "
                                  "0.170 or fewer)"]
     # without a baseline the shipped model's own figure must be halved
     assert not may_ship(shipped, later(0.16))[0]
+
+
+def test_each_realistic_kind_is_held_to_the_baseline_and_the_whole_test_to_the_shipped_too():
+    from training.compare import Figures, may_ship
+    eighth = Figures(_figures(0.921, {"pile": 0.93, "upside": 0.943}), _figures(0.77, {"pile": 0.8}))
+    shipped = Figures(_figures(0.930, {"pile": 0.93, "upside": 0.951}), _figures(0.84, {"pile": 0.8}))
+
+    def later(whole, upside):
+        return Figures(_figures(whole, {"pile": 0.935, "upside": upside}),
+                       _figures(0.86, {"pile": 0.85}))
+    # upside down 0.0104 below the shipped model but within 0.01 of the baseline: it ships
+    assert may_ship(shipped, later(0.931, 0.9406), baseline=eighth) == (True, [])
+    # held to the shipped model alone (no baseline), the same kind fails
+    ok, failed = may_ship(shipped, later(0.931, 0.9406))
+    assert not ok and failed == ["realistic upside F1 0.951 -> 0.941 (loses 0.0104, more "
+                                 "than 0.01)"]
+    # more than 0.01 below the baseline: refused, and said against which model
+    ok, failed = may_ship(shipped, later(0.931, 0.932), baseline=eighth)
+    assert failed == ["realistic upside F1 0.943 -> 0.932 (loses 0.0110 against the "
+                      "baseline model, more than 0.01)"]
+    # the whole test still ratchets against the shipped model
+    ok, failed = may_ship(shipped, later(0.918, 0.95), baseline=eighth)
+    assert failed == ["realistic F1 0.930 -> 0.918 (loses 0.0120 against the shipped "
+                      "model, more than 0.01)"]
 
 
 def test_the_speed_limit_reads_the_candidate_as_on_the_reference_machine():
@@ -148,14 +172,15 @@ def test_the_ship_record_reads_the_reference_and_hands_a_shipped_models_figures_
         (tmp_path / "eval" / "ship-decision.json").read_text()) == decision
     (tmp_path / "eval" / "photos-test-lite-loc.json").write_text('{"false_cards_per_photo": 0.17}')
     record.hand_over(old, decision)
-    assert json.loads(record.baseline.read_text()) == old.photos  # the first ship keeps it
+    assert json.loads(record.baseline_photos.read_text()) == old.photos  # the first ship keeps it
+    assert json.loads(record.baseline_realistic.read_text()) == old.realistic
     assert json.loads((tmp_path / "eval" / "photos-test-shipped.json").read_text()) == \
         {"false_cards_per_photo": 0.17}
     assert json.loads(record.speed.read_text())["reference_ms"] == round(40.0 * 24.3 / 32.0, 2)
     assert record.limits().reference_ms == round(40.0 * 24.3 / 32.0, 2)
     # a later ship keeps the first baseline; a worse candidate is refused by it
     record.hand_over(Figures(old.realistic, old.shift, {"false_cards_per_photo": 0.17}), decision)
-    assert json.loads(record.baseline.read_text()) == old.photos
+    assert json.loads(record.baseline_photos.read_text()) == old.photos
     worse = Figures(new.realistic, _figures(0.81, {"pile": 0.85}),
                     {"false_cards_per_photo": 0.19}, ms=30.0, shipped_ms=30.0)
     refused = record.decide(Figures(new.realistic, new.shift, new.photos), worse, "c")

@@ -2,8 +2,9 @@
 
 - ``speed.json``: the shipped model's median a frame as on the reference machine, which
   scales the next candidate's timing (``training.compare.Figures.scaled_ms``);
-- ``photos-test-baseline.json``: the real-photo figures of the model the rule was first
-  set against (the eighth), kept at the first ship: its false cards must be halved;
+- ``photos-test-baseline.json``, ``eval-realistic-test-baseline.json``: the real-photo and
+  realistic figures of the model the rule was set against (the eighth), kept at the first
+  ship: its false cards must be halved, and each realistic kind held within 0.01 of it;
 - ``ship-decision.json``: the last decision, each failed figure, the timing;
 - on a ship, the candidate's evaluation files become the shipped model's.
 """
@@ -33,8 +34,21 @@ class ShipRecord:
         return self.eval_dir / "speed.json"
 
     @property
-    def baseline(self) -> Path:
+    def baseline_photos(self) -> Path:
         return self.eval_dir / "photos-test-baseline.json"
+
+    @property
+    def baseline_realistic(self) -> Path:
+        return self.eval_dir / "eval-realistic-test-baseline.json"
+
+    def baseline(self, old: Figures) -> Figures | None:
+        """The baseline's figures (None before the first ship; a record from before the
+        realistic baseline was kept reads the shipped model's realistic figures)."""
+        if not self.baseline_photos.is_file():
+            return None
+        realistic = json.loads(self.baseline_realistic.read_text()) \
+            if self.baseline_realistic.is_file() else old.realistic
+        return Figures(realistic, old.shift, json.loads(self.baseline_photos.read_text()))
 
     def limits(self) -> ShipLimits:
         """The limits, with the shipped model's reference median once one has shipped."""
@@ -48,8 +62,7 @@ class ShipRecord:
         limits = self.limits()
         ok, failed = True, []
         if old is not None:
-            base = json.loads(self.baseline.read_text()) if self.baseline.is_file() else None
-            ok, failed = may_ship(old, new, limits, base)
+            ok, failed = may_ship(old, new, limits, self.baseline(old))
         decision = {"shipped": ok, "failed": failed, "ms": new.ms, "shipped_ms": new.shipped_ms,
                     "reference_ms": limits.reference_ms,
                     "scaled_ms": new.scaled_ms(limits.reference_ms), "mib": new.mib,
@@ -59,11 +72,12 @@ class ShipRecord:
         return decision
 
     def hand_over(self, old: Figures | None, decision: dict) -> None:
-        """After a ship: the first shipped model's photo figures become the baseline, the
-        candidate's evaluation files the shipped ones, its scaled median the next
-        reference."""
-        if old is not None and old.photos is not None and not self.baseline.is_file():
-            self.baseline.write_text(json.dumps(old.photos, indent=2) + "\n")
+        """After a ship: the first shipped model's photo and realistic figures become the
+        baseline, the candidate's evaluation files the shipped ones, its scaled median the
+        next reference."""
+        if old is not None and old.photos is not None and not self.baseline_photos.is_file():
+            self.baseline_photos.write_text(json.dumps(old.photos, indent=2) + "\n")
+            self.baseline_realistic.write_text(json.dumps(old.realistic, indent=2) + "\n")
         for name, shipped in SHIPPED_NAMES:
             if (self.eval_dir / name).is_file():
                 shutil.copyfile(self.eval_dir / name, self.eval_dir / shipped)
