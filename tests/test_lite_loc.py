@@ -96,10 +96,10 @@ def test_the_ship_rule_names_each_figure_that_fails_and_by_how_much():
 
 
 def test_later_models_halve_the_baselines_false_cards_and_are_no_worse_than_the_shipped():
-    from training.compare import Figures, may_ship
+    from training.compare import Baseline, Figures, may_ship
     shipped = Figures(_figures(0.90, {"pile": 0.9}), _figures(0.80, {"pile": 0.8}),
                       {"false_cards_per_photo": 0.17})
-    eighth = Figures(shipped.realistic, shipped.shift, {"false_cards_per_photo": 0.36})
+    eighth = Baseline(shipped.realistic, {"false_cards_per_photo": 0.36})
 
     def later(photos):
         return Figures(shipped.realistic, _figures(0.81, {"pile": 0.8}),
@@ -113,8 +113,8 @@ def test_later_models_halve_the_baselines_false_cards_and_are_no_worse_than_the_
 
 
 def test_each_realistic_kind_is_held_to_the_baseline_and_the_whole_test_to_the_shipped_too():
-    from training.compare import Figures, may_ship
-    eighth = Figures(_figures(0.921, {"pile": 0.93, "upside": 0.943}), _figures(0.77, {"pile": 0.8}))
+    from training.compare import Baseline, Figures, may_ship
+    eighth = Baseline(_figures(0.921, {"pile": 0.93, "upside": 0.943}))
     shipped = Figures(_figures(0.930, {"pile": 0.93, "upside": 0.951}), _figures(0.84, {"pile": 0.8}))
 
     def later(whole, upside):
@@ -157,9 +157,10 @@ def test_the_speed_limit_reads_the_candidate_as_on_the_reference_machine():
 def test_the_ship_record_reads_the_reference_and_hands_a_shipped_models_figures_over(tmp_path):
     import json
 
-    from training.compare import Figures
+    from training.compare import Baseline, Figures
     from training.handover import ShipRecord
     record = ShipRecord(tmp_path / "eval")
+    assert record.baseline(Figures({}, {})) is None  # no baseline before the first ship
     assert record.limits().reference_ms == 24.3  # nothing shipped by this rule yet
     old = Figures(_figures(0.90, {"pile": 0.9}), _figures(0.77, {"pile": 0.8}),
                   {"false_cards_per_photo": 0.36})
@@ -174,6 +175,7 @@ def test_the_ship_record_reads_the_reference_and_hands_a_shipped_models_figures_
     record.hand_over(old, decision)
     assert json.loads(record.baseline_photos.read_text()) == old.photos  # the first ship keeps it
     assert json.loads(record.baseline_realistic.read_text()) == old.realistic
+    assert record.baseline(new) == Baseline(old.realistic, old.photos)
     assert json.loads((tmp_path / "eval" / "photos-test-shipped.json").read_text()) == \
         {"false_cards_per_photo": 0.17}
     assert json.loads(record.speed.read_text())["reference_ms"] == round(40.0 * 24.3 / 32.0, 2)

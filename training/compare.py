@@ -69,6 +69,14 @@ class Figures:
         return self.ms * reference_ms / self.shipped_ms
 
 
+@dataclass(frozen=True)
+class Baseline:
+    """The figures of the model the ship rule was set against: its realistic test (each
+    kind held within 0.01 of it) and its real-photo false cards (to be halved)."""
+    realistic: dict
+    photos: dict | None = None
+
+
 def rows(old: dict, new: dict, label: str) -> list[tuple[str, float, float]]:
     """(figure, old, new) for the overall F1, each slice's F1, false cards per image of
     the clutter slice, and the recalls."""
@@ -97,11 +105,11 @@ def _f1(figures: dict, kind: str | None = None) -> float:
 
 
 def may_ship(old: Figures, new: Figures, limits: ShipLimits = ShipLimits(),
-             baseline: Figures | None = None) -> tuple[bool, list[str]]:
+             baseline: Baseline | None = None) -> tuple[bool, list[str]]:
     """Whether ``new`` passes the ship rule against ``old`` (the shipped model) and
     ``baseline`` (the model the rule was set against, the eighth; default: ``old``); each
     failed figure, with by how much it failed."""
-    base = baseline or old
+    base = baseline or Baseline(old.realistic, old.photos)
     failed = []
     o, n = _f1(old.shift), _f1(new.shift)
     if n <= o:
@@ -167,7 +175,7 @@ def main(argv=None) -> int:
     if old_p is not None:
         print(f"| real photos: false cards a photo | {old_p['false_cards_per_photo']:.3f} | "
               f"{new_p['false_cards_per_photo']:.3f} |")
-    base = Figures(base_r, old_s, base_p) if base_r is not None else None
+    base = Baseline(base_r, base_p) if base_r is not None else None
     ok, failed = may_ship(Figures(old_r, old_s, old_p),
                           Figures(new_r, new_s, new_p, a.ms, a.mib, a.shipped_ms), baseline=base)
     print("\nmay ship: " + ("yes" if ok else "no (" + "; ".join(failed) + ")"))

@@ -16,7 +16,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from training.compare import Figures, ShipLimits, may_ship
+from training.compare import Baseline, Figures, ShipLimits, may_ship
 
 # the candidate's evaluation files and the names they take once it ships
 SHIPPED_NAMES = (("eval-realistic-test-lite-loc.json", "eval-realistic-test.json"),
@@ -41,14 +41,14 @@ class ShipRecord:
     def baseline_realistic(self) -> Path:
         return self.eval_dir / "eval-realistic-test-baseline.json"
 
-    def baseline(self, old: Figures) -> Figures | None:
+    def baseline(self, old: Figures) -> Baseline | None:
         """The baseline's figures (None before the first ship; a record from before the
         realistic baseline was kept reads the shipped model's realistic figures)."""
         if not self.baseline_photos.is_file():
             return None
         realistic = json.loads(self.baseline_realistic.read_text()) \
             if self.baseline_realistic.is_file() else old.realistic
-        return Figures(realistic, old.shift, json.loads(self.baseline_photos.read_text()))
+        return Baseline(realistic, json.loads(self.baseline_photos.read_text()))
 
     def limits(self) -> ShipLimits:
         """The limits, with the shipped model's reference median once one has shipped."""
