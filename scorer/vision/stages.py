@@ -22,6 +22,9 @@ from scorer.vision.geometry import (CROP_H, CROP_W, apply_deltas, context_crop,
 # heights), log width, log height, angle (radians)
 DELTA_LIMIT = np.array([0.4, 0.3, 0.4, 0.4, 0.4], np.float32)
 
+# onnxruntime's session option for exact int8 matrix products on x86 CPUs without VNNI
+PRECISE_INT8 = "session.x64quantprecision"
+
 
 def session(path: Path, threads: int) -> Any:
     """One onnxruntime session on ``path``'s network (InputError if it cannot load)."""
@@ -35,6 +38,10 @@ def session(path: Path, threads: int) -> Any:
     # three sessions run one after another: a pool left spinning after its run would take
     # the cores from the next one
     so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    # int8 layers: on x86 CPUs without VNNI (most laptops before 2020, AMD before Zen 4)
+    # onnxruntime's fast u8s8 products saturate at 16 bits and the localiser misses
+    # cards; u8u8 computes them exactly, as VNNI CPUs (where the model was measured) do
+    so.add_session_config_entry(PRECISE_INT8, "1")
     try:
         return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
     except Exception as exc:
