@@ -232,12 +232,11 @@ def test_a_model_without_a_close_up_classifier_threshold_reads_close_ups_like_ot
     assert det.large_cls_threshold == det.cls_threshold
 
 
-def test_every_network_computes_int8_exactly_on_cpus_without_vnni():
+def test_every_network_computes_int8_exactly_on_cpus_without_vnni(detector):
     """The shipped localiser is int8: without this option a CPU without VNNI saturates its
     products and reads other scores than the ones measured (CI once lost 3 of 48 cards)."""
     from scorer.vision.stages import PRECISE_INT8
 
-    det = Detector(default_model_path(), threads=1)
-    nets = [det.localiser, det.classifier] + ([det.refiner] if det.refiner else [])
+    nets = [detector.localiser, detector.classifier] + ([detector.refiner] if detector.refiner else [])
     for net in nets:
         assert net.session.get_session_options().get_session_config_entry(PRECISE_INT8) == "1"
