@@ -31,6 +31,49 @@ def test_lite_loc_keeps_the_detector_contract_and_its_frozen_imagenet_layers():
     assert torch.sigmoid(out[0, 0]).max() < 0.2
 
 
+def test_averaged_weights_are_the_mean_with_the_trained_batch_norms_measured_again(tmp_path):
+    from training.lite_loc import averaged_weights, load_lite_loc, save_weights
+    torch.manual_seed(0)
+    paths = []
+    for k in range(2):
+        net = LiteLoc(pretrained=False)
+        with torch.no_grad():
+            net.head[-1].bias.fill_(float(k))
+            net.blocks[0]._bn1.running_mean.fill_(5.0 + k)
+        paths.append(tmp_path / f"step-{k}.pt")
+        save_weights(paths[-1], net)
+    frozen_stats = load_lite_loc(paths[0]).frozen[0]._bn1.running_mean.clone()
+    frames = np.random.default_rng(0).integers(0, 255, (4, 96, 128, 3), dtype=np.uint8)
+    out = load_lite_loc(averaged_weights(paths, frames, tmp_path / "mean.pt", batch=2))
+    a, b = (load_lite_loc(p) for p in paths)
+    assert torch.allclose(out.head[-1].bias, torch.full_like(out.head[-1].bias, 0.5), atol=1e-3)
+    w = out.blocks[1]._project_conv.weight
+    assert torch.allclose(w, (a.blocks[1]._project_conv.weight + b.blocks[1]._project_conv.weight)
+                          / 2, atol=1e-3)
+    # the trained blocks' statistics come from the frames, not from either network
+    mean = out.blocks[0]._bn1.running_mean
+    assert not torch.allclose(mean, torch.full_like(mean, 5.5), atol=0.1)
+    assert torch.equal(out.frozen[0]._bn1.running_mean, frozen_stats)  # ImageNet's, kept
+
+
+def test_the_weights_averaged_are_the_snapshots_from_the_step_and_the_last_checkpoint(tmp_path):
+    from training.engine import save_checkpoint
+    from training.lite_loc import weights_to_average
+    snaps = tmp_path / "snapshots"
+    snaps.mkdir()
+    for step in (1000, 2000, 3000):
+        (snaps / f"step-{step:06d}.pt").write_bytes(b"")
+    net = torch.nn.Linear(1, 1)
+    ck = tmp_path / "lite_loc.pt"
+    save_checkpoint(ck, {"loc": net}, None, 3500, 1.0, [], {})
+    assert [p.name for p in weights_to_average(tmp_path, ck, 2000)] == \
+        ["step-002000.pt", "step-003000.pt", "lite_loc.pt"]
+    save_checkpoint(ck, {"loc": net}, None, 3000, 1.0, [], {})  # the last snapshot holds it
+    assert [p.name for p in weights_to_average(tmp_path, ck, 2000)] == \
+        ["step-002000.pt", "step-003000.pt"]
+    assert weights_to_average(tmp_path, ck, 4000) == []
+
+
 def test_the_recipe_describes_the_lite_localiser_and_the_shift_slice():
     r = load_recipe()
     assert r.lite_localiser.window == (640, 480) and r.shift.per_kind > 0  # whole frames

@@ -346,13 +346,27 @@ class Pipeline:
                             workers=self.a.workers, seed=self.r.seed,
                             photos_dir=self.a.photos_dir)
         cfg = self.r.lite_localiser
-        calibrate = stream_config(self.a.art_dir, cfg, (self.r.lodo_set,),
-                                  self.a.photos_dir) if cfg.int8 else None
+        stream = stream_config(self.a.art_dir, cfg, (self.r.lodo_set,), self.a.photos_dir)
+        if cfg.average_from:
+            ck = self._averaged(ck, cfg.average_from, stream)
+        calibrate = stream if cfg.int8 else None
         loc = export_lite_loc(ck, self._networks(), self.candidate.parent, self.a.name,
                               calibrate=calibrate)
         self.log(f"exported {loc}")
         self.tune(loc, tag="lite-loc")
         return loc
+
+    def _averaged(self, ck: Path, first_step: int, stream) -> Path:
+        """The mean of the lite localiser's weights from ``first_step`` on."""
+        from training.lite_loc import averaged_weights, calibration_frames, weights_to_average
+        paths = weights_to_average(self.run / "lite_loc", ck, first_step)
+        if not paths:
+            raise RecipeError(f"average_from = {first_step}: no weights kept from that step "
+                              f"on in {self.run / 'lite_loc'}")
+        out = averaged_weights(paths, calibration_frames(stream, 256, first_seed=920_000),
+                               self.run / "lite_loc" / "averaged.pt")
+        self.log(f"averaged {len(paths)} weights ({', '.join(p.name for p in paths)})")
+        return out
 
     def _networks(self) -> Path:
         """The localiser whose classifier and refiner a new localiser joins: the

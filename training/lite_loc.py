@@ -14,7 +14,7 @@ import shutil
 import warnings
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 import numpy as np
 import torch
@@ -121,6 +121,45 @@ def load_lite_loc(path: Path) -> LiteLoc:
         state = state["nets"]["loc"]
     net.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in state.items()})
     return net.eval()
+
+
+def averaged_weights(paths: Sequence[Path], frames: np.ndarray, out: Path,
+                     batch: int = 8) -> Path:
+    """The mean of the lite localiser's weights in ``paths`` (checkpoints or snapshots),
+    saved as a snapshot at ``out``. The trained blocks' batch-norm statistics are then
+    measured again on ``frames`` ((N,H,W,3) uint8 BGR training frames): the mean of
+    several networks' statistics is not the statistics of the mean network. The frozen
+    stem and blocks keep theirs (the same in every snapshot)."""
+    if not paths:
+        raise ValueError("no weights to average")
+    states = [load_lite_loc(p).state_dict() for p in paths]
+    net = LiteLoc(pretrained=False)
+    net.load_state_dict({k: torch.stack([s[k] for s in states]).mean(0)
+                         if v.is_floating_point() else v for k, v in states[-1].items()})
+    frozen = {id(m) for part in (net.stem, net.frozen) for m in part.modules()}
+    norms = [m for m in net.modules()
+             if isinstance(m, torch.nn.BatchNorm2d) and id(m) not in frozen]
+    for m in norms:
+        m.reset_running_stats()
+        m.momentum = None  # a cumulative mean over every batch
+    net.train()
+    with torch.no_grad():
+        for k in range(0, len(frames), batch):
+            net(_to_input(torch.from_numpy(frames[k:k + batch]), "cpu"))
+    save_weights(Path(out), net.eval())
+    return Path(out)
+
+
+def weights_to_average(out_dir: Path, ckpt: Path, first_step: int) -> list[Path]:
+    """The snapshots in ``out_dir/snapshots`` from ``first_step`` on, and the checkpoint
+    ``ckpt`` unless a snapshot already holds its step."""
+    from training.curve import snapshot_step
+    snaps = sorted((p for p in (Path(out_dir) / "snapshots").glob("step-*.pt")
+                    if snapshot_step(p) >= first_step), key=snapshot_step)
+    last = checkpoint_step(ckpt)
+    if last >= first_step and last not in {snapshot_step(p) for p in snaps}:
+        snaps.append(Path(ckpt))
+    return snaps
 
 
 # the pyramid and the head stay in float when the localiser is quantised: the backbone is

@@ -125,6 +125,9 @@ class LiteLocConfig:
     band_weight: float = 1.0  # loss weight of cards 50-80% visible
     closeups: float = 0.0  # the share of realistic scenes that are close-ups (0: the test's)
     int8: bool = False  # export the localiser quantised to int8 (calibrated on training frames)
+    # export the mean of the weights kept from this step on (the snapshots and the last
+    # ones: stochastic weight averaging over a piece's cycles); 0: the last weights
+    average_from: int = 0
 
 
 @dataclass(frozen=True)
