@@ -101,3 +101,23 @@ def test_a_restart_with_its_own_peak_starts_there_and_later_ones_halve_it():
     for peaks in ((0.5, 0.5, 0.5, 0.5), (0.0,), (1.5,)):
         with pytest.raises(ValueError):
             Schedule(steps=400, restarts=(100, 200, 300), peaks=peaks)
+
+
+def test_a_compacted_checkpoint_keeps_the_weights_and_resumes_with_float_moments(tmp_path):
+    from training.engine import compact_checkpoint, save_checkpoint
+    torch.manual_seed(0)
+    net = torch.nn.Linear(64, 64)
+    opt = torch.optim.AdamW(net.parameters(), lr=1e-3)
+    net(torch.randn(8, 64)).square().mean().backward()
+    opt.step()
+    save_checkpoint(tmp_path / "full.pt", {"net": net}, opt, 1, 1.0, [], {})
+    compact_checkpoint(tmp_path / "full.pt", tmp_path / "kept.pt")
+    assert (tmp_path / "kept.pt").stat().st_size < 0.8 * (tmp_path / "full.pt").stat().st_size
+    ck = load_checkpoint(tmp_path / "kept.pt")
+    assert torch.equal(ck["nets"]["net"]["weight"], net.weight.detach())  # weights exact
+    again = torch.nn.Linear(64, 64)
+    opt2 = torch.optim.AdamW(again.parameters(), lr=1e-3)
+    opt2.load_state_dict(ck["opt"])
+    for p, q in zip(opt.state.values(), opt2.state.values(), strict=True):
+        assert q["exp_avg"].dtype == torch.float32
+        assert torch.allclose(q["exp_avg_sq"], p["exp_avg_sq"], rtol=1e-2, atol=1e-12)

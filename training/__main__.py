@@ -426,15 +426,13 @@ class Pipeline:
         return True
 
     def keep(self) -> Path:
-        """The lite localiser's checkpoint copied to ``CAMPAIGN_STATE`` (to commit)."""
-        from training.engine import checkpoint_step
+        """The lite localiser's checkpoint copied to ``CAMPAIGN_STATE`` (to commit), its
+        optimiser's moments in bfloat16 (``training.engine.compact_checkpoint``)."""
+        from training.engine import checkpoint_step, compact_checkpoint
         ck = self.run / "lite_loc" / "lite_loc.pt"
         if not ck.is_file():
             raise RecipeError(f"no lite localiser checkpoint at {ck}: nothing to keep")
-        CAMPAIGN_STATE.parent.mkdir(parents=True, exist_ok=True)
-        tmp = CAMPAIGN_STATE.with_suffix(".tmp")
-        shutil.copyfile(ck, tmp)
-        tmp.replace(CAMPAIGN_STATE)
+        compact_checkpoint(ck, CAMPAIGN_STATE)
         self.log(f"kept step {checkpoint_step(ck)} in {CAMPAIGN_STATE} "
                  f"({CAMPAIGN_STATE.stat().st_size / 2**20:.1f} MiB): commit it")
         return CAMPAIGN_STATE
