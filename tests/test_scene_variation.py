@@ -271,6 +271,11 @@ def test_the_campaign_state_is_kept_to_commit_and_a_fresh_run_resumes_from_it(tm
                         load_recipe())
     pipe._resume_campaign()
     assert checkpoint_step(fresh / "lite_loc" / "lite_loc.pt") == 1234
+    other = tmp_path / "other-run"  # the state belongs to the shipped recipe alone
+    tiny = Path(__file__).parent / "fixtures" / "tiny-recipe.toml"
+    cli.Pipeline(cli._parser().parse_args(["lite-loc", "--run-dir", str(other), "--recipe",
+                                           str(tiny)]), load_recipe(tiny))._resume_campaign()
+    assert not (other / "lite_loc" / "lite_loc.pt").exists()
     with pytest.raises(cli.RecipeError, match="nothing to keep"):
         cli.Pipeline(cli._parser().parse_args(["keep", "--run-dir", str(tmp_path / "none")]),
                      load_recipe()).keep()

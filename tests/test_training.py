@@ -89,8 +89,10 @@ def test_tiny_recipe_end_to_end(tmp_path, capsys):
     assert not decision["shipped"] and decision["failed"][0].startswith("shift F1 1.000")
     assert decision["shipped_ms"] > 0  # timed beside the shipped model
     assert {p.name: p.read_bytes() for p in models.glob("*.onnx")} == before
+    # the lite localiser exported is the mean of the weights kept from average_from on
+    assert "averaged 2 weights (step-000001.pt, step-000002.pt)" in capsys.readouterr().err
+    assert (run / "lite_loc" / "averaged.pt").is_file()
     # resumable: a second run finds the checkpoints and the cache
-    capsys.readouterr()
     assert main(args + ["--no-lodo"]) == 0
     err = capsys.readouterr().err
     for sub in ("cls-ft", "cls-ft4", "ref"):  # skipped before any crops load

@@ -363,7 +363,9 @@ class Pipeline:
         if not paths:
             raise RecipeError(f"average_from = {first_step}: no weights kept from that step "
                               f"on in {self.run / 'lite_loc'}")
-        out = averaged_weights(paths, calibration_frames(stream, 256, first_seed=920_000),
+        frames = calibration_frames(stream, self.r.lite_localiser.average_frames,
+                                    first_seed=920_000)
+        out = averaged_weights(paths, frames,
                                self.run / "lite_loc" / "averaged.pt")
         self.log(f"averaged {len(paths)} weights ({', '.join(p.name for p in paths)})")
         return out
@@ -375,10 +377,12 @@ class Pipeline:
 
     def _resume_campaign(self) -> None:
         """A run directory without the lite localiser's checkpoint starts from the
-        committed campaign state (``keep``), when there is one: a fresh clone goes on."""
+        committed campaign state (``keep``), when there is one: a fresh clone goes on.
+        The state belongs to the shipped recipe: another recipe starts from ImageNet."""
         from training.engine import checkpoint_step
         ck = self.run / "lite_loc" / "lite_loc.pt"
-        if not ck.is_file() and CAMPAIGN_STATE.is_file():
+        ours = Path(self.a.recipe).resolve() == DEFAULT_RECIPE.resolve()
+        if ours and not ck.is_file() and CAMPAIGN_STATE.is_file():
             ck.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(CAMPAIGN_STATE, ck)
             self.log(f"resuming the campaign from {CAMPAIGN_STATE.relative_to(REPO_ROOT)} "
