@@ -368,6 +368,12 @@ class Pipeline:
         out = averaged_weights(paths, frames,
                                self.run / "lite_loc" / "averaged.pt")
         self.log(f"averaged {len(paths)} weights ({', '.join(p.name for p in paths)})")
+        cfg = self.r.lite_localiser
+        if cfg.snapshot_every and len(paths) < len(range(first_step, cfg.steps + 1,
+                                                         cfg.snapshot_every)):
+            self.log("warning: some snapshots from that step on are not in this run "
+                     "directory (a fresh machine keeps only the committed state): the mean "
+                     "is of fewer weights than the recipe meant")
         return out
 
     def _networks(self) -> Path:
