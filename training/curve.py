@@ -10,21 +10,15 @@ the shift slice nor the photos' test part is tuned on.
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from pathlib import Path
 
 from training.export import set_config
-from training.lite_loc import export_lite_loc
+from training.lite_loc import export_lite_loc, snapshot_step
 from training.ship import onnx_config
 from training.negatives import false_cards
 from training.shift import SHIFT_KINDS, shift_scene
 from training.slices import evaluate_realistic
-
-
-def snapshot_step(path: Path) -> int:
-    m = re.search(r"step-(\d+)", Path(path).name)
-    return int(m.group(1)) if m else -1
 
 
 def measure(loc_path: Path, art_dir, photos_dir, per_kind: int, threads: int = 1,

@@ -10,6 +10,7 @@ per batch): they are most of the forward cost, and no gradient flows into them.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import warnings
 from dataclasses import asdict, replace
@@ -150,10 +151,15 @@ def averaged_weights(paths: Sequence[Path], frames: np.ndarray, out: Path,
     return Path(out)
 
 
+def snapshot_step(path: Path) -> int:
+    """The step in a snapshot's file name (``step-001000.pt``), -1 for any other name."""
+    m = re.search(r"step-(\d+)", Path(path).name)
+    return int(m.group(1)) if m else -1
+
+
 def weights_to_average(out_dir: Path, ckpt: Path, first_step: int) -> list[Path]:
     """The snapshots in ``out_dir/snapshots`` from ``first_step`` on, and the checkpoint
     ``ckpt`` unless a snapshot already holds its step."""
-    from training.curve import snapshot_step
     snaps = sorted((p for p in (Path(out_dir) / "snapshots").glob("step-*.pt")
                     if snapshot_step(p) >= first_step), key=snapshot_step)
     last = checkpoint_step(ckpt)
