@@ -20,7 +20,7 @@ from scorer.errors import InputError
 from scorer.store import GameStore
 from scorer.store.decks import MAX_CROPS_PER_CARD, DeckCard, DeckNotFound, DeckStore
 from scorer.store.schema import MIGRATIONS, connect, current_version, migrate
-from scorer.vision.enrol import enrol_folder, enrol_layouts, layout_order
+from scorer.vision.enrol import LAYOUT_THRESHOLD, enrol_folder, enrol_layouts, layout_order
 from scorer.vision.profile import (DeckProfile, profile_from_cards, require_embedding)
 from training.scenes import get_library, render_scene
 
@@ -98,8 +98,10 @@ class _LayoutReader:
 
     def __init__(self, reads: dict[str, str]) -> None:
         self.reads = reads
+        self.thresholds: list[float | None] = []
 
-    def localise(self, img):
+    def localise(self, img, threshold=None):
+        self.thresholds.append(threshold)
         rects = [(x * 100 + 50, y * 150 + 75, 60, 100, 0) for y in range(4) for x in range(12)]
         return np.array(rects, np.float32), np.ones(48, np.float32)
 
@@ -116,9 +118,12 @@ class _LayoutReader:
 def test_enrolment_tells_a_willow_ribbon_from_the_lightning() -> None:
     """A month's two plain chaff are interchangeable; willow's 11-3 and 11-4 are not."""
     reads = {"01-4": "01-3", "11-4": "11-3", "12-3": "12-4"}
-    cards = enrol_layouts(_LayoutReader(reads), [("layout.png", np.zeros((600, 1200, 3)))])
+    reader = _LayoutReader(reads)
+    cards = enrol_layouts(reader, [("layout.png", np.zeros((600, 1200, 3)))])
     read_as = {c.code: c.read_as for c in cards if c.read_as}
     assert read_as == {"11-4": "11-3"}
+    # layouts are localised at enrolment's own threshold, asked for per call
+    assert reader.thresholds == [LAYOUT_THRESHOLD]
 
 
 @pytest.mark.art

@@ -68,6 +68,16 @@ def test_detections_record(detector):
         assert len(c["box"]) == 4 and 0 <= c["confidence"] <= 1
 
 
+def test_a_threshold_given_to_one_call_adds_weaker_boxes_and_only_to_that_call(detector):
+    img = decode_image(SCENE_JPEG.read_bytes())
+    _, before = detector.localiser.find(img)
+    _, low = detector.localiser.find(img, threshold=0.05)
+    _, after = detector.localiser.find(img)
+    assert np.array_equal(before, after)
+    assert len(low) > len(before) and low.min() >= 0.05
+    assert set(before.tolist()) <= set(low.tolist())
+
+
 @pytest.mark.art
 def test_render_scene_is_deterministic():
     a, ca = render_scene(["05-1"], seed=3)

@@ -120,10 +120,11 @@ class Detector:
     as_input = staticmethod(as_input)
 
     # ------------------------------------------------------------------ the stages
-    def localise(self, img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def localise(self, img: np.ndarray,
+                 threshold: float | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Card rectangles in image pixels, refined: (rects (N,5) cx,cy,w,h,theta;
-        scores (N,))."""
-        rects, scores = self.localiser.find(img)
+        scores (N,)); ``threshold`` lowers the localiser's thresholds for this call."""
+        rects, scores = self.localiser.find(img, threshold)
         if len(rects) and self.refiner is not None:
             rects = self.refiner.refine(img, rects)
         return rects, scores

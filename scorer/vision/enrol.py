@@ -30,6 +30,10 @@ CODE_NAME = re.compile(r"(\d{1,2})-(\d)")
 # the layout order and the network must agree on at least this share of each photo's
 # cards (cards shifted by a place, or photos out of order, agree on almost none)
 MIN_AGREEMENT = 0.5
+# the localiser threshold for layout photos: the cards lie apart on a plain table, and
+# boxes between cards, on the table or counted wrong are dropped or refused below, so a
+# card that peaks under the frame's threshold is still enrolled
+LAYOUT_THRESHOLD = 0.2
 
 
 @dataclass
@@ -151,7 +155,7 @@ def enrol_layouts(detector, photos: list[tuple[str, np.ndarray]],
     order: all 48 together unless ``first`` says where they start."""
     found = []
     for name, img in photos:
-        rects, scores = detector.localise(img)
+        rects, scores = detector.localise(img, threshold=LAYOUT_THRESHOLD)
         if len(rects):
             rects = rects[_apart(rects, scores)]
             probs = detector.classify(detector.cut(img, rects)[1])

@@ -91,8 +91,11 @@ class Localiser:
         """Which boxes are close-ups: at least ``large_box`` of the frame's height."""
         return close_up_boxes(heights, frame_h, self.large_box)
 
-    def find(self, img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(rects (N,5) cx,cy,w,h,theta in image pixels; scores (N,))."""
+    def find(self, img: np.ndarray,
+             threshold: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(rects (N,5) cx,cy,w,h,theta in image pixels; scores (N,)). ``threshold``, when
+        given, lowers every box's threshold to it for this call only (a caller that
+        checks the boxes itself, such as enrolment, sees weaker cards)."""
         h, w = img.shape[:2]
         s = min(self.in_w / w, self.in_h / h)
         nw, nh = max(int(round(w * s)), 1), max(int(round(h * s)), 1)
@@ -106,7 +109,8 @@ class Localiser:
         x = canvas[..., ::-1].transpose(2, 0, 1)[None].astype(np.float32)
         out = self.session.run(None, {self.session.get_inputs()[0].name: x})[0][0]
         heat = 1.0 / (1.0 + np.exp(-out[0]))
-        lowest = min(self.threshold, self.large_threshold)
+        lowest = min(self.threshold, self.large_threshold,
+                     self.threshold if threshold is None else threshold)
         peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= lowest)
         ys, xs = np.nonzero(peaks)
         scores = heat[ys, xs]
@@ -120,7 +124,8 @@ class Localiser:
         th = 0.5 * np.arctan2(out[4, ys, xs], out[3, ys, xs])
         rects = np.stack([cx, cy, cw, ch, th], 1).astype(np.float32)
         valid = (cw > 2) & (ch > 2)
-        valid &= scores >= self.box_thresholds(np.maximum(cw, ch), h)
+        needed = self.box_thresholds(np.maximum(cw, ch), h)
+        valid &= scores >= (needed if threshold is None else np.minimum(needed, threshold))
         rects, scores = rects[valid], scores[valid]
         if len(rects) > 1:
             rr = [((float(r[0]), float(r[1])), (float(r[2]), float(r[3])),
