@@ -68,14 +68,18 @@ def test_detections_record(detector):
         assert len(c["box"]) == 4 and 0 <= c["confidence"] <= 1
 
 
-def test_a_threshold_given_to_one_call_adds_weaker_boxes_and_only_to_that_call(detector):
+def test_a_threshold_given_to_one_call_adds_weaker_boxes_and_only_to_that_call():
+    det = Detector(threads=1)
+    det.loc_threshold = det.large_threshold = 0.99  # above every card of the scene
     img = decode_image(SCENE_JPEG.read_bytes())
-    _, before = detector.localiser.find(img)
-    _, low = detector.localiser.find(img, threshold=0.05)
-    _, after = detector.localiser.find(img)
-    assert np.array_equal(before, after)
-    assert len(low) > len(before) and low.min() >= 0.05
-    assert set(before.tolist()) <= set(low.tolist())
+    _, before = det.localiser.find(img)
+    _, low = det.localiser.find(img, threshold=0.3)
+    _, after = det.localiser.find(img)
+    assert len(before) == len(after) == 0 and det.loc_threshold == 0.99
+    assert len(low) > 0 and low.min() >= 0.3
+    # the boxes a lower threshold adds never displace the stronger ones
+    _, usual = Detector(threads=1).localiser.find(img)
+    assert set(usual.tolist()) <= set(det.localiser.find(img, threshold=0.05)[1].tolist())
 
 
 @pytest.mark.art
