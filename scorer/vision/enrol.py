@@ -30,9 +30,10 @@ CODE_NAME = re.compile(r"(\d{1,2})-(\d)")
 # the layout order and the network must agree on at least this share of each photo's
 # cards (cards shifted by a place, or photos out of order, agree on almost none)
 MIN_AGREEMENT = 0.5
-# the localiser threshold for layout photos: the cards lie apart on a plain table, and
-# boxes between cards, on the table or counted wrong are dropped or refused below, so a
-# card that peaks under the frame's threshold is still enrolled
+# the localiser threshold for layout photos that miss cards at the detector's own: the
+# cards lie apart on a plain table, and boxes between cards, on the table or counted
+# wrong are dropped or refused, so a card that peaks under the frame's threshold is
+# still enrolled (only then: on real tables a lower threshold finds more phantoms)
 LAYOUT_THRESHOLD = 0.2
 
 
@@ -149,13 +150,13 @@ def _apart(rects: np.ndarray, scores: np.ndarray, share: float = 0.3) -> np.ndar
     return np.array(sorted(keep), np.int64)
 
 
-def enrol_layouts(detector, photos: list[tuple[str, np.ndarray]],
-                  first: int = 0) -> list[EnrolledCard]:
-    """The cards of layout photos (name, image) holding cards ``CODES[first:]`` in
-    order: all 48 together unless ``first`` says where they start."""
+def _layout_cards(detector, photos: list[tuple[str, np.ndarray]],
+                  threshold: float | None) -> list[tuple[str, np.ndarray, int]]:
+    """(photo name, crop, class read) of each card in the layout photos, in layout order,
+    localised at ``threshold`` (None: the detector's own thresholds)."""
     found = []
     for name, img in photos:
-        rects, scores = detector.localise(img, threshold=LAYOUT_THRESHOLD)
+        rects, scores = detector.localise(img, threshold=threshold)
         if len(rects):
             rects = rects[_apart(rects, scores)]
             probs = detector.classify(detector.cut(img, rects)[1])
@@ -163,12 +164,26 @@ def enrol_layouts(detector, photos: list[tuple[str, np.ndarray]],
             keep = probs.argmax(1) < 48
             rects, probs = rects[keep], probs[keep]
         if not len(rects):
-            raise InputError(f"no cards found in {name}: lay the cards out face up, apart, "
-                             "on a plain table, and fill the photo with them")
+            continue
         idx = layout_order(rects)
         crops = detector.cut(img, rects[idx])[1]
         found += [(name, crop, int(p.argmax())) for crop, p in zip(crops, probs[idx])]
+    return found
+
+
+def enrol_layouts(detector, photos: list[tuple[str, np.ndarray]],
+                  first: int = 0) -> list[EnrolledCard]:
+    """The cards of layout photos (name, image) holding cards ``CODES[first:]`` in
+    order: all 48 together unless ``first`` says where they start. Read at the
+    detector's thresholds, and again at ``LAYOUT_THRESHOLD`` when cards are missing."""
     want = 48 - first
+    found = _layout_cards(detector, photos, None)
+    if len(found) < want:
+        found = _layout_cards(detector, photos, LAYOUT_THRESHOLD)
+    for name, _ in photos:
+        if not any(f[0] == name for f in found):
+            raise InputError(f"no cards found in {name}: lay the cards out face up, apart, "
+                             "on a plain table, and fill the photo with them")
     if len(found) != want:
         counts = ", ".join(f"{n}: {sum(1 for f in found if f[0] == n)}" for n, _ in photos)
         raise InputError(f"{'too few' if len(found) < want else 'too many'} cards: found "
