@@ -109,8 +109,8 @@ class Localiser:
         x = canvas[..., ::-1].transpose(2, 0, 1)[None].astype(np.float32)
         out = self.session.run(None, {self.session.get_inputs()[0].name: x})[0][0]
         heat = 1.0 / (1.0 + np.exp(-out[0]))
-        lowest = min(self.threshold, self.large_threshold,
-                     self.threshold if threshold is None else threshold)
+        cap = np.inf if threshold is None else threshold  # on every box's threshold
+        lowest = min(self.threshold, self.large_threshold, cap)
         peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= lowest)
         ys, xs = np.nonzero(peaks)
         scores = heat[ys, xs]
@@ -124,8 +124,7 @@ class Localiser:
         th = 0.5 * np.arctan2(out[4, ys, xs], out[3, ys, xs])
         rects = np.stack([cx, cy, cw, ch, th], 1).astype(np.float32)
         valid = (cw > 2) & (ch > 2)
-        needed = self.box_thresholds(np.maximum(cw, ch), h)
-        valid &= scores >= (needed if threshold is None else np.minimum(needed, threshold))
+        valid &= scores >= np.minimum(self.box_thresholds(np.maximum(cw, ch), h), cap)
         rects, scores = rects[valid], scores[valid]
         if len(rects) > 1:
             rr = [((float(r[0]), float(r[1])), (float(r[2]), float(r[3])),
