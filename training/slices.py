@@ -131,11 +131,14 @@ def evaluate_realistic(detector, art_dir=None, split: str = "test", per_kind: in
                 if c is top and len(cards) > 1:
                     recalls["top_card_of_stack"].add(hit)
             months.update(_month_misreads(det, req))
+            boxes = None  # every box the localiser found, read or not: only when needed
             for c, r in zip(req, reads):
                 ok_read = r < 48 and EQUIV[r] == EQUIV[c.class_id]
                 recalls["true_outline"].add(ok_read)
                 if ok_read and EQUIV[c.class_id] not in found:
-                    loss[_why_lost(det, c)] += 1
+                    if boxes is None:
+                        boxes = detector.candidates(img, profile=profile).quads
+                    loss[_why_lost(det.quads, boxes, c)] += 1
     res = {"tag": tag, "split": split, "sets": list(sets) if sets else list(ART_SETS),
            "per_kind_scenes": per_kind, "min_px": MIN_PX,
            "realistic_framing": overall.report(),
@@ -166,15 +169,18 @@ def _month_misreads(det, cards) -> list[str]:
     return out
 
 
-def _why_lost(det, card) -> str:
-    """Where a card the classifier reads right from its true outline went missing: no
-    detection on it, a poorly aligned box (IoU < 0.5) that read something else, or an
-    aligned box read as another card."""
+def _why_lost(kept: np.ndarray, boxes: np.ndarray, card) -> str:
+    """Where a card the classifier reads right from its true outline went missing, from
+    the detections ``kept`` and every box the localiser found (``boxes``, quads): kept
+    as a poorly aligned box (IoU < 0.5) or an aligned one, either read as another card;
+    or not kept: the localiser's box on it (IoU >= 0.3) was dropped by its read, or the
+    localiser found no box on it."""
     gq = rect_to_quad(*quad_to_rect(card.quad))
-    best = max((quad_iou(gq, q) for q in det.quads), default=0.0)
-    if best < 0.3:
-        return "no_box"
-    return "skewed_box" if best < 0.5 else "aligned_box_misread_or_dropped"
+    best = max((quad_iou(gq, q) for q in kept), default=0.0)
+    if best >= 0.3:
+        return "skewed_box" if best < 0.5 else "aligned_box_misread_or_dropped"
+    found = max((quad_iou(gq, q) for q in boxes), default=0.0)
+    return "box_dropped_by_its_read" if found >= 0.3 else "no_box"
 
 
 def summary_rows(res: dict) -> list[tuple[str, str]]:
