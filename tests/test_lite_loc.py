@@ -81,6 +81,21 @@ def test_the_recipe_describes_the_lite_localiser_and_the_shift_slice():
         parse_recipe({"localiser": [{"name": "a", "size": [320, 240], "steps": 1, "scenes": 1,
                                      "lr": 1e-3}],
                       "lite_localiser": {"window": [470, 352]}})
+    with pytest.raises(RecipeError, match="staggered \\+ heaps"):
+        parse_recipe({"localiser": [{"name": "a", "size": [320, 240], "steps": 1, "scenes": 1,
+                                     "lr": 1e-3}],
+                      "lite_localiser": {"staggered": 0.6, "heaps": 0.4}})
+
+
+def test_the_stream_adds_staggered_stacks_and_heaps_beside_the_tests_pile_layouts():
+    from training.lite_loc import stream_config
+    from training.realistic import LAYOUT_WEIGHTS
+    from training.recipe import LiteLocConfig
+    w = dict(stream_config("", LiteLocConfig(staggered=0.3, heaps=0.2)).variation.layout_weights)
+    assert w["staggered"] == 0.3 and w["heap"] == 0.2 and sum(w.values()) == pytest.approx(1)
+    assert w["fan"] / w["stack"] == pytest.approx(LAYOUT_WEIGHTS["fan"] / LAYOUT_WEIGHTS["stack"])
+    plain = dict(stream_config("", LiteLocConfig()).variation.layout_weights)
+    assert plain == LAYOUT_WEIGHTS  # neither: the test's layouts alone
 
 
 @pytest.fixture(scope="module")

@@ -80,6 +80,35 @@ def test_a_staggered_stack_shows_each_lower_card_in_the_band_real_piles_lose(lib
     assert len(vis) > 20 and np.mean((vis >= 0.35) & (vis < 0.85)) > 0.7
 
 
+def _neighbour_turns(positions) -> np.ndarray:
+    """Each card's angle against its nearest card's (degrees, modulo a half turn)."""
+    xy = np.array([p[:2] for p in positions])
+    ang = np.array([p[3] for p in positions])
+    d = np.linalg.norm(xy[:, None] - xy[None], axis=2) + np.eye(len(xy)) * 1e9
+    diff = np.abs(ang - ang[d.argmin(1)]) % 180
+    return np.minimum(diff, 180 - diff)
+
+
+def test_a_heap_turns_each_card_its_own_way_where_a_staggered_stack_keeps_them_aligned():
+    from training.realistic import pile_positions
+    turns = {}
+    for layout in ("heap", "staggered"):
+        rng = np.random.default_rng(0)
+        turns[layout] = np.median(np.concatenate([
+            _neighbour_turns(pile_positions(rng, 12, 1280, 720, 150, weights={layout: 1.0}))
+            for _ in range(20)]))
+    assert turns["heap"] > 10 > 5 > turns["staggered"]
+
+
+@pytest.mark.art
+def test_a_heap_hides_part_of_most_cards_and_leaves_many_in_the_required_range(lib):
+    from training.realistic import SceneVariation, realistic_scene
+    var = SceneVariation(layout_weights=(("heap", 1.0),))
+    vis = np.array([c.visible for seed in range(300_000, 300_006)
+                    for c in realistic_scene(lib, seed, "pile", variation=var)[1]])
+    assert len(vis) > 20 and np.mean(vis < 0.8) > 0.5 and np.mean(vis >= 0.5) > 0.3
+
+
 @pytest.mark.art
 def test_the_test_scenes_do_not_change_with_training_variation_off(lib):
     from training.realistic import KINDS, SceneVariation, realistic_scene

@@ -51,15 +51,14 @@ def feature_batches(net: LiteLoc, loader, cfg: LiteLocConfig, device, seed: int 
 def stream_config(art_dir: str, cfg: LiteLocConfig, exclude_sets=(),
                   photos_dir: str | Path = "") -> StreamConfig:
     """The scene stream the lite localiser trains on: the recipe's shares of real
-    tables, real negatives, decoy faces and staggered stacks (those that need the real
-    photographs check that they are there)."""
+    tables, real negatives, decoy faces, staggered stacks and heaps (those that need the
+    real photographs check that they are there)."""
     if cfg.photo_tables or cfg.negatives or cfg.decoy_faces:
         from training.real_photos import split_photos
         split_photos(photos_dir)  # PhotosUnavailable, with where to get them
-    weights = dict(LAYOUT_WEIGHTS)
-    if cfg.staggered:
-        weights = {k: v * (1 - cfg.staggered) for k, v in weights.items()}
-        weights["staggered"] = cfg.staggered
+    extras = {k: v for k, v in (("staggered", cfg.staggered), ("heap", cfg.heaps)) if v}
+    rest = 1 - sum(extras.values())
+    weights = {k: v * rest for k, v in LAYOUT_WEIGHTS.items()} | extras
     var = SceneVariation(photos_dir=str(photos_dir), photo_tables=cfg.photo_tables,
                          decoy_faces=cfg.decoy_faces, layout_weights=tuple(weights.items()),
                          closeups=cfg.closeups)

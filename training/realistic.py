@@ -267,9 +267,22 @@ def _staggered(rng, m: int, hh: float) -> list[tuple[float, float]]:
     return list(zip(xs - (xs.min() + xs.max()) / 2, ys - (ys.min() + ys.max()) / 2))
 
 
+def _heap(rng, m: int, hh: float) -> list[tuple[float, float]]:
+    """A heap as cards are dropped onto a pile: each card lands around the pile's centre,
+    up to 1.5 card widths from it in its own direction (and, in ``pile_positions``, at
+    its own angle), so the cards under the top ones show irregular parts of their faces
+    at varied angles, not the staggered stack's regular strips."""
+    ww = hh / CARD_ASPECT
+    r = ww * np.sqrt(rng.uniform(0.0, 1.0, m)) * rng.uniform(0.8, 1.5)
+    a = rng.uniform(0, 2 * math.pi, m)
+    return list(zip(r * np.cos(a), r * np.sin(a) * CARD_ASPECT))
+
+
 LAYOUTS = {"fan": _fan, "stack": _stack, "months": _month_rows, "spread": _spread,
-           "staggered": _staggered}
-# how the test's piles are laid (the staggered stack is training's extra)
+           "staggered": _staggered, "heap": _heap}
+# each card's angle spread (degrees) about its pile's angle
+_JITTER_DEG = {"stack": 6.0, "staggered": 3.0, "heap": 25.0}
+# how the test's piles are laid (the staggered stack and the heap are training's extras)
 LAYOUT_WEIGHTS = {"fan": 0.45, "stack": 0.2, "months": 0.2, "spread": 0.15}
 
 
@@ -296,8 +309,8 @@ def pile_positions(rng, n: int, w: int, h: int, card_h: float, upside_down: bool
         frac = (k + 0.5) / n_piles + rng.normal(0, 0.04)
         cx = frac * w if horizontal else w / 2 + rng.normal(0, 0.08) * w
         cy = h / 2 + rng.normal(0, 0.08) * h if horizontal else frac * h
-        jitter = 6.0 if kind == "stack" else 3.0 if kind == "staggered" else 2.0
-        pile = _place(cx, cy, _pile_angle(rng, upside_down), offs, card_h, jitter, rng)
+        pile = _place(cx, cy, _pile_angle(rng, upside_down), offs, card_h,
+                      _JITTER_DEG.get(kind, 2.0), rng)
         if kind == "fan" and rng.random() < 0.3:
             pile.reverse()
         out.extend(pile)

@@ -122,6 +122,7 @@ class LiteLocConfig:
     negatives: float = 0.0  # scenes that are such a photo alone, without hanafuda
     decoy_faces: float = 0.0  # cards whose face is no hanafuda art
     staggered: float = 0.0  # the staggered stack's weight among the pile layouts
+    heaps: float = 0.0  # the heap's weight among the pile layouts (cards at their own angles)
     band_weight: float = 1.0  # loss weight of cards 50-80% visible
     closeups: float = 0.0  # the share of realistic scenes that are close-ups (0: the test's)
     int8: bool = False  # export the localiser quantised to int8 (calibrated on training frames)
@@ -240,6 +241,11 @@ def parse_recipe(data: dict) -> Recipe:
             and win[0] <= 640 and win[1] <= 480):
         raise RecipeError(f"lite_localiser.window must be [width, height], multiples of 16 "
                           f"within 640x480: {list(win)}")
+    ll = kw["lite_localiser"]
+    if not (0 <= ll.staggered and 0 <= ll.heaps and ll.staggered + ll.heaps < 1):
+        raise RecipeError(f"lite_localiser.staggered + heaps must leave the test's pile "
+                          f"layouts a share (each >= 0, together < 1): "
+                          f"{ll.staggered} + {ll.heaps}")
     if not 0 < kw["export"].tta_below <= 1:
         raise RecipeError(f"export.tta_below must be in (0, 1]: {kw['export'].tta_below}")
     top = _record(Recipe, {k: v for k, v in data.items()}, "recipe")
