@@ -58,11 +58,11 @@ def test_averaged_weights_are_the_mean_with_the_trained_batch_norms_measured_aga
 
 def test_the_weights_averaged_are_the_snapshots_from_the_step_and_the_last_checkpoint(tmp_path):
     from training.engine import save_checkpoint
-    from training.lite_loc import weights_to_average
-    snaps = tmp_path / "snapshots"
-    snaps.mkdir()
+    from training.lite_loc import snapshot_path, snapshot_step, weights_to_average
+    (tmp_path / "snapshots").mkdir()
     for step in (1000, 2000, 3000):
-        (snaps / f"step-{step:06d}.pt").write_bytes(b"")
+        snapshot_path(tmp_path, step).write_bytes(b"")
+    assert snapshot_step(snapshot_path(tmp_path, 1234)) == 1234
     net = torch.nn.Linear(1, 1)
     ck = tmp_path / "lite_loc.pt"
     save_checkpoint(ck, {"loc": net}, None, 3500, 1.0, [], {})

@@ -97,7 +97,7 @@ def train_lite_loc(art_dir: str, out_dir: Path, cfg: LiteLocConfig, exclude_sets
 
     def snapshot(st: RunState) -> None:
         if cfg.snapshot_every and st.step % cfg.snapshot_every == 0:
-            save_weights(out_dir / "snapshots" / f"step-{st.step:06d}.pt", net)
+            save_weights(snapshot_path(out_dir, st.step), net)
 
     train_loop({"loc": net}, opt, feature_batches(net, loader, cfg, dev, seed), losses, schedule,
                ckpt, {**asdict(cfg), "seed": seed}, log=log, desc="lite localiser",
@@ -148,6 +148,12 @@ def averaged_weights(paths: Sequence[Path], frames: np.ndarray, out: Path,
             net(_to_input(torch.from_numpy(frames[k:k + batch]), "cpu"))
     save_weights(Path(out), net.eval())
     return Path(out)
+
+
+def snapshot_path(out_dir: Path, step: int) -> Path:
+    """Where the run in ``out_dir`` keeps its weights at ``step`` (``snapshot_step``
+    reads the step back)."""
+    return Path(out_dir) / "snapshots" / f"step-{step:06d}.pt"
 
 
 def snapshot_step(path: Path) -> int:
