@@ -39,6 +39,18 @@ def test_when_nothing_is_eligible_the_best_pooled_f1_is_taken_and_said():
     assert c.fallback and c.eligible == 0 and c.best["loc_threshold"] == 0.35
 
 
+def test_with_none_in_the_guard_the_wider_guard_chooses_and_the_photos_guard_stays():
+    near = _point(0.4, 0.90, 0.922, 0.92, 60)  # close-ups 0.008 below, photos level
+    more_photo = _point(0.35, 0.92, 0.925, 0.92, 61)  # one more false card on the photos
+    best_pooled = _point(0.3, 0.93, 0.90, 0.93, 30)  # close-ups 0.03 below
+    c = choose([near, more_photo, best_pooled], REFERENCE, guard=0.005, fallback_guard=0.01)
+    assert c.best is near and c.widened and not c.fallback and c.eligible == 1
+    c = choose([more_photo, best_pooled], REFERENCE, guard=0.005, fallback_guard=0.01)
+    assert c.best is best_pooled and c.widened and c.fallback and c.eligible == 0
+    c = choose([near, best_pooled], REFERENCE, guard=0.01, fallback_guard=0.02)
+    assert c.best is near and not c.widened  # met under the guard: never widened
+
+
 def test_ties_go_to_more_images_all_right_then_the_lower_threshold():
     a, b = _point(0.3, 0.9, 0.93, 0.92, 1), _point(0.2, 0.9, 0.93, 0.92, 1)
     assert choose([a, b]).best is b

@@ -497,13 +497,14 @@ class Pipeline:
             ref = Detector(self.shipped, threads=self.a.threads)
             reference = reference_figures(ref, self._tuning_scenes(ref, sets))
         grid = score_grid(scenes, t)
-        choice = choose(grid, reference, t.guard)
+        choice = choose(grid, reference, t.guard, t.fallback_guard)
         best = choice.best
         out = self.models / "eval"
         out.mkdir(parents=True, exist_ok=True)
         (out / f"tune-val-{tag or loc_path.stem}.json").write_text(json.dumps(
-            {"best": best, "guard": t.guard, "reference": reference,
-             "eligible": choice.eligible, "fallback": choice.fallback, "grid": grid},
+            {"best": best, "guard": t.guard, "fallback_guard": t.fallback_guard,
+             "reference": reference, "eligible": choice.eligible,
+             "widened": choice.widened, "fallback": choice.fallback, "grid": grid},
             indent=2) + "\n")
         large, large_cls = best["large_threshold"], best["large_cls_threshold"]
         cfg = set_config(loc_path, {"loc_threshold": best["loc_threshold"],
@@ -513,9 +514,14 @@ class Pipeline:
                                     else large, "large_box": t.large_box,
                                     "large_cls_threshold": best["cls_threshold"]
                                     if large_cls is None else large_cls})
-        if choice.fallback:
+        if choice.widened:
             self.log(f"no threshold setting keeps every kind within {t.guard} of the "
-                     f"shipped model's on validation: took the best pooled F1")
+                     f"shipped model's on validation: chose among those within "
+                     f"{t.fallback_guard}")
+        if choice.fallback:
+            self.log(f"no threshold setting keeps every kind within "
+                     f"{max(t.guard, t.fallback_guard)} of the shipped model's on "
+                     f"validation: took the best pooled F1")
         self.log(f"tuned on realistic validation scenes: {json.dumps(best)}; "
                  f"config {json.dumps(cfg)}")
         return best

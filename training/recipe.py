@@ -151,6 +151,8 @@ class TuneConfig:
     photos: bool = False  # the real photos' train part as scenes without cards, too
     guard: float = 0.0  # each kind's F1 at most this below the shipped model's, and no
     # more false cards on the photos (0: off; training.tuning)
+    fallback_guard: float = 0.0  # the kinds' guard when no setting meets ``guard`` (the
+    # photos' stays; 0: none, the best pooled F1 is taken)
 
 
 @dataclass(frozen=True)

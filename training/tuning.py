@@ -6,7 +6,9 @@ for another: a stricter close-up threshold removes phantom cards on real tables 
 drops close-up cards with them, which the ship rule then refuses on the test. With a
 ``guard``, only settings that keep every realistic kind within ``guard`` of the
 reference model's validation F1 (read at its own thresholds) and bring no more false
-cards on the photos than it does are eligible; the best of those wins.
+cards on the photos than it does are eligible; the best of those wins. When none is,
+the kinds' guard widens to ``fallback_guard`` (the ship rule's own tolerance), the photos'
+stays: the ship rule allows a kind a small loss but no more false cards a photo.
 """
 
 from __future__ import annotations
@@ -22,10 +24,12 @@ PHOTO_KIND = "photo"  # the kind ``photo_candidates`` gives its scenes
 @dataclass(frozen=True)
 class Choice:
     """The chosen grid point, and how many were eligible under the guard (None: no
-    guard); ``fallback``: none was, so the best pooled F1 was taken."""
+    guard); ``widened``: none was, so they were counted under the wider fallback guard;
+    ``fallback``: none was under either, so the best pooled F1 was taken."""
     best: dict
     eligible: int | None = None
     fallback: bool = False
+    widened: bool = False
 
 
 def by_kind(scenes: list, select) -> dict[str, dict]:
@@ -83,10 +87,14 @@ def _rank(g: dict):
 
 
 def choose(grid: list[dict], reference: dict[str, dict] | None = None,
-           guard: float = 0.0) -> Choice:
+           guard: float = 0.0, fallback_guard: float = 0.0) -> Choice:
     """The best pooled F1 (ties: more images all right, then the lower localiser
-    threshold); with a ``reference``, among the eligible points only, when there are any."""
+    threshold); with a ``reference``, among the eligible points only, when there are any
+    (under ``guard``, else under ``fallback_guard`` when it is wider)."""
     if reference is None:
         return Choice(max(grid, key=_rank))
     ok = [g for g in grid if eligible(g, reference, guard)]
-    return Choice(max(ok or grid, key=_rank), len(ok), not ok)
+    widened = not ok and fallback_guard > guard
+    if widened:
+        ok = [g for g in grid if eligible(g, reference, fallback_guard)]
+    return Choice(max(ok or grid, key=_rank), len(ok), not ok, widened)
