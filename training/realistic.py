@@ -269,9 +269,10 @@ def _staggered(rng, m: int, hh: float) -> list[tuple[float, float]]:
 
 def _heap(rng, m: int, hh: float) -> list[tuple[float, float]]:
     """A heap as cards are dropped onto a pile: each card lands around the pile's centre,
-    up to 1.5 card widths from it in its own direction (and, in ``pile_positions``, at
-    its own angle), so the cards under the top ones show irregular parts of their faces
-    at varied angles, not the staggered stack's regular strips."""
+    up to 1.5 card widths across and 1.5 card heights along from it, in its own
+    direction (and, in ``pile_positions``, at its own angle), so the cards under the top
+    ones show irregular parts of their faces at varied angles, not the staggered stack's
+    regular strips."""
     ww = hh / CARD_ASPECT
     r = ww * np.sqrt(rng.uniform(0.0, 1.0, m)) * rng.uniform(0.8, 1.5)
     a = rng.uniform(0, 2 * math.pi, m)
