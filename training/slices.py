@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -131,13 +132,13 @@ def evaluate_realistic(detector, art_dir=None, split: str = "test", per_kind: in
                 if c is top and len(cards) > 1:
                     recalls["top_card_of_stack"].add(hit)
             months.update(_month_misreads(det, req))
-            boxes = None  # every box the localiser found, read or not: only when needed
+            boxes = None  # every box the localiser found, unread: only when a card is lost
             for c, r in zip(req, reads):
                 ok_read = r < 48 and EQUIV[r] == EQUIV[c.class_id]
                 recalls["true_outline"].add(ok_read)
                 if ok_read and EQUIV[c.class_id] not in found:
                     if boxes is None:
-                        boxes = detector.candidates(img, profile=profile).quads
+                        boxes = [rect_to_quad(*r) for r in detector.localise(img)[0]]
                     loss[_why_lost(det.quads, boxes, c)] += 1
     res = {"tag": tag, "split": split, "sets": list(sets) if sets else list(ART_SETS),
            "per_kind_scenes": per_kind, "min_px": MIN_PX,
@@ -169,17 +170,16 @@ def _month_misreads(det, cards) -> list[str]:
     return out
 
 
-def _why_lost(kept: np.ndarray, boxes: np.ndarray, card) -> str:
+def _why_lost(kept: Sequence[np.ndarray], boxes: Sequence[np.ndarray], card) -> str:
     """Where a card the classifier reads right from its true outline went missing, from
     the detections ``kept`` and every box the localiser found (``boxes``, quads): kept
     as a poorly aligned box (IoU < 0.5) or an aligned one, either read as another card;
     or not kept: the localiser's box on it (IoU >= 0.3) was dropped by its read, or the
     localiser found no box on it."""
     gq = rect_to_quad(*quad_to_rect(card.quad))
-    best = max((quad_iou(gq, q) for q in kept), default=0.0)
+    best, found = (max((quad_iou(gq, q) for q in quads), default=0.0) for quads in (kept, boxes))
     if best >= 0.3:
         return "skewed_box" if best < 0.5 else "aligned_box_misread_or_dropped"
-    found = max((quad_iou(gq, q) for q in boxes), default=0.0)
     return "box_dropped_by_its_read" if found >= 0.3 else "no_box"
 
 
