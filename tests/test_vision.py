@@ -193,6 +193,22 @@ def test_detect_picks_its_cards_from_the_candidates_with_select_cards(detector):
     assert len(det) > 0
     assert sorted(det.class_id.tolist()) == sorted(cards.class_id.tolist())
     assert sorted(det.loc_score.tolist()) == sorted(cards.loc_score.tolist())
+    # ``cards`` is detect's pick from those candidates, in the same (deck) order
+    kept = detector.cards(cand)
+    assert kept.class_id.tolist() == det.class_id.tolist()
+    np.testing.assert_allclose(kept.quads, det.quads)
+
+
+def test_cards_orders_the_picked_boxes_by_month_and_drops_the_rest():
+    from scorer.vision.geometry import rect_to_quad
+    det = Detector(threads=1)
+    quads = np.stack([rect_to_quad(100 + 80 * i, 100, 50, 80, 0.0) for i in range(3)])
+    # month 12's first card, a box read as "not a card", month 1's second card
+    found = Detections.from_quads(quads, np.full(3, 0.9, np.float32),
+                                  _probs((44, 0.9), (48, 0.9), (1, 0.9)), (640, 480))
+    kept = det.cards(found)
+    assert kept.class_id.tolist() == [1, 44]
+    np.testing.assert_allclose(kept.quads, quads[[2, 0]])
 
 
 def test_select_cards_keeps_one_box_per_physical_card_when_asked():

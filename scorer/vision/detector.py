@@ -194,6 +194,14 @@ class Detector:
         return np.where(self.localiser.close_ups(heights, frame_h), self.large_cls_threshold,
                         self.cls_threshold).astype(np.float32)
 
+    def cards(self, found: Detections) -> Detections:
+        """The candidates ``detect`` keeps as cards (``pick``), in deck order: a caller
+        that also needs the dropped boxes calls ``candidates`` and then this."""
+        cards = found[self.pick(found)]
+        order = sorted(range(len(cards)), key=lambda i: (DECK[cards.class_id[i]].month,
+                                                          DECK[cards.class_id[i]].index))
+        return cards[np.array(order, np.int64)]
+
     def detect(self, img: np.ndarray, profile=None, crops: bool = False) -> Detections:
         """The cards in ``img``, in deck order; ``profile``: a deck profile to read them
         with; ``crops``: keep each card's classifier crop (``Detections.crops``). The
@@ -201,11 +209,7 @@ class Detector:
         t0 = time.perf_counter()
         rects, scores = self.localise(_checked(img))
         t1 = time.perf_counter()
-        found = self._classify_boxes(img, rects, scores, profile, crops)
-        cards = found[self.pick(found)]
-        order = sorted(range(len(cards)), key=lambda i: (DECK[cards.class_id[i]].month,
-                                                          DECK[cards.class_id[i]].index))
-        det = cards[np.array(order, np.int64)]
+        det = self.cards(self._classify_boxes(img, rects, scores, profile, crops))
         t2 = time.perf_counter()
         det.timings = {"localise": round((t1 - t0) * 1e3, 2),
                        "classify": round((t2 - t1) * 1e3, 2),
