@@ -1,6 +1,10 @@
 """Threshold choice under the ship rule's guard (training.tuning)."""
 
-from training.tuning import by_kind, choose, eligible
+import json
+
+import pytest
+
+from training.tuning import by_kind, choose, eligible, record_text
 
 
 def _point(loc, f1, closeup_f1, pile_f1, photo_fp, all_right=0.5):
@@ -66,3 +70,18 @@ def test_kinds_are_scored_apart():
     assert set(res) == {"pile", "photo"}
     assert res["pile"]["equiv"]["tp"] == 3 and res["pile"]["equiv"]["fn"] == 1
     assert res["photo"]["equiv"]["fp"] == 1 and res["photo"]["images"] == 2
+
+
+@pytest.mark.parametrize("record", [
+    {"best": {"f1": 0.9, "kinds": {"pile": {"f1": 0.9}}}, "eligible": 2, "fallback": False,
+     "grid": [{"loc_threshold": 0.1, "f1": 0.8}, {"loc_threshold": 0.2, "f1": 0.9}]},
+    {"best": None, "grid": []},
+    {"grid": [{"f1": 1.0}]},
+    {"best": {"f1": 0.5}},
+])
+def test_a_tuning_record_reads_back_the_same_with_its_grid_one_point_a_line(record):
+    text = record_text(record)
+    assert json.loads(text) == record
+    lines = text.splitlines()
+    for point in record.get("grid", []):
+        assert any(line.strip().rstrip(",") == json.dumps(point) for line in lines)

@@ -489,7 +489,7 @@ class Pipeline:
         (``training.tuning``)."""
         from scorer.vision import Detector
         from training.export import set_config
-        from training.tuning import choose, reference_figures, score_grid
+        from training.tuning import choose, record_text, reference_figures, score_grid
         t = self.r.tune
         scenes = self._tuning_scenes(Detector(loc_path, threads=self.a.threads), sets)
         reference = None
@@ -501,11 +501,10 @@ class Pipeline:
         best = choice.best
         out = self.models / "eval"
         out.mkdir(parents=True, exist_ok=True)
-        (out / f"tune-val-{tag or loc_path.stem}.json").write_text(json.dumps(
+        (out / f"tune-val-{tag or loc_path.stem}.json").write_text(record_text(
             {"best": best, "guard": t.guard, "fallback_guard": t.fallback_guard,
              "reference": reference, "eligible": choice.eligible,
-             "widened": choice.widened, "fallback": choice.fallback, "grid": grid},
-            indent=2) + "\n")
+             "widened": choice.widened, "fallback": choice.fallback, "grid": grid}))
         large, large_cls = best["large_threshold"], best["large_cls_threshold"]
         cfg = set_config(loc_path, {"loc_threshold": best["loc_threshold"],
                                     "cls_threshold": best["cls_threshold"],

@@ -14,6 +14,7 @@ stays: the ship rule allows a kind a small loss but no more false cards a photo.
 from __future__ import annotations
 
 import itertools
+import json
 from dataclasses import dataclass
 
 from training.slices import pick, score_by_kind
@@ -98,3 +99,14 @@ def choose(grid: list[dict], reference: dict[str, dict] | None = None,
     if widened:
         ok = [g for g in grid if eligible(g, reference, fallback_guard)]
     return Choice(max(ok or grid, key=_rank), len(ok), not ok, widened)
+
+
+def record_text(record: dict) -> str:
+    """A tuning record as JSON text with its ``grid`` one point a line: the same data,
+    about 60% of the indented text (the grids are the largest figure files kept)."""
+    head = json.dumps({k: v for k, v in record.items() if k != "grid"}, indent=2)
+    if "grid" not in record:
+        return head + "\n"
+    rows = ",\n    ".join(json.dumps(g) for g in record["grid"])
+    grid = f'"grid": [\n    {rows}\n  ]' if rows else '"grid": []'
+    return (head[:-2] + ",\n  " if len(head) > 2 else "{\n  ") + grid + "\n}\n"
