@@ -104,9 +104,8 @@ def choose(grid: list[dict], reference: dict[str, dict] | None = None,
 def record_text(record: dict) -> str:
     """A tuning record as JSON text with its ``grid`` one point a line: the same data,
     about 60% of the indented text (the grids are the largest figure files kept)."""
-    head = json.dumps({k: v for k, v in record.items() if k != "grid"}, indent=2)
-    if "grid" not in record:
-        return head + "\n"
-    rows = ",\n    ".join(json.dumps(g) for g in record["grid"])
-    grid = f'"grid": [\n    {rows}\n  ]' if rows else '"grid": []'
-    return (head[:-2] + ",\n  " if len(head) > 2 else "{\n  ") + grid + "\n}\n"
+    def field(key: str, value) -> str:
+        if key == "grid":
+            return '  "grid": [\n    ' + ",\n    ".join(map(json.dumps, value)) + "\n  ]"
+        return f"  {json.dumps(key)}: " + json.dumps(value, indent=2).replace("\n", "\n  ")
+    return "{\n" + ",\n".join(field(k, v) for k, v in record.items()) + "\n}\n"
