@@ -59,7 +59,6 @@ YAKU: tuple[Yaku, ...] = (
     Yaku("tti", "Tti 띠 (5+ ribbons)", TTI, 1, need=5, per_card=True),
     Yaku("pi", "Pi 피 (junk value 10+)", SINGLE_PI, 1, need=10),
 )
-BY_NAME = {y.name: y for y in YAKU}
 BRIGHT_YAKU = tuple(y.name for y in YAKU if y.group == "gwang")
 
 S = "RULES-gostop"
@@ -429,7 +428,6 @@ class Share:
     amount: int
     text: str
     baks: list[str]
-    factor: int
     verdicts: list[Bak] = field(default_factory=list)
     factors: list[tuple[int, str]] = field(default_factory=list)
 
@@ -523,16 +521,11 @@ def bak_verdicts(w: Tally, loser: Tally, rs: RuleSet, gobak_double: bool,
     return out
 
 
-def loser_baks(w: Tally, loser: Tally, rs: RuleSet, gobak_double: bool) -> list[str]:
-    """The penalties (박) of one loser, each x2 (gwang-bak may be +2, see G14)."""
-    return [b.name for b in bak_verdicts(w, loser, rs, gobak_double) if b.applies]
-
-
 def share(w: Tally, loser: Tally, ctx: GostopContext, winner: str, rs: RuleSet,
           gobak_double: bool = False, name: str = "the loser") -> Share:
     """One loser's own payment (before a go-bak liability moves it)."""
     if loser.empty:
-        return Share(0, "0 (no cards at all: exempt)", [], 1)
+        return Share(0, "0 (no cards at all: exempt)", [])
     head, text, factors = winner_terms(w, ctx, winner, rs)
     verdicts = bak_verdicts(w, loser, rs, gobak_double, name)
     baks = [b.name for b in verdicts if b.applies]
@@ -547,7 +540,7 @@ def share(w: Tally, loser: Tally, ctx: GostopContext, winner: str, rs: RuleSet,
     if factors or plus or text != str(amount):
         text += "".join(f" × {v} {t}" for v, t in factors) + \
             (" + 2 gwang-bak" if plus else "") + f" = {amount}"
-    return Share(amount, text, baks, factor, verdicts, factors)
+    return Share(amount, text, baks, verdicts, factors)
 
 
 
