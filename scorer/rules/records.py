@@ -99,7 +99,7 @@ class PlayerResult:
     ``base yaku points x multiplier`` for the Koi-Koi stopper (0 for everyone else);
     zero-sum Hana-Awase also subtracts the par (see ``explanation``). Go-Stop:
     ``card_points`` the base points the pile forms, ``penalty`` what a loser pays
-    (``score = -penalty``), and ``details`` the table's line (``gostop.details``).
+    (``score = -penalty``), and ``details`` the table's line (``gostop.scoring.details``).
     """
 
     owner: str                 # who owns the pile: a player, or a team ("A+C")
