@@ -12,7 +12,7 @@ shifted, turned and lit a little differently), in a temporary games database, an
 each frame also as ``/api/detect?deck=`` reads it: the deck's profile from the app's
 deck service (``scorer.enrolled``, cached until the deck changes), then detection with
 it (the runs of a frame back to back, which goes first rotating, so all see the same
-load: ``training.timing.alternating_ms``, as the ship rule times models).
+load: ``training.measure.timing.alternating_ms``, as the ship rule times models).
 It also times reading and decoding the whole deck, what every such frame cost before
 the cache was checked by the deck's ``updated_at``. ``--compare MODEL``: times another
 localiser file (with the classifier and refiner it names) on the same frames, the two
@@ -34,7 +34,7 @@ from typing import Any, Callable
 import cv2
 import numpy as np
 
-from training.timing import WARM_UP, alternating_ms, table_frames
+from training.measure.timing import WARM_UP, alternating_ms, table_frames
 from support.servers import rss_mib
 
 
@@ -125,7 +125,7 @@ class Timed:
 
 def _timed(det, frames: list[bytes], other=None,
            profile: Callable[[], Any] | None = None) -> Timed:
-    """Time ``det`` on ``frames`` by ``training.timing.alternating_ms``, taking turns
+    """Time ``det`` on ``frames`` by ``training.measure.timing.alternating_ms``, taking turns
     frame by frame with detection under the deck profile that ``profile()`` reads (when
     given) and with the ``other`` detector (when given)."""
     from scorer.vision import decode_image
@@ -172,7 +172,7 @@ def _enrol(det, art_set: str, per_card: int):
     from scorer.store.decks import MAX_CROPS_PER_CARD, DeckCard, DeckStore
     from scorer.vision.enrol import enrol_layouts
     from scorer.vision.profile import require_embedding
-    from training.deck_profile import layout_photos
+    from training.measure.deck_profile import layout_photos
 
     require_embedding(det)
     per_card = max(1, min(per_card, MAX_CROPS_PER_CARD))

@@ -3,7 +3,7 @@ old live rule (each code seen in 4 of the last 6 frames; a captured code never l
 the tracking rule the page uses now (scorer.tracking, the Python
 reference of the page's stability.js: one box, one track, one code).
 
-Each clip is a realistic pile scene (training.realistic, kinds "pile" and "physical")
+Each clip is a realistic pile scene (training.data.realistic, kinds "pile" and "physical")
 filmed by a shaky hand: every frame a small rotation, shift and zoom of the scene, now and
 then a blurred frame, JPEG-compressed, run through the shipped detector. The fixes are what
 the browser test counts: a wrong code removed, a missing card added (a misread card costs
@@ -122,8 +122,8 @@ def main() -> int:
                     help="make each card found, with probability P, one whose readings "
                          "alternate with a month twin (default 0: the detector as it is)")
     args = ap.parse_args()
-    from training.realistic import realistic_scene
-    from training.scenes import get_library
+    from training.data.realistic import realistic_scene
+    from training.data.scenes import get_library
 
     lib = get_library()
     det = Detector()

@@ -54,7 +54,7 @@ def frames(count: int = 8) -> list[bytes]:
     out: list[bytes] = []
     try:
         from scorer.cards import CODES
-        from training.scenes import render_scene
+        from training.data.scenes import render_scene
         rng = np.random.default_rng(7)
         for i in range(count):
             codes = list(rng.choice(CODES, 12, replace=False))
@@ -83,7 +83,7 @@ def club_frames(count: int = 8, width: int = 960, height: int = 540,
     out: list[bytes] = []
     try:
         from scorer.cards import CODES
-        from training.scenes import render_scene
+        from training.data.scenes import render_scene
         rng = np.random.default_rng(11)
         for i in range(count):
             codes = list(rng.choice(CODES, 14, replace=False))

@@ -9,7 +9,7 @@ import sqlite3
 
 from scorer.cards import CODES
 from scorer.errors import InputError
-from training.scenes import render_scene
+from training.data.scenes import render_scene
 
 
 def embedding_detector():

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from training import DEFAULT_ART_DIR
-from training.real_photos import DEFAULT_PHOTOS_DIR
+from training.data.real_photos import DEFAULT_PHOTOS_DIR
 
 # A committed stand-in for the art where a test needs one scene: render_scene(SCENE_CODES,
 # seed=7) saved as JPEG quality 85 (attribution in tests/fixtures/README.md).

@@ -22,7 +22,7 @@ from scorer.store.decks import MAX_CROPS_PER_CARD, DeckCard, DeckNotFound, DeckS
 from scorer.store.schema import MIGRATIONS, connect, current_version, migrate
 from scorer.vision.enrol import LAYOUT_THRESHOLD, enrol_folder, enrol_layouts, layout_order
 from scorer.vision.profile import (DeckProfile, profile_from_cards, require_embedding)
-from training.scenes import get_library, render_scene
+from training.data.scenes import get_library, render_scene
 
 from deck_helpers import layouts as _layouts
 from deck_helpers import no_decks_saved as _no_decks_saved
@@ -374,7 +374,7 @@ def test_learning_from_confirmed_rounds_adds_the_confirmed_crops(emb_detector, t
 
 @pytest.mark.art
 def test_the_measuring_tool_enrols_an_art_set_as_scans_or_layouts(emb_detector) -> None:
-    from training.deck_profile import enrol_set
+    from training.measure.deck_profile import enrol_set
     for how in ("scans", "layout"):
         prof, secs = enrol_set(emb_detector, "hwatu-commons", 1_092_000, how)
         assert prof.cards == list(CODES) and len(prof.codes) == 96 and secs > 0
@@ -398,10 +398,10 @@ def test_similarity_is_each_cards_best_prototype() -> None:
 def test_the_measuring_tool_picks_cards_as_detect_does(emb_detector) -> None:
     """Without a profile, the deck-profile tool's F1 is what ``Detector.detect`` scores on
     the same scenes (its thresholds for close-up boxes and its overlap rule included)."""
-    from training.deck_profile import scene_cache, score
-    from training.evaluate import EQUIV, _multiset_hits
-    from training.realistic import KINDS, realistic_scene, realistic_seed
-    from training.scenes import SEED_RANGES
+    from training.measure.deck_profile import scene_cache, score
+    from training.measure.counting import EQUIV, multiset_hits
+    from training.data.realistic import KINDS, realistic_scene, realistic_seed
+    from training.data.scenes import SEED_RANGES
     cache = scene_cache(emb_detector, "louie-mantia", "val", 2)
     lib, start = get_library(), SEED_RANGES["val"][0]
     tp = fp = fn = 0
@@ -410,7 +410,7 @@ def test_the_measuring_tool_picks_cards_as_detect_does(emb_detector) -> None:
         assert kind == k
         img, _, _ = realistic_scene(lib, realistic_seed(start, k, j), k, ["louie-mantia"])
         pred = [EQUIV[i] for i in emb_detector.detect(img).class_id]
-        t, f, n = _multiset_hits(pred, [EQUIV[i] for i in req], [EQUIV[i] for i in opt])
+        t, f, n = multiset_hits(pred, [EQUIV[i] for i in req], [EQUIV[i] for i in opt])
         tp, fp, fn = tp + t, fp + f, fn + n
     assert score(emb_detector, cache, None)["f1"] == pytest.approx(
         2 * tp / max(2 * tp + fp + fn, 1), abs=1e-4)

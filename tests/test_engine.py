@@ -8,7 +8,7 @@ import math
 import pytest
 import torch
 
-from training.engine import Schedule, load_checkpoint, train_loop
+from training.stages.loop import Schedule, load_checkpoint, train_loop
 
 
 def test_schedule_warms_up_then_follows_a_cosine_to_its_floor():
@@ -104,7 +104,7 @@ def test_a_restart_with_its_own_peak_starts_there_and_later_ones_halve_it():
 
 
 def test_a_compacted_checkpoint_keeps_the_weights_and_resumes_with_float_moments(tmp_path):
-    from training.engine import compact_checkpoint, save_checkpoint
+    from training.stages.loop import compact_checkpoint, save_checkpoint
     torch.manual_seed(0)
     net = torch.nn.Linear(64, 64)
     opt = torch.optim.AdamW(net.parameters(), lr=1e-3)

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from training.models import LiteLoc
+from training.nets.networks import LiteLoc
 from training.recipe import RecipeError, load_recipe, parse_recipe
-from training.scenes import SEED_RANGES
+from training.data.scenes import SEED_RANGES
 
 
 def test_lite_loc_keeps_the_detector_contract_and_its_frozen_imagenet_layers():
@@ -32,7 +32,7 @@ def test_lite_loc_keeps_the_detector_contract_and_its_frozen_imagenet_layers():
 
 
 def test_averaged_weights_are_the_mean_with_the_trained_batch_norms_measured_again(tmp_path):
-    from training.lite_loc import averaged_weights, load_lite_loc, save_weights
+    from training.stages.lite_loc import averaged_weights, load_lite_loc, save_weights
     torch.manual_seed(0)
     paths = []
     for k in range(2):
@@ -57,8 +57,8 @@ def test_averaged_weights_are_the_mean_with_the_trained_batch_norms_measured_aga
 
 
 def test_the_weights_averaged_are_the_snapshots_from_the_step_and_the_last_checkpoint(tmp_path):
-    from training.engine import save_checkpoint
-    from training.lite_loc import snapshot_path, snapshot_step, weights_to_average
+    from training.stages.loop import save_checkpoint
+    from training.stages.lite_loc import snapshot_path, snapshot_step, weights_to_average
     (tmp_path / "snapshots").mkdir()
     for step in (1000, 2000, 3000):
         snapshot_path(tmp_path, step).write_bytes(b"")
@@ -88,8 +88,8 @@ def test_the_recipe_describes_the_lite_localiser_and_the_shift_slice():
 
 
 def test_the_stream_adds_staggered_stacks_and_heaps_beside_the_tests_pile_layouts():
-    from training.lite_loc import stream_config
-    from training.realistic import LAYOUT_WEIGHTS
+    from training.stages.lite_loc import stream_config
+    from training.data.realistic import LAYOUT_WEIGHTS
     from training.recipe import LiteLocConfig
     w = dict(stream_config("", LiteLocConfig(staggered=0.3, heaps=0.2)).variation.layout_weights)
     assert w["staggered"] == 0.3 and w["heap"] == 0.2 and sum(w.values()) == pytest.approx(1)
@@ -100,14 +100,14 @@ def test_the_stream_adds_staggered_stacks_and_heaps_beside_the_tests_pile_layout
 
 @pytest.fixture(scope="module")
 def lib():  # the card art: tests using it are marked ``art``
-    from training.scenes import get_library
+    from training.data.scenes import get_library
     return get_library()
 
 
 @pytest.mark.art
 def test_shift_scenes_use_the_held_out_art_real_photos_and_their_own_seeds(lib):
-    from training.realistic import realistic_seed
-    from training.shift import HELD_OUT_SET, SHIFT_KINDS, shift_scene, table_photos
+    from training.data.realistic import realistic_seed
+    from training.data.shift import HELD_OUT_SET, SHIFT_KINDS, shift_scene, table_photos
     assert len(table_photos()) >= 8
     lo, hi = SEED_RANGES["shift_test"]
     assert all(not (lo < b and a < hi) for k, (a, b) in SEED_RANGES.items() if k != "shift_test")
@@ -123,7 +123,7 @@ def test_shift_scenes_use_the_held_out_art_real_photos_and_their_own_seeds(lib):
 
 
 def test_shift_slice_is_never_in_a_training_stream():
-    from training.stream import SceneStream, StreamConfig
+    from training.data.stream import SceneStream, StreamConfig
     with pytest.raises(ValueError, match="train range"):
         SceneStream(StreamConfig(art_dir=".", first_seed=SEED_RANGES["shift_test"][0]))
 
@@ -136,7 +136,7 @@ def _figures(f1: float, kinds: dict[str, float]) -> dict:
 
 
 def test_the_ship_rule_names_each_figure_that_fails_and_by_how_much():
-    from training.compare import Figures, may_ship, rows
+    from training.measure.compare import Figures, may_ship, rows
     old = Figures(_figures(0.90, {"pile": 0.9, "closeup": 0.9}), _figures(0.77, {"pile": 0.8}),
                   {"false_cards_per_photo": 0.36})
     new = Figures(_figures(0.93, {"pile": 0.95, "closeup": 0.895}),
@@ -154,7 +154,7 @@ def test_the_ship_rule_names_each_figure_that_fails_and_by_how_much():
 
 
 def test_later_models_halve_the_baselines_false_cards_and_are_no_worse_than_the_shipped():
-    from training.compare import Baseline, Figures, may_ship
+    from training.measure.compare import Baseline, Figures, may_ship
     shipped = Figures(_figures(0.90, {"pile": 0.9}), _figures(0.80, {"pile": 0.8}),
                       {"false_cards_per_photo": 0.17})
     eighth = Baseline(shipped.realistic, {"false_cards_per_photo": 0.36})
@@ -171,7 +171,7 @@ def test_later_models_halve_the_baselines_false_cards_and_are_no_worse_than_the_
 
 
 def test_each_realistic_kind_is_held_to_the_baseline_and_the_whole_test_to_the_shipped_too():
-    from training.compare import Baseline, Figures, may_ship
+    from training.measure.compare import Baseline, Figures, may_ship
     eighth = Baseline(_figures(0.921, {"pile": 0.93, "upside": 0.943}))
     shipped = Figures(_figures(0.930, {"pile": 0.93, "upside": 0.951}), _figures(0.84, {"pile": 0.8}))
 
@@ -195,7 +195,7 @@ def test_each_realistic_kind_is_held_to_the_baseline_and_the_whole_test_to_the_s
 
 
 def test_the_speed_limit_reads_the_candidate_as_on_the_reference_machine():
-    from training.compare import Figures, ShipLimits, may_ship
+    from training.measure.compare import Figures, ShipLimits, may_ship
     old = Figures(_figures(0.90, {"pile": 0.9}), _figures(0.77, {"pile": 0.8}))
     limits = ShipLimits(reference_ms=24.0)
     # 42 ms on a machine where the shipped model took 32 (24 on the reference): 31.5 ms
@@ -215,8 +215,8 @@ def test_the_speed_limit_reads_the_candidate_as_on_the_reference_machine():
 def test_the_ship_record_reads_the_reference_and_hands_a_shipped_models_figures_over(tmp_path):
     import json
 
-    from training.compare import Baseline, Figures
-    from training.handover import ShipRecord
+    from training.measure.compare import Baseline, Figures
+    from training.ship.handover import ShipRecord
     record = ShipRecord(tmp_path / "eval")
     assert record.baseline(Figures({}, {})) is None  # no baseline before the first ship
     assert record.limits().reference_ms == 24.3  # nothing shipped by this rule yet

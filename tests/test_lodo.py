@@ -12,9 +12,9 @@ from scorer.vision import Detector
 from scorer.vision.detector import Detections
 from scorer.vision.geometry import rect_to_quad
 from training import DEFAULT_ART_DIR, REPO_ROOT
-from training.lodo import _crop_batches, export_lodo, train_lodo
+from training.stages.lodo import _crop_batches, export_lodo, train_lodo
 from training.recipe import LodoConfig
-from training.slices import _month_misreads
+from training.measure.slices import _month_misreads
 
 SHIPPED = REPO_ROOT / "models" / "hanafuda-localiser.onnx"
 

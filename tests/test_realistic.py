@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from training.realistic import KINDS, realistic_scene, realistic_seed
-from training.scenes import SEED_RANGES, get_library
+from training.data.realistic import KINDS, realistic_scene, realistic_seed
+from training.data.scenes import SEED_RANGES, get_library
 
 
 @pytest.fixture(scope="module")
@@ -68,8 +68,8 @@ def test_realistic_seeds_stay_inside_their_split():
 
 
 def test_slices_count_a_perfect_and_an_empty_reader():
-    from training.slices import _Tally
-    t = _Tally()
+    from training.measure.counting import Tally
+    t = Tally()
     t.add([4, 9], [4, 9], [])
     t.add([], [1], [])
     t.add([30], [], [])  # a false card on an empty table
@@ -83,7 +83,7 @@ def test_a_lost_card_is_told_apart_by_where_its_box_went():
     from types import SimpleNamespace
 
     from scorer.vision.geometry import rect_to_quad
-    from training.slices import _why_lost
+    from training.measure.slices import _why_lost
     card = SimpleNamespace(quad=rect_to_quad(100, 100, 60, 96, 0.0))
     aligned = rect_to_quad(102, 101, 60, 96, 0.0)[None]
     skewed = rect_to_quad(100, 140, 60, 96, 0.0)[None]  # IoU about 0.4
@@ -99,7 +99,7 @@ def test_a_lost_card_is_told_apart_by_where_its_box_went():
 
 @pytest.mark.art
 def test_stream_samples_match_the_localiser_input(lib):
-    from training.stream import StreamConfig, collate, scene_sample
+    from training.data.stream import StreamConfig, collate, scene_sample
     cfg = StreamConfig(art_dir=str(lib.art_dir))
     b = collate([scene_sample(lib, 200_000 + k, cfg) for k in range(3)])
     assert tuple(b["img"].shape) == (3, 480, 640, 3)
@@ -110,14 +110,14 @@ def test_stream_samples_match_the_localiser_input(lib):
 
 @pytest.mark.art
 def test_stream_refuses_seeds_outside_the_train_range(lib):
-    from training.stream import SceneStream, StreamConfig
+    from training.data.stream import SceneStream, StreamConfig
     with pytest.raises(ValueError, match="train range"):
         SceneStream(StreamConfig(art_dir=str(lib.art_dir), first_seed=SEED_RANGES["val"][0]))
 
 
 def test_the_fine_tuning_starts_from_the_stages_torch_checkpoints(tmp_path):
-    from training.finetune import FinetuneConfig, NetSources, Nets
-    from training.models import LocNet, RefNet, build_classifier
+    from training.stages.realistic import FinetuneConfig, NetSources, Nets
+    from training.nets.networks import LocNet, RefNet, build_classifier
     torch.manual_seed(1)
     loc, ref, cls = LocNet(1), RefNet(), build_classifier("tiny")
     torch.save({"model": loc.state_dict()}, tmp_path / "localiser.pt")

@@ -11,9 +11,9 @@ import torch
 
 from scorer.vision.geometry import (REF_H, REF_W, align_rect, apply_delta, box_delta,
                                     context_crop, quad_to_rect, rect_to_quad)
-from training.evaluate import quad_iou
-from training.models import DELTA_SCALE
-from training.refine import augment_refiner
+from training.measure.evaluate import quad_iou
+from training.nets.networks import DELTA_SCALE
+from training.stages.refiner import augment_refiner
 
 RNG = np.random.default_rng(7)
 
@@ -102,7 +102,7 @@ def _model_copy(tmp_path, cfg_updates: dict):
     import shutil
 
     from scorer.vision import default_model_path
-    from training.export import set_config
+    from training.ship.export import set_config
     src = default_model_path()
     for f in src.parent.glob("hanafuda-*.onnx"):
         shutil.copy(f, tmp_path / f.name)
@@ -122,7 +122,7 @@ def test_a_missing_refiner_is_a_clear_error(tmp_path):
 @pytest.mark.art
 def test_the_shipped_refiner_moves_shifted_boxes_back_onto_their_cards():
     from scorer.vision import Detector
-    from training.scenes import render_scene
+    from training.data.scenes import render_scene
     det = Detector(threads=1)
     assert det.refiner is not None, "the shipped localiser names its box refiner"
     img, cards = render_scene(["01-1", "03-1", "08-1", "12-2"], seed=3)[:2]

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from training.train import STRIDE, band_mask, loc_targets
+from training.stages.targets import STRIDE, band_mask, loc_targets
 
 
 def _decode(hm, reg):
@@ -42,7 +42,7 @@ def test_the_half_hidden_band_is_marked_about_its_peaks_only():
                      [0, 150, 200, 40, 64, 0.0, 0.3, 150, 200, 5]], np.float32)
     band = band_mask(rows, 1, 240, 320)[0]
     assert band.sum() == 9 and band[int(round(100 / 4 - 0.5)), int(round(90 / 4 - 0.5))] == 1
-    from training.train import loc_loss
+    from training.stages.targets import loc_loss
     hm, ign, reg, regm = (torch.from_numpy(a) for a in loc_targets(rows, 1, 240, 320))
     out = torch.zeros(1, 7, 60, 80)
     plain = loc_loss(out, hm, ign, reg, regm)[0]
@@ -51,7 +51,7 @@ def test_the_half_hidden_band_is_marked_about_its_peaks_only():
 
 
 def test_seen_point_is_the_centre_of_a_whole_card_and_inside_the_shown_part_of_a_covered_one():
-    from training.scenes import seen_point
+    from training.data.scenes import seen_point
     quad = np.array([[20, 10], [60, 10], [60, 74], [20, 74]], np.float32)
     mask = np.zeros((100, 100), bool)
     mask[10:74, 20:60] = True
@@ -64,13 +64,13 @@ def test_seen_point_is_the_centre_of_a_whole_card_and_inside_the_shown_part_of_a
 
 @pytest.fixture(scope="module")
 def lib():
-    from training.scenes import get_library
+    from training.data.scenes import get_library
     return get_library()
 
 
 @pytest.mark.art
 def test_a_staggered_stack_shows_each_lower_card_in_the_band_real_piles_lose(lib):
-    from training.realistic import SceneVariation, realistic_scene
+    from training.data.realistic import SceneVariation, realistic_scene
     var = SceneVariation(layout_weights=(("staggered", 1.0),))
     vis = []
     for seed in range(300_000, 300_006):
@@ -90,7 +90,7 @@ def _neighbour_turns(positions) -> np.ndarray:
 
 
 def test_a_heap_turns_each_card_its_own_way_where_a_staggered_stack_keeps_them_aligned():
-    from training.realistic import pile_positions
+    from training.data.realistic import pile_positions
     turns = {}
     for layout in ("heap", "staggered"):
         rng = np.random.default_rng(0)
@@ -102,7 +102,7 @@ def test_a_heap_turns_each_card_its_own_way_where_a_staggered_stack_keeps_them_a
 
 @pytest.mark.art
 def test_a_heap_hides_part_of_most_cards_and_leaves_many_in_the_required_range(lib):
-    from training.realistic import SceneVariation, realistic_scene
+    from training.data.realistic import SceneVariation, realistic_scene
     var = SceneVariation(layout_weights=(("heap", 1.0),))
     vis = np.array([c.visible for seed in range(300_000, 300_006)
                     for c in realistic_scene(lib, seed, "pile", variation=var)[1]])
@@ -111,7 +111,7 @@ def test_a_heap_hides_part_of_most_cards_and_leaves_many_in_the_required_range(l
 
 @pytest.mark.art
 def test_the_test_scenes_do_not_change_with_training_variation_off(lib):
-    from training.realistic import KINDS, SceneVariation, realistic_scene
+    from training.data.realistic import KINDS, SceneVariation, realistic_scene
     for k, kind in enumerate(KINDS):
         a, ca, _ = realistic_scene(lib, 1_060_000 + k, kind)
         b, cb, _ = realistic_scene(lib, 1_060_000 + k, kind, variation=SceneVariation())
@@ -120,7 +120,7 @@ def test_the_test_scenes_do_not_change_with_training_variation_off(lib):
 
 
 def test_the_close_up_share_moves_only_close_ups_and_keeps_the_other_kinds_proportions():
-    from training.realistic import KIND_WEIGHTS, KINDS, kind_weights
+    from training.data.realistic import KIND_WEIGHTS, KINDS, kind_weights
     assert kind_weights(0.0) == KIND_WEIGHTS
     w = dict(zip(KINDS, kind_weights(0.4)))
     assert w["closeup"] == pytest.approx(0.4) and sum(w.values()) == pytest.approx(1.0)
@@ -130,7 +130,7 @@ def test_the_close_up_share_moves_only_close_ups_and_keeps_the_other_kinds_propo
 
 @pytest.mark.art
 def test_training_draws_close_ups_at_the_recipes_share(lib):
-    from training.realistic import SceneVariation, realistic_scene
+    from training.data.realistic import SceneVariation, realistic_scene
     kinds = [realistic_scene(lib, seed, variation=SceneVariation(closeups=1.0))[2].kind
              for seed in range(300_100, 300_104)]
     assert kinds == ["closeup"] * 4
@@ -139,9 +139,9 @@ def test_training_draws_close_ups_at_the_recipes_share(lib):
 @pytest.mark.art
 @pytest.mark.photos
 def test_decoy_cards_and_real_tables_teach_the_localiser_only(lib):
-    from training.real_photos import DEFAULT_PHOTOS_DIR
-    from training.realistic import SceneVariation
-    from training.stream import StreamConfig, scene_sample
+    from training.data.real_photos import DEFAULT_PHOTOS_DIR
+    from training.data.realistic import SceneVariation
+    from training.data.stream import StreamConfig, scene_sample
     var = SceneVariation(photos_dir=str(DEFAULT_PHOTOS_DIR), photo_tables=1.0, decoy_faces=1.0)
     cfg = StreamConfig(art_dir="", realistic_share=1.0, variation=var)
     s = scene_sample(lib, 200_123, cfg)
@@ -155,7 +155,7 @@ def test_decoy_cards_and_real_tables_teach_the_localiser_only(lib):
 
 @pytest.mark.photos
 def test_the_real_photos_split_once_by_sitting_into_disjoint_parts():
-    from training.real_photos import DEFAULT_PHOTOS_DIR, group_of, split_photos
+    from training.data.real_photos import DEFAULT_PHOTOS_DIR, group_of, split_photos
     a, b = split_photos(DEFAULT_PHOTOS_DIR), split_photos(DEFAULT_PHOTOS_DIR)
     assert a == b
     train, test = set(a["train"]), set(a["test"])
@@ -171,8 +171,8 @@ def test_the_real_photos_split_once_by_sitting_into_disjoint_parts():
 
 @pytest.mark.photos
 def test_tuning_counts_every_card_picked_in_a_training_photo_as_a_false_one():
-    from training.real_photos import DEFAULT_PHOTOS_DIR, split_photos
-    from training.slices import photo_candidates, score_selection
+    from training.data.real_photos import DEFAULT_PHOTOS_DIR, split_photos
+    from training.measure.slices import photo_candidates, score_selection
 
     class OneCardEverywhere:
         loc_threshold, large_threshold = 0.3, 0.1
@@ -191,14 +191,14 @@ def test_tuning_counts_every_card_picked_in_a_training_photo_as_a_false_one():
 
 
 def test_missing_photos_say_where_they_come_from(tmp_path):
-    from training.real_photos import PhotosUnavailable, split_photos
+    from training.data.real_photos import PhotosUnavailable, split_photos
     with pytest.raises(PhotosUnavailable, match="real-photos"):
         split_photos(tmp_path)
 
 
 def test_lite_loc_reads_the_stride_32_level_and_its_snapshot_round_trips(tmp_path):
-    from training.lite_loc import load_lite_loc, save_weights
-    from training.models import LiteLoc
+    from training.stages.lite_loc import load_lite_loc, save_weights
+    from training.nets.networks import LiteLoc
     torch.manual_seed(0)
     net = LiteLoc(pretrained=False).eval()
     with torch.no_grad():
@@ -222,11 +222,11 @@ def test_the_int8_localiser_is_calibrated_on_its_training_stream_with_its_head_i
         tmp_path, monkeypatch):
     import onnx
 
-    import training.lite_loc as lite_loc
-    from training.real_photos import DEFAULT_PHOTOS_DIR
+    import training.stages.lite_loc as lite_loc
+    from training.data.real_photos import DEFAULT_PHOTOS_DIR
     from training.recipe import LiteLocConfig
     from training import DEFAULT_ART_DIR
-    from training.models import LiteLoc
+    from training.nets.networks import LiteLoc
     stream = lite_loc.stream_config(str(DEFAULT_ART_DIR), LiteLocConfig(
         photo_tables=1.0, negatives=0.0), photos_dir=DEFAULT_PHOTOS_DIR)
     frames = lite_loc.calibration_frames(stream, n=2)
@@ -251,7 +251,7 @@ def test_the_int8_localiser_is_calibrated_on_its_training_stream_with_its_head_i
 def test_the_curve_measures_each_snapshot_once_beside_the_shipped_reference(tmp_path, monkeypatch):
     import json
 
-    import training.curve as curve
+    import training.measure.curve as curve
     measured = []
 
     def fake_measure(loc, art_dir, photos_dir, per_kind, threads=1, scene=None):
@@ -283,7 +283,7 @@ def test_the_curve_measures_each_snapshot_once_beside_the_shipped_reference(tmp_
 
 def test_the_campaign_state_is_kept_to_commit_and_a_fresh_run_resumes_from_it(tmp_path, monkeypatch):
     import training.__main__ as cli
-    from training.engine import checkpoint_step, save_checkpoint
+    from training.stages.loop import checkpoint_step, save_checkpoint
     from training.recipe import load_recipe
     state = tmp_path / "repo" / "training" / "campaign" / "lite-loc.pt"
     monkeypatch.setattr(cli, "CAMPAIGN_STATE", state)

@@ -1,4 +1,4 @@
-"""``training.timing.alternating_ms``: the one alternating loop that the ship rule's
+"""``training.measure.timing.alternating_ms``: the one alternating loop that the ship rule's
 speed limit (``training.__main__.frame_ms``) and ``bench/bench_detect.py`` time with.
 Turns rotate, warm-up frames are not counted, and bench_detect's runs (its stages, the
 deck profile, a compared model) all go through it. No timing thresholds."""
@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 
 from bench.bench_detect import _timed
-from training.timing import WARM_UP, alternating_ms
+from training.measure.timing import WARM_UP, alternating_ms
 
 
 def _frames(count: int) -> list[bytes]:

@@ -14,9 +14,10 @@ from pathlib import Path
 
 from training.__main__ import main
 from training.recipe import load_recipe
-from training.data import BACKGROUND, label_boxes
-from training.train import loc_targets, random_crop_scenes
-from training.scenes import SEED_RANGES, get_library, random_scene
+from training.data.cache import BACKGROUND, label_boxes
+from training.stages.localiser import random_crop_scenes
+from training.stages.targets import loc_targets
+from training.data.scenes import SEED_RANGES, get_library, random_scene
 
 
 @pytest.mark.art
@@ -200,7 +201,7 @@ class _StubDetector:
 
 @pytest.mark.art
 def test_true_box_ceiling_separates_the_boxes_from_the_classifier():
-    from training.evaluate import REQUIRED_VIS, true_box_ceiling
+    from training.measure.evaluate import REQUIRED_VIS, true_box_ceiling
     _, cards, _ = random_scene(get_library(), SEED_RANGES["val"][0])
     seen = [c for c in cards if c.visible > 0]
     required = sum(c.visible >= REQUIRED_VIS for c in seen)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from training.models import build_classifier
+from training.nets.networks import build_classifier
 
 
 @pytest.fixture(scope="module")

@@ -1,10 +1,10 @@
-"""Threshold choice under the ship rule's guard (training.tuning)."""
+"""Threshold choice under the ship rule's guard (training.stages.tuning)."""
 
 import json
 
 import pytest
 
-from training.tuning import by_kind, choose, eligible, record_text
+from training.stages.tuning import by_kind, choose, eligible, record_text
 
 
 def _point(loc, f1, closeup_f1, pile_f1, photo_fp, all_right=0.5):

@@ -15,7 +15,7 @@ from scorer.errors import InputError
 from scorer.vision import Detections, Detector, decode_image, default_model_path
 from scorer.vision.detector import select_cards
 from scorer.vision.geometry import quad_to_rect
-from training.scenes import render_scene
+from training.data.scenes import render_scene
 
 
 @pytest.fixture(scope="module")
@@ -237,7 +237,7 @@ def test_a_close_up_box_needs_its_own_classifier_threshold_and_no_other_box_does
     assert det.pick(found).tolist() == [True, False]
     assert det.cls_thresholds(found.heights(), 480).tolist() == pytest.approx([0.4, 0.8])
     # the tuning grid's selection reads the same boxes alike
-    from training.slices import pick
+    from training.measure.slices import pick
     assert pick(found, 0.3, 0.4, None, None, 0.4, 0.8).tolist() == [3]
     assert pick(found, 0.3, 0.4, None, None, 0.4, None).tolist() == [3, 20]
 

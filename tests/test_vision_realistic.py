@@ -9,8 +9,8 @@ import pytest
 
 from scorer.cards import card
 from scorer.vision import Detector, default_model_path
-from training.realistic import add_real_clutter
-from training.scenes import compose_scene, get_library, make_background
+from training.data.realistic import add_real_clutter
+from training.data.scenes import compose_scene, get_library, make_background
 
 pytestmark = pytest.mark.art   # every test renders scenes from the card art
 

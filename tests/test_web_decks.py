@@ -18,7 +18,7 @@ import pytest
 from deck_helpers import layouts, no_decks_saved
 from scorer.cards import CODES, card
 from scorer.store.decks import DeckStore
-from training.scenes import get_library
+from training.data.scenes import get_library
 from web_helpers import CSRF, jpeg, make_app, png, png_header
 
 

@@ -7,7 +7,7 @@ the recipe ``training/recipe.toml`` says: localiser stages -> classifier -> box 
 realistic validation scenes -> evaluation.
 
 Public helpers other parts use:
-``training.scenes.render_scene(codes, art_dir, seed, ...) -> (image, cards)``.
+``training.data.scenes.render_scene(codes, art_dir, seed, ...) -> (image, cards)``.
 """
 
 from pathlib import Path

@@ -21,7 +21,7 @@ recipe file (``training/recipe.toml``; ``training/recipe.py`` describes its tabl
 
 Every stage is resumable: cached chunks are kept and training resumes from its
 checkpoint in ``--run-dir`` (default runs/main, git-ignored). Seeds are fixed
-(training.scenes.SEED_RANGES: train, val, test and lodo_test are disjoint).
+(training.data.scenes.SEED_RANGES: train, val, test and lodo_test are disjoint).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from training import DEFAULT_ART_DIR, REPO_ROOT
-from training.real_photos import DEFAULT_PHOTOS_DIR
+from training.data.real_photos import DEFAULT_PHOTOS_DIR
 from training.recipe import DEFAULT_RECIPE, Recipe, RecipeError, load_recipe
 
 # the campaign's resumable state (weights, optimiser, step, random states), committed
@@ -145,7 +145,7 @@ class Pipeline:
     def data(self, size=None, n=None):
         """(train, val) cached scenes at ``size`` (the first stage's by default: that one
         is loaded once and kept, since the classifier, its rounds and each export use it)."""
-        from training.data import LOC_H, LOC_W, generate_cache, load_cache
+        from training.data.cache import LOC_H, LOC_W, generate_cache, load_cache
         size = tuple(size or (LOC_W, LOC_H))
         n = n or self.r.train_scenes
         base = size == (LOC_W, LOC_H) and n == self.r.train_scenes
@@ -163,7 +163,7 @@ class Pipeline:
     def train_loc(self) -> Path:
         """Each stage from the last one's weights. The localiser never sees the held-out
         deck, so it serves the leave-one-deck-out model too."""
-        from training.train import train_localiser
+        from training.stages.localiser import train_localiser
         path = None
         for k, st in enumerate(self.r.localiser):
             d, v = self.data(st.size, st.scenes)
@@ -177,7 +177,7 @@ class Pipeline:
 
     # ------------------------------------------------------------ classifier
     def train_cls(self) -> Path:
-        from training.train import train_classifier
+        from training.stages.classifier import train_classifier
         c = self.r.classifier
         d, v = self.data()
         return train_classifier(d, v, self.run / "cls", arch=c.arch, steps=c.steps,
@@ -200,9 +200,9 @@ class Pipeline:
         the exported localiser (and, for refined rounds, its refiner) puts its boxes; the
         run sub-directory of the last classifier. A finished round is skipped before any
         crops load."""
-        from training.data import (detector_digest, generate_localiser_crops, load_crops,
+        from training.data.cache import (detector_digest, generate_localiser_crops, load_crops,
                                    weights_digest)
-        from training.train import finished, train_classifier
+        from training.stages.classifier import finished, train_classifier
         base, arch = "cls", self.r.classifier.arch
         d = None
         vcrops: dict = {}
@@ -238,8 +238,8 @@ class Pipeline:
     def train_ref(self) -> Path:
         """On the boxes the exported localiser finds (with no refiner); never on the
         held-out deck."""
-        from training.data import weights_digest
-        from training.refine import generate_refiner_crops, load_refiner_crops, train_refiner
+        from training.data.cache import weights_digest
+        from training.stages.refiner import generate_refiner_crops, load_refiner_crops, train_refiner
         ref = self.r.refiner
         out = self.run / "ref"
         self._claim(out, weights_digest(self.base))
@@ -258,7 +258,7 @@ class Pipeline:
     # ------------------------------------------------------------ export
     def export_base(self, cls_dir: str = "cls") -> Path:
         """The chain's networks as ONNX files in the run directory (``self.base``)."""
-        from training.export import export_models, export_refiner, quantize_classifier
+        from training.ship.export import export_models, export_refiner, quantize_classifier
         st = self.r.localiser[-1]
         loc_ckpt = self.run / st.name / "localiser.pt"
         loc, cls = export_models(loc_ckpt, self.run / cls_dir / "classifier.pt",
@@ -274,7 +274,7 @@ class Pipeline:
         return loc
 
     def _calibration_crops(self, loc_path: Path) -> np.ndarray:
-        from training.data import generate_localiser_crops, load_crops
+        from training.data.cache import generate_localiser_crops, load_crops
         cut = load_crops(generate_localiser_crops(self.cache, self.a.art_dir, loc_path,
                                                   self.r.export.calib_scenes, "train",
                                                   self.a.workers))
@@ -290,7 +290,7 @@ class Pipeline:
         refiner that the lite localiser and the leave-one-deck-out model join."""
         import torch
 
-        from training.finetune import FinetuneConfig, NetSources, finetune
+        from training.stages.realistic import FinetuneConfig, NetSources, finetune
         sources = NetSources(self.run / self.r.localiser[-1].name / "localiser.pt",
                              self.run / self._last_classifier() / "classifier.pt",
                              self.run / "ref" / "refiner.pt")
@@ -312,7 +312,7 @@ class Pipeline:
         return self.export_realistic()
 
     def export_realistic(self) -> Path:
-        from training.ship import export_finetuned
+        from training.ship.onnx_files import export_finetuned
         ft = self.run / "realistic" / "finetuned.pt"
         loc = export_finetuned(ft, self.base, self.chain.parent, self.a.name, self.a.art_dir)
         self.log(f"exported {loc}")
@@ -321,7 +321,7 @@ class Pipeline:
     def train_lodo(self) -> Path:
         """The leave-one-deck-out classifier beside the shipped localiser and refiner
         (which never saw the held-out deck)."""
-        from training.lodo import export_lodo, train_lodo
+        from training.stages.lodo import export_lodo, train_lodo
         if not self._networks().is_file():
             raise RecipeError(f"no shipped model at {self.shipped}: run the earlier stages")
         ck = train_lodo(self.a.art_dir, self.run / "lodo", self.r.lodo, self.r.lodo_set,
@@ -336,7 +336,7 @@ class Pipeline:
     def lite_loc(self, device: str = "auto") -> Path:
         """The localiser on ImageNet features, trained on streamed scenes (never the
         held-out deck), exported beside the shipped classifier and refiner, then tuned."""
-        from training.lite_loc import export_lite_loc, stream_config, train_lite_loc
+        from training.stages.lite_loc import export_lite_loc, stream_config, train_lite_loc
         if not self._networks().is_file():
             raise RecipeError(f"no shipped model at {self.shipped} (its classifier and "
                               f"refiner go with the new localiser)")
@@ -358,7 +358,7 @@ class Pipeline:
 
     def _averaged(self, ck: Path, first_step: int, stream) -> Path:
         """The mean of the lite localiser's weights from ``first_step`` on."""
-        from training.lite_loc import averaged_weights, calibration_frames, weights_to_average
+        from training.stages.lite_loc import averaged_weights, calibration_frames, weights_to_average
         paths = weights_to_average(self.run / "lite_loc", ck, first_step)
         if not paths:
             raise RecipeError(f"average_from = {first_step}: no weights kept from that step "
@@ -385,7 +385,7 @@ class Pipeline:
         """A run directory without the lite localiser's checkpoint starts from the
         committed campaign state (``keep``), when there is one: a fresh clone goes on.
         The state belongs to the shipped recipe: another recipe starts from ImageNet."""
-        from training.engine import checkpoint_step
+        from training.stages.loop import checkpoint_step
         ck = self.run / "lite_loc" / "lite_loc.pt"
         ours = Path(self.a.recipe).resolve() == DEFAULT_RECIPE.resolve()
         if ours and not ck.is_file() and CAMPAIGN_STATE.is_file():
@@ -398,7 +398,7 @@ class Pipeline:
         """A model's figures for the ship rule: the realistic test and the shift slice,
         the real photos' test part (and, when ``timed``, speed and size). The shipped
         model's come from its evaluation files where they exist."""
-        from training.compare import Figures
+        from training.measure.compare import Figures
         out = self.models / "eval"
         names = ("eval-realistic-test.json", "eval-shift-test-shipped.json",
                  "photos-test-shipped.json")
@@ -417,8 +417,8 @@ class Pipeline:
         """The candidate (the lite localiser with the classifier and refiner beside it)
         replaces the shipped files only if it passes the ship rule; the decision and
         each failed figure go to the log and ``eval/ship-decision.json``
-        (``training.handover``)."""
-        from training.handover import ShipRecord
+        (``training.ship.handover``)."""
+        from training.ship.handover import ShipRecord
         if not self.candidate.is_file():
             raise RecipeError(f"no candidate at {self.candidate}: run python -m training "
                               f"lite-loc first")
@@ -437,8 +437,8 @@ class Pipeline:
 
     def keep(self) -> Path:
         """The lite localiser's checkpoint copied to ``CAMPAIGN_STATE`` (to commit), its
-        optimiser's moments in bfloat16 (``training.engine.compact_checkpoint``)."""
-        from training.engine import checkpoint_step, compact_checkpoint
+        optimiser's moments in bfloat16 (``training.stages.loop.compact_checkpoint``)."""
+        from training.stages.loop import checkpoint_step, compact_checkpoint
         ck = self.run / "lite_loc" / "lite_loc.pt"
         if not ck.is_file():
             raise RecipeError(f"no lite localiser checkpoint at {ck}: nothing to keep")
@@ -450,8 +450,8 @@ class Pipeline:
     def shift(self, loc_path: Path, tag: str) -> dict:
         """The domain-shift slice's figures for the localiser ``loc_path``."""
         from scorer.vision import Detector
-        from training.shift import SHIFT_KINDS, shift_scene
-        from training.slices import evaluate_realistic
+        from training.data.shift import SHIFT_KINDS, shift_scene
+        from training.measure.slices import evaluate_realistic
         res = evaluate_realistic(Detector(loc_path, threads=self.a.threads), self.a.art_dir,
                                  "shift_test", self.r.shift.per_kind, kinds=SHIFT_KINDS,
                                  out_dir=self.models / "eval", tag=f"shift-test-{tag}",
@@ -462,7 +462,7 @@ class Pipeline:
     def photos(self, loc_path: Path, tag: str) -> dict:
         """False cards a photo on the real photographs' test part for ``loc_path``."""
         from scorer.vision import Detector
-        from training.negatives import false_cards
+        from training.measure.photos import false_cards
         res = false_cards(Detector(loc_path, threads=self.a.threads), self.a.photos_dir,
                           out=self.models / "eval" / f"photos-test-{tag}.json")
         self.log(f"real photos {tag}: {res['false_cards_per_photo']} false cards a photo "
@@ -471,7 +471,7 @@ class Pipeline:
 
     def curve(self) -> dict:
         """The lite localiser's snapshots, each measured once (the campaign's curve)."""
-        from training.curve import update_curve
+        from training.measure.curve import update_curve
         return update_curve(self.run / "lite_loc" / "snapshots", self.shipped,
                             self.models / "eval" / "lite-loc-curve.json", self.a.art_dir,
                             self.a.photos_dir, self.a.per_kind, self.a.threads, self.log)
@@ -486,10 +486,10 @@ class Pipeline:
     def tune(self, loc_path: Path, sets=None, tag: str | None = None) -> dict:
         """Thresholds with the best realistic-framing F1 on validation scenes; with the
         guard, among those that keep every kind near the shipped model's
-        (``training.tuning``)."""
+        (``training.stages.tuning``)."""
         from scorer.vision import Detector
-        from training.export import set_config
-        from training.tuning import choose, record_text, reference_figures, score_grid
+        from training.ship.export import set_config
+        from training.stages.tuning import choose, record_text, reference_figures, score_grid
         t = self.r.tune
         scenes = self._tuning_scenes(Detector(loc_path, threads=self.a.threads), sets)
         reference = None
@@ -528,7 +528,7 @@ class Pipeline:
     def _tuning_scenes(self, det, sets=None) -> list:
         """The validation scenes' candidates (and the train photos', when tuning counts
         them) under ``det``, drawn at the grid's lowest localiser threshold."""
-        from training.slices import photo_candidates, realistic_candidates
+        from training.measure.slices import photo_candidates, realistic_candidates
         t = self.r.tune
         scenes = realistic_candidates(det, self.a.art_dir, "val", t.per_kind, sets=sets,
                                       loc_threshold=min(t.loc_grid))
@@ -541,8 +541,8 @@ class Pipeline:
         """The realistic test and the domain-shift slice (with ``lodo``, the held-out deck
         and the old random test too) for ``loc_path`` (default: the shipped model)."""
         from scorer.vision import Detector
-        from training.evaluate import evaluate
-        from training.slices import evaluate_realistic
+        from training.measure.evaluate import evaluate
+        from training.measure.slices import evaluate_realistic
         e = self.r.evaluate
         out = self.models / "eval"
         loc_path = loc_path or self.shipped
@@ -571,7 +571,7 @@ class Pipeline:
 
     def ceiling(self) -> dict:
         from scorer.vision import Detector
-        from training.evaluate import true_box_ceiling
+        from training.measure.evaluate import true_box_ceiling
         res = true_box_ceiling(Detector(self.shipped, threads=self.a.threads),
                                self.a.art_dir, "val", self.r.val_scenes)
         (self.models / "eval").mkdir(parents=True, exist_ok=True)
@@ -618,7 +618,7 @@ class Pipeline:
         self.tune(path, tag=None if path == self.shipped else tag)
 
     def _not_held_out(self) -> list[str]:
-        from training.scenes import ART_SETS
+        from training.data.scenes import ART_SETS
         return [s for s in ART_SETS if s != self.r.lodo_set]
 
     def _last_classifier(self) -> str:
@@ -629,7 +629,7 @@ class Pipeline:
 
 def model_files(loc_path: Path) -> list[Path]:
     """The localiser file and the classifier and refiner its metadata names."""
-    from training.ship import onnx_config
+    from training.ship.onnx_files import onnx_config
     cfg = onnx_config(loc_path)
     return [loc_path] + [loc_path.parent / cfg[k] for k in ("classifier", "refiner")
                          if cfg.get(k)]
@@ -642,9 +642,9 @@ def model_mib(loc_path: Path) -> float:
 def frame_ms(loc_path: Path, threads: int, beside: Path | None = None,
              frames: int = 40) -> tuple[float, float | None]:
     """The median milliseconds to decode and detect a 640x480 benchmark frame
-    (``training.timing``, as ``bench_detect`` times it) with ``loc_path``, and with
+    (``training.measure.timing``, as ``bench_detect`` times it) with ``loc_path``, and with
     ``beside`` (the shipped model) timed alternating on the same frames, when given."""
-    from training.timing import WARM_UP, alternating_ms, table_frames
+    from training.measure.timing import WARM_UP, alternating_ms, table_frames
     from scorer.vision import Detector
     paths = [loc_path] + ([beside] if beside is not None else [])
     times = alternating_ms([Detector(p, threads=threads) for p in paths],
@@ -663,8 +663,8 @@ def main(argv=None) -> int:
     import torch
     torch.set_num_threads(a.threads)
     from scorer.errors import InputError
-    from training.real_photos import PhotosUnavailable
-    from training.shift import ShiftUnavailable
+    from training.data.real_photos import PhotosUnavailable
+    from training.data.shift import ShiftUnavailable
     pipe = Pipeline(a, recipe)
     pipe.log(f"command: python -m training {' '.join(argv if argv is not None else sys.argv[1:])}")
     try:

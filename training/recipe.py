@@ -9,9 +9,9 @@
 5. classifier rounds on the crops the exported localiser (and refiner) cut
    (``[[classifier_round]]``), each from the last one's weights;
 6. all three networks together on streamed realistic scenes (``[realistic]``,
-   ``training.finetune``);
+   ``training.stages.realistic``);
 7. a leave-one-deck-out classifier from ImageNet weights, put beside the shipped
-   localiser and refiner (``[lodo]``, ``training.lodo``);
+   localiser and refiner (``[lodo]``, ``training.stages.lodo``);
 8. detection settings tuned on realistic validation scenes (``[tune]``);
 9. evaluation on the held-back test scenes (``[evaluate]``).
 """
@@ -76,7 +76,7 @@ class ExportConfig:
 
 @dataclass(frozen=True)
 class RealisticConfig:
-    """``training.finetune.FinetuneConfig`` without the machine-dependent settings."""
+    """``training.stages.realistic.FinetuneConfig`` without the machine-dependent settings."""
     steps: int = 0  # a fixed number of steps (reproducible); 0: train for ``minutes``
     minutes: float = 4.0
     batch: int = 32
@@ -89,7 +89,7 @@ class RealisticConfig:
 
 @dataclass(frozen=True)
 class LodoConfig:
-    """The leave-one-deck-out classifier (``training.lodo``): trained alone on streamed
+    """The leave-one-deck-out classifier (``training.stages.lodo``): trained alone on streamed
     crops of every deck but the held-out one."""
     steps: int = 0  # a fixed number of steps; 0: train for ``minutes``
     minutes: float = 60.0
@@ -103,7 +103,7 @@ class LodoConfig:
 
 @dataclass(frozen=True)
 class LiteLocConfig:
-    """The localiser on ImageNet features (``training.lite_loc``), on streamed scenes."""
+    """The localiser on ImageNet features (``training.stages.lite_loc``), on streamed scenes."""
     steps: int = 0  # a fixed number of steps (reproducible); 0: train for ``minutes``
     minutes: float = 60.0
     batch: int = 8
@@ -117,7 +117,7 @@ class LiteLocConfig:
     restarts: tuple[int, ...] = ()  # warm restarts (steps): a campaign's later pieces
     peaks: tuple[float, ...] = ()  # each restart's peak rate (x lr; default: half the last)
     snapshot_every: int = 1000  # fp16 weights kept every this many steps (the shift curve)
-    # what real photographs punish (training.realistic.SceneVariation, training.stream)
+    # what real photographs punish (training.data.realistic.SceneVariation, training.data.stream)
     photo_tables: float = 0.0  # realistic scenes on a real photo of playing cards (train part)
     negatives: float = 0.0  # scenes that are such a photo alone, without hanafuda
     decoy_faces: float = 0.0  # cards whose face is no hanafuda art
@@ -134,7 +134,7 @@ class LiteLocConfig:
 
 @dataclass(frozen=True)
 class ShiftConfig:
-    """The domain-shift slice (``training.shift``): never trained or tuned on."""
+    """The domain-shift slice (``training.data.shift``): never trained or tuned on."""
     per_kind: int = 100
 
 
@@ -150,7 +150,7 @@ class TuneConfig:
     # IoU (0: off)
     photos: bool = False  # the real photos' train part as scenes without cards, too
     guard: float = 0.0  # each kind's F1 at most this below the shipped model's, and no
-    # more false cards on the photos (0: off; training.tuning)
+    # more false cards on the photos (0: off; training.stages.tuning)
     fallback_guard: float = 0.0  # the kinds' guard when no setting meets ``guard`` (the
     # photos' stays; 0: none, the best pooled F1 is taken)
 

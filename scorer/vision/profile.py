@@ -14,7 +14,7 @@ probabilities (a partial profile falls back to the network). Crops the network i
 least ``confident`` sure of keep its reading, and so does a crop whose best similarity
 is under ``min_similarity`` (the "unknown" margin: it looks like no card of the deck).
 
-The numbers were chosen on validation scenes (``python -m training.deck_profile --tune``).
+The numbers were chosen on validation scenes (``python -m training.measure.deck_profile --tune``).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from scorer.errors import InputError
 NUM_CARDS = 48
 # chosen on the validation seeds with a leave-one-deck-out model (`python -m training
 # lodo`: its classifier never saw hwatu-commons, as this one never saw a player's deck),
-# by `python -m training.deck_profile --model LODO --split val --per-kind 30 --tune`:
+# by `python -m training.measure.deck_profile --model LODO --split val --per-kind 30 --tune`:
 # 150 realistic scenes per art set, each set enrolled from one render per card. The best
 # mean gain with a set's own profile (+0.006 F1; the held-out deck +0.009) among the
 # settings whose wrong profiles stay within 0.01 of no profile (worst -0.0035) and that

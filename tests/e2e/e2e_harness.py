@@ -31,7 +31,7 @@ def render(codes: Sequence[str], seed: int) -> Scene:
     """The vision part's scene renderer (easy layout, one art set); a plain paste of the
     art on a table colour if it is not importable."""
     try:
-        from training.scenes import render_scene
+        from training.data.scenes import render_scene
         image, cards = render_scene(list(codes), seed=seed, width=WIDTH, height=HEIGHT)
         return Scene(list(codes), image, [c.box for c in cards])
     except ImportError:

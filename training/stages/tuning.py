@@ -17,7 +17,7 @@ import itertools
 import json
 from dataclasses import dataclass
 
-from training.slices import pick, score_by_kind
+from training.measure.slices import pick, score_by_kind
 
 PHOTO_KIND = "photo"  # the kind ``photo_candidates`` gives its scenes
 

@@ -20,11 +20,11 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-from training.engine import Schedule, last_record, train_loop
-from training.finetune import _jitter, _to_input, _turn_half
-from training.models import build_classifier
+from training.stages.loop import Schedule, last_record, train_loop
+from training.stages.augment import colour_jitter, to_input, turn_half
+from training.nets.networks import build_classifier
 from training.recipe import LodoConfig
-from training.stream import StreamConfig, scene_loader
+from training.data.stream import StreamConfig, scene_loader
 
 
 def _crop_batches(loader, batch: int):
@@ -68,7 +68,7 @@ def train_lodo(art_dir: str, out_dir: Path, cfg: LodoConfig, lodo_set: str,
 
     def losses(batch) -> dict:
         x, y = batch
-        xc = _turn_half(_jitter(_to_input(x, "cpu"), gen), gen)
+        xc = turn_half(colour_jitter(to_input(x, "cpu"), gen), gen)
         return {"loss": F.cross_entropy(model(xc), y, label_smoothing=0.05)}
 
     def save_classifier(_=None) -> None:
@@ -92,8 +92,8 @@ def export_lodo(cls_ckpt: Path, base_loc: Path, out_dir: Path, art_dir: str,
     """The leave-one-deck-out classifier beside ``base_loc``'s localiser and refiner
     (their ONNX files copied as they are: neither saw the held-out deck), as
     ``{name}-localiser/-refiner/-classifier.onnx`` in ``out_dir``."""
-    from training.export import export_classifier, quantize_classifier, set_config
-    from training.ship import calibration_crops, onnx_config
+    from training.ship.export import export_classifier, quantize_classifier, set_config
+    from training.ship.onnx_files import calibration_crops, onnx_config
 
     base_loc, out_dir = Path(base_loc), Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

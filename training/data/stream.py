@@ -26,9 +26,9 @@ from torch.utils.data import DataLoader, IterableDataset, get_worker_info
 
 from scorer.vision.geometry import (CROP_H, CROP_W, REF_H, REF_W, box_delta, context_crop,
                                     quad_iou, quad_to_rect, rect_to_quad, rectify)
-from training.realistic import FRAMING_WEIGHTS, FRAMINGS, SceneVariation, realistic_scene
-from training.scenes import ART_SETS, SEED_RANGES, compose_scene, get_library, random_scene
-from training.train import band_mask, loc_targets
+from training.data.realistic import FRAMING_WEIGHTS, FRAMINGS, SceneVariation, realistic_scene
+from training.data.scenes import ART_SETS, SEED_RANGES, compose_scene, get_library, random_scene
+from training.stages.targets import band_mask, loc_targets
 
 BACKGROUND = 48
 MIN_VIS = 0.3
@@ -101,7 +101,7 @@ def _flip(img: np.ndarray, cards, horizontal: bool):
 def negative_scene(lib, seed: int, cfg: StreamConfig):
     """A real photograph of playing cards (the train part), framed like a player's
     frame, through training's camera chain: every card in it is a false card."""
-    from training.real_photos import photo_table
+    from training.data.real_photos import photo_table
     rng = np.random.default_rng(seed + 3_333_333)
     w, h = FRAMINGS[rng.choice(len(FRAMINGS), p=FRAMING_WEIGHTS)]
     bg = photo_table(rng, w, h, cfg.variation.photos_dir)

@@ -1,6 +1,6 @@
 """The benchmark's 640x480 frames of a card table, and alternating timing of detectors on
 them: what ``bench_detect`` prints and what the ship rule's speed limit reads
-(``training.compare``), so the two never disagree."""
+(``training.measure.compare``), so the two never disagree."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def table_frames(count: int, cards: int = 20) -> list[bytes]:
     """``count`` JPEG (q85) 640x480 renders of ``cards`` cards each, the art sets in turn
     (seeds 9 000 000+: the same frames every run)."""
     from scorer.cards import CODES
-    from training.scenes import render_scene
+    from training.data.scenes import render_scene
 
     rng = np.random.default_rng(2024)
     frames = []

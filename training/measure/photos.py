@@ -1,5 +1,5 @@
 """The real-photo precision check: every hanafuda card the recogniser reports in a real
-photograph of playing cards (``training.real_photos``, the test part unless told) is a
+photograph of playing cards (``training.data.real_photos``, the test part unless told) is a
 false card."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from training.real_photos import group_of, split_photos
+from training.data.real_photos import group_of, split_photos
 
 
 def false_cards(detector, photos_dir: str | Path, part: str = "test",

@@ -16,7 +16,7 @@ tuning alike (its own seed range, ``SEED_RANGES['shift_test']``):
   low-quality JPEG, in place of the training's albumentations chain.
 
 The pile layouts, card counts and clutter counts are the realistic test's
-(``training.realistic``: ``pile_layout``, ``card_count``, ``clutter_count``) so a drop
+(``training.data.realistic``: ``pile_layout``, ``card_count``, ``clutter_count``) so a drop
 here is a drop from the shift, not from harder layouts. Training never draws these
 tables, this light or this camera.
 """
@@ -30,10 +30,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from training.real_photos import crop_to
-from training.realistic import (FRAMING_WEIGHTS, FRAMINGS, add_real_clutter, card_count,
+from training.data.real_photos import crop_to
+from training.data.realistic import (FRAMING_WEIGHTS, FRAMINGS, add_real_clutter, card_count,
                                 clutter_count, pile_layout)
-from training.scenes import ArtLibrary, SceneCard, SceneInfo, compose_scene
+from training.data.scenes import ArtLibrary, SceneCard, SceneInfo, compose_scene
 
 SHIFT_KINDS: tuple[str, ...] = ("pile", "closeup", "clutter", "upside_down")
 HELD_OUT_SET = "hwatu-commons"

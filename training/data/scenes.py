@@ -6,7 +6,7 @@ validation and test sets are disjoint seed ranges (see ``SEED_RANGES``).
 Public entry point for other parts of the project (the web page's browser test uses it
 to make a fake-camera video)::
 
-    from training.scenes import render_scene
+    from training.data.scenes import render_scene
     image, cards = render_scene(["01-1", "08-1", "12-2"], art_dir=None, seed=0)
     # image: HxWx3 uint8 BGR; cards: list[SceneCard] with .code, .box (x0,y0,x1,y1),
     # .quad (4x2 TL,TR,BR,BL of the card face), .visible (0..1), .upside_down
@@ -39,7 +39,7 @@ SEED_RANGES = {
     "val": (1_000_000, 1_100_000),
     "test": (2_000_000, 2_100_000),
     "lodo_test": (3_000_000, 3_100_000),
-    "shift_test": (4_000_000, 4_100_000),  # the domain-shift slice (training.shift)
+    "shift_test": (4_000_000, 4_100_000),  # the domain-shift slice (training.data.shift)
 }
 
 

@@ -19,11 +19,12 @@ import torch.nn.functional as F
 
 from scorer.vision.geometry import (REF_H, REF_W, apply_delta, box_delta, context_crop,
                                     quad_iou, quad_to_rect, rect_to_quad)
-from training.data import CHUNK, MIN_CROP_VIS, run_chunks, weights_digest
-from training.models import DELTA_SCALE, RefNet
-from training.scenes import ART_SETS, SEED_RANGES, get_library, random_scene
-from training.engine import Schedule, checkpoint_step, train_loop
-from training.train import crops_to_tensor, jitter_colour, seed_all
+from training.data.cache import CHUNK, MIN_CROP_VIS, run_chunks, weights_digest
+from training.nets.networks import DELTA_SCALE, RefNet
+from training.data.scenes import ART_SETS, SEED_RANGES, get_library, random_scene
+from training.stages.loop import Schedule, checkpoint_step, train_loop
+from training.stages.classifier import crops_to_tensor, jitter_colour
+from training.stages.loop import seed_all
 
 REFCROP_OFFSET = 70_000  # within each split's seed range, past the classifier's crops
 MATCH_IOU = 0.3

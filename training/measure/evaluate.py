@@ -21,37 +21,17 @@ from tqdm import tqdm
 from scorer.cards import DECK
 from scorer.vision.detector import select_cards
 from scorer.vision.geometry import quad_iou, quad_to_rect, rect_to_quad
-from training.scenes import ART_SETS, SEED_RANGES, get_library, random_scene
+from training.measure.counting import EQUIV, multiset_hits, prf
+from training.data.scenes import ART_SETS, SEED_RANGES, get_library, random_scene
 
 REQUIRED_VIS = 0.5
 MATCH_IOU = 0.5
-EQUIV = [DECK[i].equivalence_key for i in range(48)]
-
-
-def _prf(tp, fp, fn):
-    p = tp / (tp + fp) if tp + fp else 1.0
-    r = tp / (tp + fn) if tp + fn else 1.0
-    f = 2 * p * r / (p + r) if p + r else 0.0
-    return {"precision": round(p, 4), "recall": round(r, 4), "f1": round(f, 4),
-            "tp": int(tp), "fp": int(fp), "fn": int(fn)}
 
 
 def _required_keys(cards) -> tuple[list[str], list[str]]:
     """Chaff-equivalent keys of a scene's required cards and of its don't-care ones."""
     return ([EQUIV[c.class_id] for c in cards if c.visible >= REQUIRED_VIS],
             [EQUIV[c.class_id] for c in cards if 0 < c.visible < REQUIRED_VIS])
-
-
-def _multiset_hits(pred: list, req: list, opt: list):
-    """TP, FP, FN of predicted labels against required labels (each label counted as
-    often as it occurs); predictions of don't-care labels are neither TP nor FP."""
-    from collections import Counter
-    p, r, o = Counter(pred), Counter(req), Counter(opt)
-    tp = sum(min(p[k], r[k]) for k in p)
-    extra = Counter({k: p[k] - min(p[k], r[k]) for k in p})
-    fp = sum(max(v - o[k], 0) for k, v in extra.items())
-    fn = sum(r.values()) - tp
-    return tp, fp, fn
 
 
 def evaluate(detector, art_dir=None, split: str = "test", n_scenes: int = 600,
@@ -83,7 +63,7 @@ def evaluate(detector, art_dir=None, split: str = "test", n_scenes: int = 600,
         # ---- card level
         for key in keys:
             f = (lambda i: i) if key == "exact" else (lambda i: EQUIV[i])
-            tp, fp, fn = _multiset_hits([f(i) for i in pred], [f(c.class_id) for c in req],
+            tp, fp, fn = multiset_hits([f(i) for i in pred], [f(c.class_id) for c in req],
                                         [f(c.class_id) for c in opt])
             for t, v in enumerate((tp, fp, fn)):
                 card_c[key][t] += v
@@ -152,16 +132,16 @@ def evaluate(detector, art_dir=None, split: str = "test", n_scenes: int = 600,
         "tag": tag, "split": split, "seeds": [start, start + n_scenes - 1],
         "sets": list(sets) if sets else list(ART_SETS), "scenes": n_scenes,
         "required_cards": int(slices["all"][0]),
-        "exact": _prf(*card_c["exact"]), "equiv": _prf(*card_c["equiv"]),
+        "exact": prf(*card_c["exact"]), "equiv": prf(*card_c["equiv"]),
         "images_all_correct": {k: round(v / n_scenes, 4) for k, v in images_ok.items()},
-        "box_level_iou50": {k: _prf(*v) for k, v in box_c.items()},
-        "localisation": _prf(loc_tp, loc_fp, loc_fn),
-        "blurred_scenes": {k: _prf(*v) for k, v in blur_c.items()},
+        "box_level_iou50": {k: prf(*v) for k, v in box_c.items()},
+        "localisation": prf(loc_tp, loc_fp, loc_fn),
+        "blurred_scenes": {k: prf(*v) for k, v in blur_c.items()},
         "slices_recall": {k: {"cards": v[0],
                               "recall_equiv": round(v[1] / v[0], 4) if v[0] else None,
                               "recall_exact": round(v[2] / v[0], 4) if v[0] else None}
                           for k, v in slices.items()},
-        "per_set_equiv": {k: {"scenes": v["scenes"], **_prf(*v["c"])}
+        "per_set_equiv": {k: {"scenes": v["scenes"], **prf(*v["c"])}
                           for k, v in sorted(per_set.items())},
         "infer_ms_median": round(float(np.median(ms)), 2) if ms else None,
     }
@@ -194,7 +174,7 @@ def true_box_ceiling(detector, art_dir=None, split: str = "val", n_scenes: int =
         seen = [c for c in cards if c.visible > 0]
         req, opt = _required_keys(seen)
         det = detector.detect(img)
-        for t, v in enumerate(_multiset_hits([EQUIV[i] for i in det.class_id], req, opt)):
+        for t, v in enumerate(multiset_hits([EQUIV[i] for i in det.class_id], req, opt)):
             pipe[t] += v
         if not seen:
             continue
@@ -202,7 +182,7 @@ def true_box_ceiling(detector, art_dir=None, split: str = "val", n_scenes: int =
         probs = detector.classify(detector.cut(img, rects)[1])
         cls = probs.argmax(1)[select_cards(np.ones(len(seen), np.float32), probs,
                                            detector.loc_threshold, detector.cls_threshold)]
-        for t, v in enumerate(_multiset_hits([EQUIV[i] for i in cls], req, opt)):
+        for t, v in enumerate(multiset_hits([EQUIV[i] for i in cls], req, opt)):
             ceil[t] += v
         for c, p in zip(seen, probs.argmax(1)):
             if c.visible < REQUIRED_VIS:
@@ -211,7 +191,7 @@ def true_box_ceiling(detector, art_dir=None, split: str = "val", n_scenes: int =
             bins[b][0] += 1
             bins[b][1] += int(p < len(EQUIV) and EQUIV[p] == EQUIV[c.class_id])
     return {"split": split, "scenes": n_scenes, "sets": list(sets) if sets else list(ART_SETS),
-            "true_boxes_equiv": _prf(*ceil), "detector_equiv": _prf(*pipe),
+            "true_boxes_equiv": prf(*ceil), "detector_equiv": prf(*pipe),
             "true_box_accuracy_by_height": [
                 {"max_px": b, "cards": n, "acc_equiv": round(ok / n, 4) if n else None}
                 for b, (n, ok) in bins.items()]}

@@ -1,6 +1,6 @@
 """Realistic scenes: point piles as players lay them, framed as players frame them.
 
-``random_scene`` (training.scenes) spreads 1-20 cards of any size, down to a few pixels,
+``random_scene`` (training.data.scenes) spreads 1-20 cards of any size, down to a few pixels,
 over the frame. Real point piles look different (issue 14, measured on real photos): a
 physical deck (dark border, rounded corners, near-black ink, gloss, the card's edge and
 a soft shadow where cards stack), fanned rows, loose stacks with the top card fully
@@ -22,7 +22,7 @@ from typing import Sequence
 import cv2
 import numpy as np
 
-from training.scenes import (CARD_ASPECT, FACE_H, FACE_W, ArtLibrary, SceneCard, SceneInfo,
+from training.data.scenes import (CARD_ASPECT, FACE_H, FACE_W, ArtLibrary, SceneCard, SceneInfo,
                              compose_scene, make_background, pile_angle)
 
 KINDS: tuple[str, ...] = ("pile", "physical", "closeup", "clutter", "upside_down")
@@ -30,7 +30,7 @@ KIND_WEIGHTS = (0.35, 0.25, 0.15, 0.12, 0.13)
 # (width, height) of the frames players send: webcams and (downscaled) phone photos
 FRAMINGS = ((640, 480), (1280, 720), (540, 720), (720, 960))
 FRAMING_WEIGHTS = (0.35, 0.35, 0.15, 0.15)
-# realistic seeds live at this offset inside each split's range (training.scenes.SEED_RANGES)
+# realistic seeds live at this offset inside each split's range (training.data.scenes.SEED_RANGES)
 SEED_OFFSET = 60_000
 
 
@@ -389,7 +389,7 @@ class SceneVariation:
     """What training adds to realistic scenes; the test's scenes use none of it.
 
     ``photo_tables``: the share of scenes laid on a real photograph (the train part of
-    ``photos_dir``, training.real_photos) instead of a procedural table.
+    ``photos_dir``, training.data.real_photos) instead of a procedural table.
     ``decoy_faces``: the share of cards whose face is a photograph, noise or a piece of
     other art (for the localiser: a card is its outline, border, edge and shadow).
     ``layout_weights``: how piles are laid (default the test's ``LAYOUT_WEIGHTS``).
@@ -418,7 +418,7 @@ def decoy_face(rng, lib: ArtLibrary, photos_dir: str = "") -> np.ndarray:
     art."""
     r = rng.random()
     if photos_dir and r < 0.4:
-        from training.real_photos import crop_to, draw_photo
+        from training.data.real_photos import crop_to, draw_photo
         return crop_to(draw_photo(rng, photos_dir), rng, FACE_W, FACE_H, (0.15, 0.6))
     if r < 0.7:
         cells = [int(rng.integers(2, 12)) for _ in range(2)]
@@ -457,7 +457,7 @@ def realistic_scene(lib: ArtLibrary, seed: int, kind: str | None = None,
     cids, positions, card_h = pile_layout(rng, kind, n, w, h,
                                           dict(var.layout_weights) or None)
     if var.photo_tables and vrng.random() < var.photo_tables:
-        from training.real_photos import photo_table
+        from training.data.real_photos import photo_table
         bg = photo_table(vrng, w, h, var.photos_dir)
     else:
         bg = make_background(rng, w, h)

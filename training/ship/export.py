@@ -12,8 +12,8 @@ import torch.nn as nn
 
 from scorer.vision.geometry import CROP_H, CROP_W, REF_H, REF_W
 from scorer.vision.stages import as_input
-from training.data import LOC_H, LOC_W
-from training.models import DELTA_SCALE, RefNet, build_classifier, build_localiser
+from training.data.cache import LOC_H, LOC_W
+from training.nets.networks import DELTA_SCALE, RefNet, build_classifier, build_localiser
 
 
 class _Softmax(nn.Module):

@@ -1,4 +1,4 @@
-"""Export fine-tuned networks (``training.finetune``'s ``finetuned.pt``) as the ONNX
+"""Export fine-tuned networks (``training.stages.realistic``'s ``finetuned.pt``) as the ONNX
 files ``scorer.vision.Detector`` loads: localiser, box refiner and int8 classifier,
 with the detection settings of a localiser file (re-tune them after)."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from training.export import (checkpoint, export_models, export_refiner, quantize_classifier,
+from training.ship.export import (checkpoint, export_models, export_refiner, quantize_classifier,
                              set_config)
 
 
@@ -25,8 +25,8 @@ def onnx_config(loc_path: Path) -> dict:
 
 def calibration_crops(art_dir, n_scenes: int = 64, first_seed: int = 900_000) -> np.ndarray:
     """Classifier crops of ``n_scenes`` training scenes, for int8 calibration."""
-    from training.scenes import get_library
-    from training.stream import StreamConfig, scene_sample
+    from training.data.scenes import get_library
+    from training.data.stream import StreamConfig, scene_sample
 
     lib = get_library(art_dir)
     cfg = StreamConfig(art_dir=str(art_dir), first_seed=first_seed)
@@ -37,7 +37,7 @@ def calibration_crops(art_dir, n_scenes: int = 64, first_seed: int = 900_000) ->
 def export_finetuned(ft: Path | dict, base_loc: Path, out_dir: Path, name: str, art_dir,
                      int8: bool = True) -> Path:
     """Write ``{name}-localiser/-refiner/-classifier.onnx`` into ``out_dir`` from the
-    fine-tuned networks (``training.finetune``'s ``finetuned.pt``, as a file or loaded),
+    fine-tuned networks (``training.stages.realistic``'s ``finetuned.pt``, as a file or loaded),
     with the detection settings of ``base_loc``; the localiser's path."""
     ck = checkpoint(ft)
     nets = ck["nets"]

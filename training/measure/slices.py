@@ -1,4 +1,4 @@
-"""The realistic test: held-back realistic scenes (``training.realistic``), one slice per
+"""The realistic test: held-back realistic scenes (``training.data.realistic``), one slice per
 scene kind, measured the way scoring uses the cards.
 
 *Realistic framing* (the primary figure) requires every card at least half visible
@@ -23,53 +23,13 @@ import numpy as np
 from tqdm import tqdm
 
 from scorer.vision.geometry import quad_iou, quad_to_rect, rect_to_quad
-from training.evaluate import EQUIV, _multiset_hits, _prf
-from training.realistic import KINDS, realistic_scene, realistic_seed
-from training.scenes import ART_SETS, SEED_RANGES, get_library
+from training.measure.counting import EQUIV, Recall, Tally
+from training.data.realistic import KINDS, realistic_scene, realistic_seed
+from training.data.scenes import ART_SETS, SEED_RANGES, get_library
 
 MIN_PX = 40
 REQUIRED_VIS = 0.5
 PARTIAL_VIS = 0.25
-
-
-class _Tally:
-    """Card-level counts for one slice."""
-
-    def __init__(self):
-        self.exact = [0, 0, 0]
-        self.equiv = [0, 0, 0]
-        self.images = 0
-        self.images_ok = 0
-        self.false_cards = 0
-
-    def add(self, pred: list[int], req: list[int], opt: list[int]) -> None:
-        for key, f in (("exact", lambda i: i), ("equiv", lambda i: EQUIV[i])):
-            tp, fp, fn = _multiset_hits([f(i) for i in pred], [f(i) for i in req],
-                                        [f(i) for i in opt])
-            tot = getattr(self, key)
-            for t, v in enumerate((tp, fp, fn)):
-                tot[t] += v
-            if key == "equiv":
-                self.images += 1
-                self.images_ok += int(fp == 0 and fn == 0)
-                self.false_cards += fp
-
-    def report(self) -> dict:
-        return {"images": self.images, "equiv": _prf(*self.equiv), "exact": _prf(*self.exact),
-                "images_all_correct": round(self.images_ok / max(self.images, 1), 4),
-                "false_cards_per_image": round(self.false_cards / max(self.images, 1), 4)}
-
-
-class _Recall:
-    def __init__(self):
-        self.n = self.hit = 0
-
-    def add(self, hit: bool) -> None:
-        self.n += 1
-        self.hit += int(hit)
-
-    def report(self) -> dict:
-        return {"cards": self.n, "recall_equiv": round(self.hit / self.n, 4) if self.n else None}
 
 
 def _true_outline_reads(detector, img, cards) -> list[int]:
@@ -86,12 +46,12 @@ def evaluate_realistic(detector, art_dir=None, split: str = "test", per_kind: in
                        scene=realistic_scene) -> dict:
     """Realistic framing and its slices for ``per_kind`` scenes of each kind (read with
     ``profile``, a deck profile, when given). ``scene(lib, seed, kind, sets)`` renders
-    them: the realistic scenes, or the domain-shift slice's (``training.shift``)."""
+    them: the realistic scenes, or the domain-shift slice's (``training.data.shift``)."""
     lib = get_library(art_dir)
     start = SEED_RANGES[split][0]
-    overall = _Tally()
-    per_kind_t = {k: _Tally() for k in kinds}
-    recalls = {k: _Recall() for k in ("required", "half_hidden_50_80", "partial_25_50",
+    overall = Tally()
+    per_kind_t = {k: Tally() for k in kinds}
+    recalls = {k: Recall() for k in ("required", "half_hidden_50_80", "partial_25_50",
                                       "under_40px", "upside_down", "top_card_of_stack",
                                       "true_outline", "physical_deck")}
     loss = Counter()
@@ -226,7 +186,7 @@ def photo_candidates(detector, photos_dir, loc_threshold: float = 0.1) -> list:
     ``score_selection``: tuning then weighs the phantom cards a real table brings."""
     import cv2
 
-    from training.real_photos import split_photos
+    from training.data.real_photos import split_photos
     out = []
     with _thresholds_at(detector, loc_threshold):
         for path in tqdm(split_photos(photos_dir)["train"], desc="candidates photos (train)",
@@ -257,10 +217,10 @@ def score_selection(scenes: list, select) -> dict:
 def score_by_kind(scenes: list, select) -> tuple[dict, dict[str, dict]]:
     """``score_selection``'s report over all ``scenes`` and for each kind of scene, in
     one pass."""
-    overall, kinds = _Tally(), {}
+    overall, kinds = Tally(), {}
     for kind, cand, req, opt in scenes:
         pred = [int(i) for i in select(cand)]
-        for t in (overall, kinds.setdefault(kind, _Tally())):
+        for t in (overall, kinds.setdefault(kind, Tally())):
             t.add(pred, req, opt)
     return overall.report(), {k: v.report() for k, v in kinds.items()}
 

@@ -13,12 +13,12 @@ import json
 import shutil
 from pathlib import Path
 
-from training.export import set_config
-from training.lite_loc import export_lite_loc, snapshot_step
-from training.ship import onnx_config
-from training.negatives import false_cards
-from training.shift import SHIFT_KINDS, shift_scene
-from training.slices import evaluate_realistic
+from training.ship.export import set_config
+from training.stages.lite_loc import export_lite_loc, snapshot_step
+from training.ship.onnx_files import onnx_config
+from training.measure.photos import false_cards
+from training.data.shift import SHIFT_KINDS, shift_scene
+from training.measure.slices import evaluate_realistic
 
 
 def measure(loc_path: Path, art_dir, photos_dir, per_kind: int, threads: int = 1,

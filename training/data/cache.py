@@ -23,7 +23,7 @@ from tqdm import tqdm
 
 from scorer.vision.geometry import (CROP_H, CROP_W, quad_iou, quad_to_rect, rect_to_quad,
                                     rectify)
-from training.scenes import ART_SETS, SEED_RANGES, get_library, random_scene
+from training.data.scenes import ART_SETS, SEED_RANGES, get_library, random_scene
 
 LOC_W, LOC_H = 320, 240
 BACKGROUND = 48

@@ -254,3 +254,9 @@ def train_loop(nets: Mapping[str, torch.nn.Module], opt: torch.optim.Optimizer,
             break
     bar.close()
     return st
+
+
+def seed_all(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)

@@ -1,4 +1,4 @@
-"""The localiser on ImageNet features (``training.models.LiteLoc``), trained on streamed
+"""The localiser on ImageNet features (``training.nets.networks.LiteLoc``), trained on streamed
 scenes by the training engine, then exported beside the shipped classifier and refiner.
 
 Only the localiser trains here: the classifier already reads 97% of the required cards
@@ -20,13 +20,13 @@ from typing import Iterator, Sequence
 import numpy as np
 import torch
 
-from training.engine import RunState, Schedule, checkpoint_step, replayed, train_loop
-from training.finetune import _jitter, _to_input, _window
-from training.models import LiteLoc
-from training.realistic import LAYOUT_WEIGHTS, SceneVariation
+from training.stages.loop import RunState, Schedule, checkpoint_step, replayed, train_loop
+from training.stages.augment import colour_jitter, random_window, to_input
+from training.nets.networks import LiteLoc
+from training.data.realistic import LAYOUT_WEIGHTS, SceneVariation
 from training.recipe import LiteLocConfig
-from training.stream import StreamConfig, scene_loader
-from training.train import loc_loss
+from training.data.stream import StreamConfig, scene_loader
+from training.stages.targets import loc_loss
 
 
 def feature_batches(net: LiteLoc, loader, cfg: LiteLocConfig, device, seed: int = 0
@@ -38,9 +38,9 @@ def feature_batches(net: LiteLoc, loader, cfg: LiteLocConfig, device, seed: int 
 
     def fresh():
         for b in loader:
-            x = _to_input(b["img"], "cpu")
+            x = to_input(b["img"], "cpu")
             maps = [b[k] for k in ("hm", "ign", "reg", "regm", "band")]
-            x, maps = _window(_jitter(x, gen, 0.25, 25.0), maps, *cfg.window, gen, align=16)
+            x, maps = random_window(colour_jitter(x, gen, 0.25, 25.0), maps, *cfg.window, gen, align=16)
             with torch.no_grad():
                 f = net.frozen_features(x.to(device))
             yield f, [m.to(device) for m in maps]
@@ -54,7 +54,7 @@ def stream_config(art_dir: str, cfg: LiteLocConfig, exclude_sets=(),
     tables, real negatives, decoy faces, staggered stacks and heaps (those that need the
     real photographs check that they are there)."""
     if cfg.photo_tables or cfg.negatives or cfg.decoy_faces:
-        from training.real_photos import split_photos
+        from training.data.real_photos import split_photos
         split_photos(photos_dir)  # PhotosUnavailable, with where to get them
     extras = {k: v for k, v in (("staggered", cfg.staggered), ("heap", cfg.heaps)) if v}
     rest = 1 - sum(extras.values())
@@ -145,7 +145,7 @@ def averaged_weights(paths: Sequence[Path], frames: np.ndarray, out: Path,
     net.train()
     with torch.no_grad():
         for k in range(0, len(frames), batch):
-            net(_to_input(torch.from_numpy(frames[k:k + batch]), "cpu"))
+            net(to_input(torch.from_numpy(frames[k:k + batch]), "cpu"))
     save_weights(Path(out), net.eval())
     return Path(out)
 
@@ -183,8 +183,8 @@ def calibration_frames(stream: StreamConfig, n: int = 64,
     """``n`` letterboxed 640x480 frames of the lite localiser's training stream
     (``stream``: real tables, negatives and decoys included, so the int8 ranges cover
     the textures it meets), for int8 calibration; seeds apart from training's."""
-    from training.scenes import get_library
-    from training.stream import scene_sample
+    from training.data.scenes import get_library
+    from training.data.stream import scene_sample
 
     lib = get_library(stream.art_dir)
     cfg = replace(stream, first_seed=first_seed)
@@ -199,7 +199,7 @@ def export_lite_loc(ckpt: Path, base_loc: Path, out_dir: Path, name: str = "hana
     int8, calibrated on frames of this stream (``stream_config``)."""
     import onnx
 
-    from training.ship import onnx_config
+    from training.ship.onnx_files import onnx_config
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -225,6 +225,6 @@ def export_lite_loc(ckpt: Path, base_loc: Path, out_dir: Path, name: str = "hana
     entry.key, entry.value = "hanafuda", json.dumps(cfg)
     onnx.save(m, str(path))
     if calibrate is not None:
-        from training.export import quantize_localiser
+        from training.ship.export import quantize_localiser
         quantize_localiser(path, calibration_frames(calibrate), keep_float=FLOAT_NODES)
     return path

@@ -1,7 +1,7 @@
 """The ship rule's record in ``models/eval``: what a decision reads and what a ship leaves.
 
 - ``speed.json``: the shipped model's median a frame as on the reference machine, which
-  scales the next candidate's timing (``training.compare.Figures.scaled_ms``);
+  scales the next candidate's timing (``training.measure.compare.Figures.scaled_ms``);
 - ``photos-test-baseline.json``, ``eval-realistic-test-baseline.json``: the real-photo and
   realistic figures of the model the rule was set against (the eighth), kept at the first
   ship: its false cards must be halved, and each realistic kind held within 0.01 of it;
@@ -16,7 +16,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from training.compare import Baseline, Figures, ShipLimits, may_ship
+from training.measure.compare import Baseline, Figures, ShipLimits, may_ship
 
 # the candidate's evaluation files and the names they take once it ships
 SHIPPED_NAMES = (("eval-realistic-test-lite-loc.json", "eval-realistic-test.json"),

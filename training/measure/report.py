@@ -1,8 +1,8 @@
 """Render evaluation JSON files as markdown tables (pasted into models/MODEL_CARD.md).
 
-    python -m training.report models/eval/eval-realistic-test.json models/eval/eval-test.json
+    python -m training.measure.report models/eval/eval-realistic-test.json models/eval/eval-test.json
 
-The realistic test's files (``training.slices``) and the old test's (``training.evaluate``)
+The realistic test's files (``training.measure.slices``) and the old test's (``training.measure.evaluate``)
 are told apart by their keys; ``--compare OLD NEW`` puts two realistic files side by side.
 """
 
@@ -55,7 +55,7 @@ def table(res: dict) -> str:
 
 
 def realistic_table(res: dict, old: dict | None = None) -> str:
-    from training.slices import summary_rows
+    from training.measure.slices import summary_rows
     new_rows = summary_rows(res)
     if old is None:
         lines = [f"**{res['tag']}** ({res['split']}, {res['per_kind_scenes']} scenes of each "

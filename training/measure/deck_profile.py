@@ -1,8 +1,8 @@
 """Choose and measure the deck-profile blend (``scorer.vision.profile``).
 
-    python -m training.deck_profile --model M.onnx --split val --per-kind 8 --tune
-    python -m training.deck_profile --model M.onnx --split test --per-kind 8
-    python -m training.deck_profile --model LODO.onnx --sets hwatu-commons \
+    python -m training.measure.deck_profile --model M.onnx --split val --per-kind 8 --tune
+    python -m training.measure.deck_profile --model M.onnx --split test --per-kind 8
+    python -m training.measure.deck_profile --model LODO.onnx --sets hwatu-commons \
         --split lodo_test --per-kind 60 --full models/eval
 
 Each art set is enrolled from one clean render per card (four layout photos of 12
@@ -18,7 +18,7 @@ and no kind of scene worse by more than 0.005 with its own profile. Run it with 
 leave-one-deck-out model, so that one set is a deck the classifier never saw, as a
 player's own deck is. Without it, the module's constants are measured. ``--full DIR`` runs
 the whole realistic test
-(``training.slices.evaluate_realistic``: every slice, and which months are read as which)
+(``training.measure.slices.evaluate_realistic``: every slice, and which months are read as which)
 on each set with no profile and with its own, and writes both JSON files to DIR.
 """
 
@@ -39,9 +39,10 @@ from scorer.vision.enrol import enrol_folder, enrol_layouts
 from scorer.vision.profile import (BLEND_WEIGHT, CONFIDENT, MIN_SIMILARITY, TEMPERATURE,
                                    DeckProfile)
 from training import DEFAULT_ART_DIR
-from training.realistic import KINDS, realistic_scene, realistic_seed
-from training.scenes import ART_SETS, SEED_RANGES, get_library, render_scene
-from training.slices import MIN_PX, REQUIRED_VIS, _Tally
+from training.data.realistic import KINDS, realistic_scene, realistic_seed
+from training.data.scenes import ART_SETS, SEED_RANGES, get_library, render_scene
+from training.measure.counting import Tally
+from training.measure.slices import MIN_PX, REQUIRED_VIS
 
 CACHE_VERSION = 2  # scene caches (``--cache``) hold each scene's classified boxes
 
@@ -97,7 +98,7 @@ def scene_cache(det: Detector, art_set: str, split: str, per_kind: int) -> list:
 
 
 def score(det: Detector, cache: list, profile: DeckProfile | None) -> dict:
-    overall, kinds = _Tally(), {k: _Tally() for k in KINDS}
+    overall, kinds = Tally(), {k: Tally() for k in KINDS}
     for kind, found, probs, emb, req, opt in cache:
         cls: list = []
         if len(probs):  # picked as ``Detector.detect`` picks, with the profile's reading
@@ -137,7 +138,7 @@ def summary(res: dict) -> dict:
 def full_test(det: Detector, profiles: dict, split: str, per_kind: int, out: Path,
               how: str) -> int:
     """``evaluate_realistic`` on each set's scenes without a profile and with its own."""
-    from training.slices import evaluate_realistic, summary_rows
+    from training.measure.slices import evaluate_realistic, summary_rows
 
     for s, prof in profiles.items():
         runs = {f"deck-{split}-{s}-{label}": p for label, p in (("none", None),

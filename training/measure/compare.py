@@ -17,11 +17,11 @@ model's luckiest kind must not become every later model's bar. The figures over 
 a baseline, the shipped model is the baseline.
 
 The speed limit reads the candidate timed alternating with the shipped model on the same
-frames (``training.timing``), scaled by the shipped model's reference median over its median
+frames (``training.measure.timing``), scaled by the shipped model's reference median over its median
 in that run: on a machine slower or busier than the reference one, both slow down alike,
 and the limit means what it meant when it was set.
 
-    python -m training.compare OLD_REALISTIC.json NEW_REALISTIC.json OLD_SHIFT.json \\
+    python -m training.measure.compare OLD_REALISTIC.json NEW_REALISTIC.json OLD_SHIFT.json \\
         NEW_SHIFT.json [--photos OLD_PHOTOS.json NEW_PHOTOS.json] [--ms MS] \\
         [--shipped-ms MS] [--mib MIB] [--baseline BASELINE_REALISTIC.json \\
         BASELINE_PHOTOS.json]
@@ -142,7 +142,7 @@ def may_ship(old: Figures, new: Figures, limits: ShipLimits = ShipLimits(),
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m training.compare",
+    p = argparse.ArgumentParser(prog="python -m training.measure.compare",
                                 description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     for name in ("old_realistic", "new_realistic", "old_shift", "new_shift"):

@@ -2,12 +2,12 @@
 
 The localiser, the box refiner and the classifier start from the earlier stages' torch
 checkpoints (``NetSources``: one hand-over format, no weights recovered from ONNX) and
-train side by side, batch norms frozen, on the same scenes (``training.stream``),
+train side by side, batch norms frozen, on the same scenes (``training.data.stream``),
 rendered in worker processes.
 The localiser and refiner never see the held-out deck (``lodo_set``), so they serve the
-leave-one-deck-out classifier (``training.lodo``) too.
+leave-one-deck-out classifier (``training.stages.lodo``) too.
 
-Training runs for a number of steps or a time budget (``training.engine``: the learning
+Training runs for a number of steps or a time budget (``training.stages.loop``: the learning
 rates follow a cosine over it), on a GPU when there is one. It checkpoints every minute
 and resumes from its checkpoint.
 """
@@ -20,12 +20,13 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-from training.engine import Schedule, last_record, replayed, train_loop
-from training.export import checkpoint
-from training.models import DELTA_SCALE, LocNet, RefNet, build_classifier, freeze_bn
-from training.scenes import ART_SETS
-from training.stream import StreamConfig, scene_loader
-from training.train import loc_loss
+from training.stages.augment import colour_jitter, random_window, to_input, turn_half
+from training.stages.loop import Schedule, last_record, replayed, train_loop
+from training.ship.export import checkpoint
+from training.nets.networks import DELTA_SCALE, LocNet, RefNet, build_classifier, freeze_bn
+from training.data.scenes import ART_SETS
+from training.data.stream import StreamConfig, scene_loader
+from training.stages.targets import loc_loss
 
 CLS_ARCH = "lite0-b8f-x3"
 
@@ -44,27 +45,6 @@ class FinetuneConfig:
     loc_crop_h: int = 0  # frames): the frame's scale at a smaller input's cost
     lodo_set: str = "hwatu-commons"
     seed: int = 0
-
-
-def _to_input(x: torch.Tensor, device) -> torch.Tensor:
-    """(N,H,W,3) uint8 BGR -> (N,3,H,W) float RGB 0..255 on ``device``."""
-    return x.to(device, non_blocking=True).permute(0, 3, 1, 2).flip(1).float()
-
-
-def _jitter(x: torch.Tensor, gen: torch.Generator, gain: float = 0.2,
-            bright: float = 20.0) -> torch.Tensor:
-    """Each image's colour channels scaled by 1 +- ``gain``, its brightness moved by
-    +- ``bright`` (0..255 scale)."""
-    n = x.shape[0]
-    g = 1 - gain + 2 * gain * torch.rand(n, 3, 1, 1, generator=gen, device=x.device)
-    b = 2 * bright * torch.rand(n, 1, 1, 1, generator=gen, device=x.device) - bright
-    return (x * g + b).clamp(0, 255)
-
-
-def _turn_half(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    """Half the crops turned 180 degrees: the classifier reads cards either way up."""
-    turn = torch.rand(x.shape[0], generator=gen, device=x.device) < 0.5
-    return torch.where(turn[:, None, None, None], x.flip(2, 3), x)
 
 
 @dataclass(frozen=True)
@@ -112,37 +92,24 @@ class Nets:
             m.load_state_dict(state[k])
 
 
-def _window(x: torch.Tensor, maps: list[torch.Tensor], w: int, h: int, gen,
-            align: int = 4):
-    """The same random window (its corner on multiples of ``align``, at least the
-    output stride 4) of the frames and of their target maps."""
-    H, W = x.shape[2:]
-    if not w or not h or (w >= W and h >= H):
-        return x, maps
-    x0 = int(torch.randint((W - w) // align + 1, (1,), generator=gen, device=gen.device)) * align
-    y0 = int(torch.randint((H - h) // align + 1, (1,), generator=gen, device=gen.device)) * align
-    x = x[:, :, y0:y0 + h, x0:x0 + w]
-    return x, [m[..., y0 // 4:(y0 + h) // 4, x0 // 4:(x0 + w) // 4] for m in maps]
-
-
 def _losses(nets: Nets, b: dict, device, gen, lodo_idx: int, crop=(0, 0)) -> dict:
     """The networks' losses on batch ``b``. The localiser and the refiner never see the
     held-out deck (``lodo_idx``), so the leave-one-deck-out figures can use them."""
     keep = ~b["sets"][:, lodo_idx]
     out = {}
     if keep.any():
-        x = _jitter(_to_input(b["img"][keep], device), gen)
+        x = colour_jitter(to_input(b["img"][keep], device), gen)
         t = [b[k][keep].to(device, non_blocking=True) for k in ("hm", "ign", "reg", "regm")]
-        x, t = _window(x, t, *crop, gen)
+        x, t = random_window(x, t, *crop, gen)
         out["loc"] = loc_loss(nets.loc(x), *t, angle_weight=2.0)[0]
     keep = b["ref_set"] != lodo_idx
     if keep.any():
-        xr = _jitter(_to_input(b["ref_x"][keep], device), gen)
+        xr = colour_jitter(to_input(b["ref_x"][keep], device), gen)
         y = (b["ref_y"][keep].to(device) / torch.tensor(DELTA_SCALE, device=device)
              ).clamp(-6, 6)
         out["ref"] = F.smooth_l1_loss(nets.ref(xr), y)
     if len(b["cls_y"]):
-        xc = _turn_half(_jitter(_to_input(b["cls_x"], device), gen), gen)
+        xc = turn_half(colour_jitter(to_input(b["cls_x"], device), gen), gen)
         y = b["cls_y"].to(device)
         out["cls"] = F.cross_entropy(nets.cls(xc), y, label_smoothing=0.05)
     return out
@@ -152,7 +119,7 @@ def finetune(sources: NetSources, out_dir: Path, art_dir: str, cfg: FinetuneConf
              log=print, device: str = "auto") -> dict:
     """Train for ``cfg.steps`` steps, or else for ``cfg.minutes`` (counting earlier runs
     resumed from ``out_dir``), with the training engine. Its checkpoint,
-    ``finetuned.pt``, is what ``training.ship`` exports (the networks are under
+    ``finetuned.pt``, is what ``training.ship.onnx_files`` exports (the networks are under
     ``nets``; ``config`` names the classifier's architecture). Returns the history.
     ``device``: "auto" (a GPU if there is one), "cpu" or "cuda"."""
     out_dir = Path(out_dir)

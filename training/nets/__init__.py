@@ -1,0 +1,1 @@
+"""Where the networks are defined (networks) and saved (checkpoint)."""

@@ -1,0 +1,40 @@
+"""Augmentations on batched tensors, shared by the streamed stages (realistic, lite
+localiser, leave-one-deck-out): colour, half turns, random windows."""
+
+from __future__ import annotations
+
+import torch
+
+
+def to_input(x: torch.Tensor, device) -> torch.Tensor:
+    """(N,H,W,3) uint8 BGR -> (N,3,H,W) float RGB 0..255 on ``device``."""
+    return x.to(device, non_blocking=True).permute(0, 3, 1, 2).flip(1).float()
+
+
+def colour_jitter(x: torch.Tensor, gen: torch.Generator, gain: float = 0.2,
+            bright: float = 20.0) -> torch.Tensor:
+    """Each image's colour channels scaled by 1 +- ``gain``, its brightness moved by
+    +- ``bright`` (0..255 scale)."""
+    n = x.shape[0]
+    g = 1 - gain + 2 * gain * torch.rand(n, 3, 1, 1, generator=gen, device=x.device)
+    b = 2 * bright * torch.rand(n, 1, 1, 1, generator=gen, device=x.device) - bright
+    return (x * g + b).clamp(0, 255)
+
+
+def turn_half(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """Half the crops turned 180 degrees: the classifier reads cards either way up."""
+    turn = torch.rand(x.shape[0], generator=gen, device=x.device) < 0.5
+    return torch.where(turn[:, None, None, None], x.flip(2, 3), x)
+
+
+def random_window(x: torch.Tensor, maps: list[torch.Tensor], w: int, h: int, gen,
+            align: int = 4):
+    """The same random window (its corner on multiples of ``align``, at least the
+    output stride 4) of the frames and of their target maps."""
+    H, W = x.shape[2:]
+    if not w or not h or (w >= W and h >= H):
+        return x, maps
+    x0 = int(torch.randint((W - w) // align + 1, (1,), generator=gen, device=gen.device)) * align
+    y0 = int(torch.randint((H - h) // align + 1, (1,), generator=gen, device=gen.device)) * align
+    x = x[:, :, y0:y0 + h, x0:x0 + w]
+    return x, [m[..., y0 // 4:(y0 + h) // 4, x0 // 4:(x0 + w) // 4] for m in maps]
