@@ -123,9 +123,24 @@ def test_reopen_round_2_of_4_on_the_page(playwright_sync, tmp_path: Path) -> Non
         wait_ready(page)
         assert page.text_content("#winner-banner") == "Game over — Bob wins"
 
+        # reopening asks first: one click only asks, Keep it leaves the game as it was
         page.click("#history details.round[data-round='2'] summary")
         page.click("#history details.round[data-round='2'] button.reopen")
+        assert "scored again" in page.text_content("#history details.round[data-round='2'] button.confirm-reopen")
+        page.click("#history details.round[data-round='2'] button.keep")
+        assert page.is_hidden("#round-panel") and page.is_visible("#winner-banner")
+        assert _call(api, "GET", f"{server.url}/api/games/{gid}")["finished"]
+        page.click("#history details.round[data-round='2'] summary")
+        page.click("#history details.round[data-round='2'] button.reopen")
+        page.click("#history details.round[data-round='2'] button.confirm-reopen")
         page.wait_for_selector("#round-panel:not([hidden])")
+        # the chart while round 2 is reopened: rounds 1, 3, 4 each at their own label
+        at = page.eval_on_selector_all(
+            "#chart circle[data-owner='Ann']", "els => els.map(e => [e.dataset.round, e.getAttribute('cx')])")
+        labels = dict(page.eval_on_selector_all(
+            "#chart text.round-label", "els => els.map(e => [e.textContent, e.getAttribute('x')])"))
+        assert [r for r, _ in at] == ["0", "1", "3", "4"], at
+        assert [x for _, x in at] == [labels["start"], labels["R1"], labels["R3"], labels["R4"]], (at, labels)
         assert page.text_content("#round-title") == "Round 2 of 4"
         assert "3, 4 will be scored again" in page.text_content("#round-info")
         assert page.is_hidden("#winner-banner")
@@ -135,6 +150,16 @@ def test_reopen_round_2_of_4_on_the_page(playwright_sync, tmp_path: Path) -> Non
         page.click("#confirm-round")
         page.wait_for_selector("#round-panel", state="hidden")
 
+        # what changed in round 2 and in every round after it
+        changes = page.eval_on_selector_all("#rescore-changes li", "els => els.map(e => e.textContent)")
+        assert changes == ["Round 2: Bob 40 → 20 · winner Bob → Ann",
+                           "Round 3: winner Bob → Ann · dealer Bob → Ann",
+                           "Round 4: winner Bob → Ann · dealer Bob → Ann"], changes
+        assert page.is_visible("#rescore-changes")
+        # the earlier result beside the corrected one
+        assert page.text_content("#history details.round[data-round='3'] .earlier-result p") == \
+            "dealer Bob · Ann 20, Bob 20 · winner Bob"
+        assert page.locator("#history details.round[data-round='1'] .earlier-result").count() == 0
         assert page.text_content("#winner-banner") == "Game over — Ann wins"
         totals = dict(page.eval_on_selector_all(
             "#standings tbody tr", "rows => rows.map(r => [r.dataset.owner, "
@@ -142,7 +167,7 @@ def test_reopen_round_2_of_4_on_the_page(playwright_sync, tmp_path: Path) -> Non
         assert totals == {"Ann": "100", "Bob": "80"}
         summaries = page.eval_on_selector_all("#history details.round summary",
                                               "els => els.map(e => e.textContent)")
-        assert summaries == [f"Round {n} — dealer {d} — winner Ann"
+        assert summaries == [f"Round {n} — dealer {d} — winner Ann" + (" (corrected; was Bob)" if n > 1 else "")
                              for n, d in ((4, "Ann"), (3, "Ann"), (2, "Ann"), (1, "Bob"))]
         csv = api.get(f"{server.url}/api/games/{gid}/export.csv").text().splitlines()
         assert csv[-2].split(",")[2:5] == ["4", "Ann", "Ann"] and csv[-1].endswith(",Ann,Ann,80")

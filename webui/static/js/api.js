@@ -112,17 +112,23 @@ export function localTime(iso) {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
 }
 
-// A Delete button that asks first: it becomes "<question>" and "Keep it"; yes sends
-// DELETE to `url`, then (either way) `reload` redraws the list.
-export function askFirst(button, question, url, done, reload) {
+// A button that asks first: it becomes "<question>" (class `yesClass`) and "Keep it";
+// yes runs `onYes`, Keep it runs `onNo` (both usually redraw what the button was in).
+export function askBefore(button, question, onYes, onNo, yesClass = "confirm") {
   button.addEventListener("click", () => {
-    const yes = el("button", { type: "button", class: "danger confirm-delete" }, question);
-    const no = el("button", { type: "button" }, "Keep it");
+    const yes = el("button", { type: "button", class: `danger ${yesClass}` }, question);
+    const no = el("button", { type: "button", class: "keep" }, "Keep it");
     button.replaceWith(yes, no);
-    no.addEventListener("click", reload);
-    yes.addEventListener("click", async () => {
-      try { await api("DELETE", url); toast(done); } catch (err) { toast(err.message, true); }
-      reload();
-    });
+    no.addEventListener("click", onNo);
+    yes.addEventListener("click", onYes);
   });
+}
+
+// A Delete button that asks first (askBefore): yes sends DELETE to `url`, then (either
+// way) `reload` redraws the list.
+export function askFirst(button, question, url, done, reload) {
+  askBefore(button, question, async () => {
+    try { await api("DELETE", url); toast(done); } catch (err) { toast(err.message, true); }
+    reload();
+  }, reload, "confirm-delete");
 }

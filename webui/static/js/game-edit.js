@@ -2,6 +2,7 @@
 // correction), saving a pile, confirming the round, and the game's deck settings.
 import { api, count, el, toast } from "./api.js";
 import { cardLabel, pickCard } from "./cards.js";
+import { describeRescore, lastRescores, wasReopened } from "./rescore.js";
 import { $, base, draftOf, openDraft, openRound, pictures, pileOf, savedPile, savedVersion, shownCodes, staleOf,
   state, storeExpected, unsavedOwners, usedFlags } from "./game-state.js";
 import { context, formWords, missingContext, render, renderDeck, showRoundError } from "./game-render.js";
@@ -144,6 +145,8 @@ export async function confirmRound() {
     input.focus();
     return;
   }
+  // a reopened round: confirming it again scores it and the rounds after it anew
+  const reopened = wasReopened(state.game.corrections, state.game.open_round);
   try {
     const data = await api("POST", `${base}/rounds/${state.game.open_round}/confirm`, { context: context() });
     state.expected = new Map();    // the round is closed
@@ -151,12 +154,24 @@ export async function confirmRound() {
     state.lastResult = data.round;
     state.game = data.game;
     render();
-    const done = `Round ${data.round.number} confirmed: ${data.round.result.winner ? `${data.round.result.winner} wins it` : "nobody won it"}`;
+    const rescored = reopened ? lastRescores(data.game.corrections) : [];
+    showRescores(data.round.number, rescored);
+    const done = `Round ${data.round.number} confirmed: ${data.round.result.winner ? `${data.round.result.winner} wins it` : "nobody won it"}` +
+      (rescored.length > 1 ? `; rounds ${rescored.slice(1).map((c) => c.round_number).join(", ")} scored again (what changed is under its result)` : "");
     if (data.learned) toast(`${done}; ${count(data.learned, "card crop")} learned for deck ${data.game.deck}`);
     else if (data.learn_note) toast(`${done}; ${data.learn_note}`);
     else toast(done);          // replaces any toast left, a refused attempt's among them
     $("last-result").scrollIntoView({ block: "nearest" });
   } catch (err) { showRoundError(new Error(formWords(err.message))); }
+}
+
+// What confirming reopened round `number` again changed, in it and every round after
+// it (old -> new scores, winner, dealer), under its result; none: hidden.
+function showRescores(number, rescored) {
+  const box = $("rescore-changes");
+  box.hidden = !rescored.length;
+  box.replaceChildren(...(rescored.length ? [el("p", { text: `Round ${number} confirmed again: what changed` }),
+    el("ul", {}, rescored.map((c) => el("li", { class: "rescore", dataset: { round: c.round_number } }, describeRescore(c))))] : []));
 }
 
 // Reopen a confirmed round for fixes: it is the open round again until it is confirmed.
@@ -167,6 +182,7 @@ export async function reopenRound(number) {
     $("round-context").dataset.round = "";
     state.lastResult = null;
     $("last-result").hidden = true;
+    showRescores(number, []);
     render();
     toast(`round ${number} is open: fix it, then confirm it again`);
     $("round-panel").scrollIntoView({ block: "nearest" });

@@ -1,10 +1,11 @@
 // The game page's rendering: the open round's piles, the round's context form, results,
 // standings, the deck setting and the rounds played. What a button does is in `actions`,
 // filled in by game.js (capture and the writes to the server render through here).
-import { count, el, signed, toast } from "./api.js";
+import { askBefore, count, el, signed, toast } from "./api.js";
 import { runningChart } from "./chart.js";
 import { cardLabel, colourChip, monthLabel, monthOrder, roleOf } from "./cards.js";
 import { countNote } from "./piles.js";
+import { earlierResult, resultLine } from "./rescore.js";
 import { gostopTable } from "./result-gostop.js";
 import { $, checksOf, draftOf, labelOf, markStale, openRound, otherOwnerOf, pileOf, shownCodes, staleOf, state,
   storeExpected, storePiles, unsavedOwners } from "./game-state.js";
@@ -279,7 +280,9 @@ function renderStandings() {
       el("th", {}, o, s.winner === o && s.finished ? el("img", { class: "trophy", src: "/static/img/trophy.svg", alt: " (winner)", width: 16, height: 16 }) : null),
       el("td", { class: "num total", text: signed(totals[o] ?? 0) }),
       victories ? el("td", { class: "num", text: victories[o] ?? 0 }) : null))));
-  $("chart").replaceChildren(...((s.running || []).length ? [runningChart(owners, s.running, g.rounds_planned)] : []));
+  // the confirmed rounds' numbers: a reopened round leaves its place empty on the chart
+  const numbers = g.rounds.filter((r) => r.confirmed).map((r) => r.number).sort((a, b) => a - b);
+  $("chart").replaceChildren(...((s.running || []).length ? [runningChart(owners, s.running, g.rounds_planned, numbers)] : []));
   const banner = $("winner-banner");
   banner.hidden = !s.finished;
   if (s.finished) banner.textContent = s.winner ? `Game over — ${s.winner} wins` : "Game over — a tie";
@@ -300,16 +303,29 @@ export function renderDeck() {
   $("deck-note").textContent = note || "";
 }
 
+// The rounds played, latest first: each result, the one it had before a fix changed it
+// (reopened and confirmed again) beside it, and a Reopen button that asks first.
 function renderHistory() {
   const g = state.game;
   const done = g.rounds.filter((r) => r.confirmed);
-  $("history").replaceChildren(...(done.length ? done.slice().reverse().map((r) =>
-    el("details", { class: "round", dataset: { round: r.number } },
+  $("history").replaceChildren(...(done.length ? done.slice().reverse().map((r) => {
+    const earlier = earlierResult(g.corrections, r.number);
+    const later = done.filter((d) => d.number > r.number).map((d) => d.number);
+    const reopen = el("button", { type: "button", class: "reopen", title: "fix this round's piles; confirming it again scores it and the rounds after it anew" },
+      `Reopen round ${r.number} to fix it`);
+    askBefore(reopen, `Reopen round ${r.number}${g.finished ? " of this finished game" : ""}` +
+      (later.length ? ` (round${later.length > 1 ? "s" : ""} ${later.join(", ")} will be scored again)` : ""),
+    () => actions.reopen(r.number), renderHistory, "confirm-reopen");
+    return el("details", { class: "round", dataset: { round: r.number } },
       el("summary", { text: `Round ${r.number} — dealer ${r.dealer} — winner ${r.result.winner || "nobody"}` +
+        (earlier ? ` (corrected; was ${earlier.winner || "nobody"})` : "") +
         (r.learned ? ` — ${count(r.learned, "card crop")} learned` : "") }),
-      resultTable(r.result, g.owners),
-      el("button", { type: "button", class: "reopen", title: "fix this round's piles; confirming it again scores it and the rounds after it anew",
-        onclick: () => actions.reopen(r.number) }, `Reopen round ${r.number} to fix it`))) : [el("p", { class: "muted", text: "No round confirmed yet." })]));
+      el("div", { class: earlier ? "results corrected" : "results" },
+        el("div", { class: "result-now" }, earlier ? el("h4", { text: "Now" }) : null, resultTable(r.result, g.owners)),
+        earlier ? el("div", { class: "earlier-result" }, el("h4", { text: "Before the fix" }),
+          el("p", { text: resultLine(earlier) }), resultTable(earlier, g.owners)) : null),
+      reopen);
+  }) : [el("p", { class: "muted", text: "No round confirmed yet." })]));
 }
 
 export function render() {

@@ -1,0 +1,55 @@
+// A reopened round confirmed again scores it and the rounds after it anew; the game's
+// correction log keeps each round's result before and after ("rescore"). Pure helpers
+// that read that log: what the last confirmation changed, and a round's earlier result.
+import { signed } from "./api.js";
+
+// Is round `number` reopened since it was last scored (confirming it rescores it)?
+export function wasReopened(corrections, number) {
+  const last = [...(corrections || [])].reverse()
+    .find((c) => c.round_number === number && ["reopen", "rescore"].includes(c.action));
+  return !!last && last.action === "reopen";
+}
+
+// The rescore entries the last confirmation logged (the log's last entries), by round.
+export function lastRescores(corrections) {
+  const out = [];
+  for (let i = (corrections || []).length - 1; i >= 0 && corrections[i].action === "rescore"; i--) {
+    out.unshift(corrections[i]);
+  }
+  return out;
+}
+
+function scoreChanges(before, after) {
+  const owners = [...new Set([...Object.keys(before.scores || {}), ...Object.keys(after.scores || {})])];
+  return owners.filter((o) => (before.scores || {})[o] !== (after.scores || {})[o])
+    .map((o) => `${o} ${signed((before.scores || {})[o])} → ${signed((after.scores || {})[o])}`);
+}
+
+// "Round 3: Ann 20 → 40, Bob 40 → 20 · winner Bob → Ann · dealer Bob → Ann", or
+// "Round 4: no change".
+export function describeRescore(entry) {
+  const before = entry.before || {}, after = entry.after || {};
+  const parts = [];
+  const scores = scoreChanges(before, after);
+  if (scores.length) parts.push(scores.join(", "));
+  for (const [field, none] of [["winner", "nobody"], ["dealer", "—"]]) {
+    if ((before[field] || null) !== (after[field] || null)) {
+      parts.push(`${field} ${before[field] || none} → ${after[field] || none}`);
+    }
+  }
+  return `Round ${entry.round_number}: ${parts.length ? parts.join(" · ") : "no change"}`;
+}
+
+// The result round `number` had before its latest rescoring changed it, or null.
+export function earlierResult(corrections, number) {
+  const entry = [...(corrections || [])].reverse()
+    .find((c) => c.action === "rescore" && c.round_number === number);
+  if (!entry || !entry.before || describeRescore(entry).endsWith(": no change")) return null;
+  return entry.before;
+}
+
+// "dealer Bob · Ann 20, Bob 40 · winner Bob": a result in one line.
+export function resultLine(result) {
+  const scores = Object.entries(result.scores || {}).map(([o, s]) => `${o} ${signed(s)}`).join(", ");
+  return `dealer ${result.dealer || "—"} · ${scores} · winner ${result.winner || "nobody"}`;
+}
