@@ -12,6 +12,11 @@ pool takes turns by **client address** instead:
 * A request **without the access token** (``admits`` says so; it can only be refused)
   waits behind every one that has it, and at most ``guest_threads`` of them run at once:
   strangers on the Wi-Fi can never hold the threads the cameras need.
+* One address runs at most ``threads - reserve`` requests at once (``reserve``: a
+  quarter of the threads), so another address always finds a thread free at once: a
+  greedy host's 40 connections wait here, in its own queue, not in the cameras' way.
+* A connection whose request has the token is ``proven`` (``webui.connections``): it is
+  never closed to make room for a stranger's socket.
 """
 
 from __future__ import annotations
@@ -35,10 +40,13 @@ class FairDispatcher(ThreadedTaskDispatcher):
     """waitress's thread pool with turns per client address (see the module)."""
 
     def __init__(self, admits: Callable[[Any], bool] | None = None,
-                 guest_threads: int = 2) -> None:
+                 guest_threads: int = 2,
+                 proven: Callable[[Any], None] | None = None) -> None:
         super().__init__()
         self.admits = admits or (lambda task: True)
+        self.proven = proven
         self.guest_threads = max(1, int(guest_threads))
+        self.per_address = 1                        # set with the thread count
         self._waiting: OrderedDict[str, deque[Any]] = OrderedDict()   # with the token
         self._guests: OrderedDict[str, deque[Any]] = OrderedDict()    # without
         self._running: Counter[str] = Counter()
@@ -50,6 +58,8 @@ class FairDispatcher(ThreadedTaskDispatcher):
             guest = not self.admits(task)
         except Exception:   # a request that cannot be read for a token is a guest's
             guest = True
+        if not guest and self.proven is not None:
+            self.proven(task)
         with self.lock:
             queues = self._guests if guest else self._waiting
             queues.setdefault(address(task), deque()).append((task, guest))
@@ -63,12 +73,19 @@ class FairDispatcher(ThreadedTaskDispatcher):
             if not queues or not open_:
                 continue
             who = min(queues, key=lambda a: self._running[a])    # the first among ties
+            if open_ and queues is self._waiting and self._running[who] >= self.per_address:
+                continue                    # every waiting address holds its share
             waiting = queues.pop(who)
             task, guest = waiting.popleft()
             if waiting:
                 queues[who] = waiting                            # to the end: its turn
             return task, who, guest
         return None
+
+    def set_thread_count(self, count: int) -> None:
+        with self.lock:
+            self.per_address = max(1, count - max(1, count // 4))
+        super().set_thread_count(count)
 
     def handler_thread(self, thread_no: int) -> None:
         while True:

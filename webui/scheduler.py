@@ -11,8 +11,12 @@ workers, fairly, with a short deadline, instead of refused at a fixed cap.
   connections in turn; so 40 connections from one address get one address's share, and
   eight cameras of one laptop share its turns evenly (alone, they get every turn). A
   light job that cannot start within ``deadline`` seconds is refused (``Busy``, 503 with
-  Retry-After), at once when the turns ahead of it show it cannot, else when its
-  deadline passes.
+  Retry-After): at once when the turns ahead of it show it cannot and its address has
+  no frame waiting yet, else when its deadline passes (so a host that posts on many
+  connections waits for its refusals, one a connection a deadline, instead of
+  spinning on them). While several addresses post frames, one runs at most its share
+  of the workers (``webui.shares``): a camera's frame starts at once beside a greedy
+  host, not after one of its frames.
 * **Heavy jobs** (a large photo, an image bomb, an enrolment, learning) cost in proportion
   to their pixels. They run on threads of their own, ``workers - 1`` of them (one with a
   single worker), at background priority (``webui.priority``): a heavy decode takes only
@@ -34,12 +38,13 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections import OrderedDict, deque
+from collections import Counter, OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable, TypeVar
 
 from scorer.errors import Busy
 from webui import priority
+from webui.shares import Shares
 
 T = TypeVar("T")
 
@@ -106,6 +111,8 @@ class Scheduler:
         self._sharing = 0               # heavy jobs running in light slots (no priority)
         self._heavy_pixels = 0          # waiting and running
         self._light_running = 0
+        self._running_of: Counter[Hashable] = Counter()    # light jobs running per address
+        self._shares = Shares()
         self._light_seconds = 0.05      # running mean of a light job's time (first guess)
         self.stats = {"run": 0, "heavy": 0, "busy": 0, "superseded": 0, "expired": 0,
                       "early": 0}
@@ -145,11 +152,12 @@ class Scheduler:
         if old is not None:
             self.stats["superseded"] += 1
             old.finish(error=Superseded("a newer frame from this client was taken instead"))
+        self._shares.seen(job.address)
         waiting = sum(len(q) for q in self._light.values())
         ahead = self._ahead(job.address)
         free = max(1, self._light_slots())
-        if waiting >= self.max_clients or \
-                (ahead / free) * self._light_seconds > self.deadline:
+        if waiting >= self.max_clients or (not mine and
+                                           (ahead / free) * self._light_seconds > self.deadline):
             self.stats["busy"] += 1
             if mine is not None and not mine:
                 del self._light[job.address]
@@ -227,10 +235,10 @@ class Scheduler:
                     del self._light[job.address]
 
     @staticmethod
-    def _take(queues: OrderedDict) -> _Job:
+    def _take(queues: OrderedDict[Hashable, deque[_Job]]) -> _Job:
         """The first job of the first address in turn; that address goes to the end."""
         address, mine = queues.popitem(last=False)
-        job = mine.popitem(last=False)[1] if isinstance(mine, OrderedDict) else mine.popleft()
+        job = mine.popleft()
         if mine:
             queues[address] = mine
         return job
@@ -254,13 +262,22 @@ class Scheduler:
         return self.workers - self._sharing
 
     def _next_light(self) -> _Job:
-        """The next light job to run (called holding the lock; waits for one)."""
+        """The next light job to run (called holding the lock; waits for one): of the
+        first address in turn that holds less than its share of the workers."""
         while True:
             now = time.monotonic()
-            while self._light and self._light_running < self._light_slots():
-                job = self._take(self._light)
+            share = self._shares.share(self._light_slots(), now)
+            while self._light_running < self._light_slots():
+                address = next((a for a in self._light if self._running_of[a] < share), None)
+                if address is None:
+                    break
+                mine = self._light.pop(address)
+                job = mine.popitem(last=False)[1]
+                if mine:
+                    self._light[address] = mine             # to the end: its turn
                 if job.start_by >= now:
                     self._light_running += 1
+                    self._running_of[address] += 1
                     job.started = True
                     return job
                 self._expire(job)
@@ -323,6 +340,9 @@ class Scheduler:
                 self._heavy_done(job)
             else:
                 self._light_running -= 1
+                self._running_of[job.address] -= 1
+                if self._running_of[job.address] <= 0:
+                    del self._running_of[job.address]
                 self._light_seconds = 0.8 * self._light_seconds + 0.2 * took
             self._light_ready.notify_all()
             self._heavy_ready.notify_all()

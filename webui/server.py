@@ -14,6 +14,11 @@ added here (loopback is not exempt: 127.0.0.2 is another host to these rules):
 * **A cap on connections per client address** (``per_address`` 32): beyond it a new
   connection from that address is closed at once, so one host cannot take the
   ``connection_limit`` for everyone. Pending connections are accepted in batches.
+* **Room for the clients with the token** (``webui.connections``): a connection is
+  unproven until a request of its own carries the token; unproven ones together are
+  capped at ``unproven_limit`` (768), the oldest idle one closed for a new arrival, so
+  many addresses' idle sockets never fill the ``connection_limit`` and a camera or a
+  health check with the token always gets in.
 * **Fair request threads** (``webui.dispatcher``): turns per client address, and the
   requests without the access token behind the others, on at most two threads.
 
@@ -59,7 +64,6 @@ import ssl
 import struct
 import threading
 import time
-from collections import Counter
 from typing import Any, Callable
 
 from waitress.adjustments import Adjustments
@@ -67,6 +71,7 @@ from waitress.channel import HTTPChannel
 from waitress.server import MultiSocketServer, TcpWSGIServer
 from waitress.task import ErrorTask
 
+from webui.connections import Connections, peer
 from webui.dispatcher import FairDispatcher
 from webui import early
 from webui.oversize import DRAIN_MAX
@@ -86,6 +91,7 @@ THREADS = 16
 HEADER_DEADLINE = 10.0
 REQUEST_DEADLINE = 120.0
 PER_ADDRESS = 32
+UNPROVEN_LIMIT = 768        # connections without the token yet, of the 1000
 GUEST_THREADS = 2
 ACCEPT_BATCH = 64
 LARGE_BLOCK = 4 * 1024 * 1024
@@ -121,7 +127,7 @@ class Channel(HTTPChannel):
         parser = type(self).parser_class
         if isinstance(parser, type) and issubclass(parser, early.PeekingParser):
             # each request's parser knows its peer's address (for webui.early)
-            self.parser_class = functools.partial(parser, peer=_ip(addr))
+            self.parser_class = functools.partial(parser, peer=peer(addr))
         super().__init__(server, sock, addr, adj, map=map)
 
     def received(self, data: bytes) -> bool:
@@ -303,31 +309,6 @@ class TLSChannel(Channel):
             super().close()
 
 
-class Connections:
-    """Open connections per client address, shared by the listening sockets."""
-
-    def __init__(self, per_address: int) -> None:
-        self.per_address = per_address
-        self.count: Counter[str] = Counter()
-        self.refused = 0
-
-    def full(self, addr: str) -> bool:
-        return self.count[addr] >= self.per_address
-
-    def opened(self, channel: Any) -> None:
-        self.count[_ip(channel.addr)] += 1
-
-    def closed(self, channel: Any) -> None:
-        ip = _ip(channel.addr)
-        self.count[ip] -= 1
-        if self.count[ip] <= 0:
-            del self.count[ip]
-
-
-def _ip(addr: Any) -> str:
-    return str(addr[0]) if isinstance(addr, tuple) and addr else "?"
-
-
 class Server(TcpWSGIServer):
     """waitress's TCP server with the per-address cap and the request deadlines."""
 
@@ -343,7 +324,7 @@ class Server(TcpWSGIServer):
                 if pair is None:
                     return
                 conn, addr = pair
-                if self.connections.full(_ip(addr)):
+                if self.connections.full(peer(addr)):
                     self.connections.refused += 1
                     conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
                                     struct.pack("ii", 1, 0))     # reset: no TIME_WAIT here
@@ -352,6 +333,9 @@ class Server(TcpWSGIServer):
                 self.set_socket_options(conn)
             except OSError:
                 return
+            for victim in self.connections.victims():
+                self.connections.shed += 1
+                _reset(victim)
             self.channel_class(self, conn, self.fix_addr(addr), self.adj, map=self._map)
 
     def maintenance(self, now: float) -> None:
@@ -361,6 +345,15 @@ class Server(TcpWSGIServer):
             if isinstance(channel, Channel) and \
                     channel.overdue(mono, self.header_deadline, self.request_deadline):
                 channel.will_close = True       # closed by the loop's next turn
+
+
+def _reset(channel: Any) -> None:
+    """Close a connection at once, with a reset (no TIME_WAIT kept here for it)."""
+    try:
+        channel.socket.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    except (OSError, AttributeError):
+        pass
+    channel.handle_close()
 
 
 def _return_large_blocks(size: int = LARGE_BLOCK) -> bool:
@@ -388,6 +381,7 @@ def make_server(app: Any, host: str, port: int, threads: int = THREADS,
                 header_deadline: float = HEADER_DEADLINE,
                 request_deadline: float = REQUEST_DEADLINE,
                 per_address: int = PER_ADDRESS, guest_threads: int = GUEST_THREADS,
+                unproven_limit: int = UNPROVEN_LIMIT,
                 admits: Callable[[Any], bool] | None = None,
                 judge: early.Judge | None = None, **overrides: Any) -> Any:
     """A waitress server for ``app`` on ``host:port`` with ``SETTINGS`` (``overrides``
@@ -409,9 +403,10 @@ def make_server(app: Any, host: str, port: int, threads: int = THREADS,
     if admits is None:
         from webui.security import admits_for
         admits = admits_for(app)
-    dispatcher = FairDispatcher(admits, guest_threads)
+    shared = Connections(per_address, max(1, min(unproven_limit,
+                                                 int(settings["connection_limit"]) - 16)))
+    dispatcher = FairDispatcher(admits, guest_threads, proven=shared.proven)
     dispatcher.set_thread_count(threads)
-    shared = Connections(per_address)
     if judge is None and "hanafuda" in getattr(app, "extensions", {}):
         judge = early.judge_for(app)
     # bodies over the cap drained and answered with the JSON 413 (webui.oversize), the

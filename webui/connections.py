@@ -1,0 +1,117 @@
+"""The open connections of ``hanafuda serve``, counted per client address, and the ones
+that have not yet shown the access token shed first when there are too many.
+
+Issue 45: 25 idle sockets from each of 40 addresses stay under the per-address cap, but
+together they filled waitress's connection limit, and at the limit waitress stops
+accepting: a camera or a health check with the token could not even connect. Here a
+connection is **unproven** until a request of its own carries the token (or the
+cookie), as the request threads judge it (``webui.dispatcher``); then it is **proven**
+and never shed for a stranger. Unproven connections together are capped
+(``unproven_limit``, below the connection limit, so room is always left for the proven
+ones and waitress never stops accepting because of strangers): when a new connection
+would pass the cap, the oldest unproven one is closed first, preferring, in order,
+
+1. one from an address that never showed the token, with no request half-read or
+   waiting to be served (an idle or trickling socket: what an attacker holds);
+2. one from such an address that is reading a request (its headers done, its body
+   still coming: a large upload whose token is not yet seen is spared while there is
+   anything idler to close);
+3. any unproven one, the oldest first (an address that showed the token may have
+   opened it, a browser's spare connection: it reconnects by itself).
+
+A new connection is the newest, so it is closed last: it has ``unproven_limit`` newer
+arrivals' time to send its request, and a client's request arrives in milliseconds.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter, OrderedDict
+from typing import Any
+
+KNOWN_FOR = 600.0           # seconds an address counts as known after its last token
+KNOWN_MOST = 4096           # addresses remembered at most
+
+
+def peer(addr: Any) -> str:
+    """The IP of a socket address (``?`` when there is none)."""
+    return str(addr[0]) if isinstance(addr, tuple) and addr else "?"
+
+
+class Connections:
+    """Open connections per client address, shared by the listening sockets, and the
+    unproven ones in the order they opened (see the module)."""
+
+    def __init__(self, per_address: int, unproven_limit: int) -> None:
+        self.per_address = per_address
+        self.unproven_limit = unproven_limit
+        self.count: Counter[str] = Counter()
+        self.refused = 0                # closed at accept: over the per-address cap
+        self.shed = 0                   # unproven ones closed for a newer connection
+        self._unproven: OrderedDict[Any, None] = OrderedDict()
+        self._known: OrderedDict[str, float] = OrderedDict()    # address -> last token
+        self._lock = threading.Lock()   # proven() comes from the request threads
+
+    def full(self, addr: str) -> bool:
+        return self.count[addr] >= self.per_address
+
+    def opened(self, channel: Any) -> None:
+        self.count[peer(channel.addr)] += 1
+        with self._lock:
+            self._unproven[channel] = None
+
+    def closed(self, channel: Any) -> None:
+        ip = peer(channel.addr)
+        self.count[ip] -= 1
+        if self.count[ip] <= 0:
+            del self.count[ip]
+        with self._lock:
+            self._unproven.pop(channel, None)
+
+    def proven(self, channel: Any) -> None:
+        """``channel`` served a request with the token: never shed for a stranger."""
+        with self._lock:
+            self._unproven.pop(channel, None)
+            ip = peer(getattr(channel, "addr", None))
+            self._known.pop(ip, None)
+            self._known[ip] = time.monotonic()
+            while len(self._known) > KNOWN_MOST:
+                self._known.popitem(last=False)
+
+    def unproven(self) -> int:
+        with self._lock:
+            return len(self._unproven)
+
+    def known(self, ip: str, now: float | None = None) -> bool:
+        """Whether ``ip`` showed the token within ``KNOWN_FOR`` seconds."""
+        seen = self._known.get(ip)
+        return seen is not None and (now or time.monotonic()) - seen < KNOWN_FOR
+
+    def victims(self) -> list[Any]:
+        """The unproven connections to close so that one more fits under the cap, in
+        the module's order of preference (called on the event loop)."""
+        with self._lock:
+            over = len(self._unproven) - self.unproven_limit + 1
+            if over <= 0:
+                return []
+            now = time.monotonic()
+            ranked: list[list[Any]] = [[], [], []]
+            for channel in self._unproven:
+                if self.known(peer(channel.addr), now):
+                    ranked[2].append(channel)
+                elif _reading(channel):
+                    ranked[1].append(channel)
+                else:
+                    ranked[0].append(channel)
+                if len(ranked[0]) >= over:
+                    break
+            return [c for rank in ranked for c in rank][:over]
+
+
+def _reading(channel: Any) -> bool:
+    """Whether a connection has a whole request's headers in (its body coming, or it
+    waiting to be served): not idle, not trickling its headers."""
+    request = getattr(channel, "request", None)
+    return bool(getattr(channel, "requests", None)) or \
+        (request is not None and bool(getattr(request, "headers_finished", False)))
