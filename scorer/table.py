@@ -21,6 +21,7 @@ from typing import Any, Sequence
 
 from scorer.enrolled import PROFILE_PIXELS, EnrolledDecks
 from scorer.images import Images, Inline
+from scorer.rules import house_rules
 from scorer.session import GameSession
 from scorer.store import GameNotFound, GameRecord, GameStore, PileRecord, RoundRecord
 from scorer.vision.image import Upload, decode
@@ -50,7 +51,7 @@ class GameView:
         out = game.to_dict(crops)
         out["owners"] = session.owners
         out["finished"] = session.finished
-        out["ruleset"] = session.ruleset.to_dict()
+        out["ruleset"] = {**session.ruleset.to_dict(), "house_rules": house_rules(session.ruleset)}
         out["context_fields"] = session.context_fields()
         out["context_defaults"] = session.context_defaults(open_round) if open_round else {}
         out["open_round"] = open_round

@@ -23,15 +23,15 @@ from scorer.rules.records import (PileSummary, PlayerResult, RoundInput, RoundRe
                                   YakuHit)
 from scorer.rules.registry import VARIANTS, get_variant
 from scorer.rules.ruleset import RuleSet
-from scorer.rules.presets import (PRESETS, get_ruleset, list_presets, load_rules_file,
-                                  option_rows, parse_set_args)
+from scorer.rules.presets import (PRESETS, get_ruleset, house_rules, list_presets,
+                                  load_rules_file, option_rows, parse_set_args)
 from scorer.rules.validate import check_round
 from scorer.rules.yaku import Yaku
 
 __all__ = [
     "VARIANTS", "Variant", "get_variant", "Preset", "RuleSet", "Option", "Yaku", "Context",
     "ContextField", "get_ruleset", "list_presets", "load_rules_file", "parse_set_args",
-    "option_rows", "PRESETS", "find_yaku", "score_round", "card_values",
+    "option_rows", "house_rules", "PRESETS", "find_yaku", "score_round", "card_values",
     "koikoi_multiplier", "RoundInput", "RoundResult", "PlayerResult", "YakuHit",
     "PileSummary",
 ]

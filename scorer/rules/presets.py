@@ -15,7 +15,8 @@ from scorer import hwatu
 from scorer.errors import InputError
 from scorer.rules.base import Variant, Preset
 from scorer.rules.ruleset import FrozenOptions, RuleSet
-from scorer.rules.options import defaults, option_for
+from scorer.rules import wording
+from scorer.rules.options import Option, defaults, option_for
 from scorer.rules.registry import VARIANTS, get_variant
 from scorer.rules.yaku import POINTS_PREFIX, SWITCH_PREFIX
 
@@ -139,20 +140,39 @@ def parse_set_args(items: list[str] | None) -> dict[str, str]:
     return out
 
 
+def _option(rs: RuleSet, key: str) -> Option:
+    variant = get_variant(rs.game)
+    return option_for(rs.game, variant.options, key, yaku_names(rs.game))
+
+
 def option_rows(rs: RuleSet) -> list[dict[str, Any]]:
-    """Each option of the rule set's game with its value here, its default and the
-    group the page folds it in."""
+    """Each option of the rule set's game with its value here, its default, the group
+    the page folds it in, and what a player reads (``scorer.rules.wording``): the
+    ``sentence`` at its value, the ``template`` with ``{}`` for a number, the
+    ``sentences`` of a choice's or switch's values."""
     rows = []
     variant = get_variant(rs.game)
     for opt in variant.options:
-        row = opt.to_dict()
-        row["value"] = rs.options[opt.key]
-        row["group"] = variant.option_groups.get(opt.key, "House rules")
-        rows.append(row)
+        rows.append({**opt.to_dict(), "value": rs.options[opt.key],
+                     "group": variant.option_groups.get(opt.key, "House rules"),
+                     **_words(rs, opt)})
     for key in rs.options:
         if key.startswith((POINTS_PREFIX, SWITCH_PREFIX)):
             what = "points" if key.startswith(POINTS_PREFIX) else "on or off"
             rows.append({"key": key, "kind": "int" if what == "points" else "bool",
                          "default": None, "help": f"one yaku's {what}", "source": "added",
-                         "value": rs.options[key]})
+                         "value": rs.options[key], **_words(rs, _option(rs, key))})
     return rows
+
+
+def _words(rs: RuleSet, opt: Option) -> dict[str, Any]:
+    out: dict[str, Any] = {"sentence": wording.sentence(rs.game, opt, rs.options[opt.key]),
+                           "template": wording.template(rs.game, opt)}
+    if opt.kind != "int":
+        out["sentences"] = wording.sentences(rs.game, opt)
+    return out
+
+
+def house_rules(rs: RuleSet) -> list[str]:
+    """The options the rule set changes from its preset, each as a player reads it."""
+    return [wording.sentence(rs.game, _option(rs, key), rs.options[key]) for key in rs.changed]

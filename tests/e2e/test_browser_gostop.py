@@ -136,11 +136,13 @@ def test_a_house_rule_set_on_the_page_changes_the_score(playwright_sync, tmp_pat
         page.click("#house-rules-summary")
         page.click("details.option-group[data-group='Card points'] > summary")
         row = page.locator("#house-rules-body .option[data-key='godori']")
-        assert "the default; source: RULES-gostop 2, G6" in row.text_content()
+        assert "the game's usual rule" in row.text_content() and "G6" not in row.text_content()
         page.select_option("#house-rules-body select[data-key='godori']", "3")
-        assert "1 changed (godori = 3)" in page.text_content("#house-rules-summary")
+        assert "1 changed (Godori, the five birds 02-1 04-1 08-2: 3 points.)" in \
+            page.text_content("#house-rules-summary")
         start_game(page)
-        assert "house rules: godori = 3" in page.text_content("#game-info")
+        assert "house rules: Godori, the five birds 02-1 04-1 08-2: 3 points." in \
+            page.text_content("#game-info")
         for owner, codes in {"Ann": ["02-1", "04-1", "08-2"], "Bob": ["01-3"], "Cy": ["01-4"]}.items():
             page.click(f"article.pile[data-owner='{owner}'] button.add")
             pick_several(page, codes)
@@ -150,4 +152,32 @@ def test_a_house_rule_set_on_the_page_changes_the_score(playwright_sync, tmp_pat
         page.wait_for_selector("#history details.round[data-round='1']")
         assert page.text_content("#standings tr[data-owner='Ann'] .total") == "6"     # 5 + 5 without it
         assert page.text_content("#standings tr[data-owner='Bob'] .total") == shown(-3)
+        browser.close()
+
+
+def test_house_rules_read_as_sentences_and_the_header_agrees(playwright_sync, tmp_path: Path) -> None:
+    """Every option on the new-game form is a sentence (no option key, no source tag in
+    what the page shows), it follows its input, and a table that stops at 5 reads so in
+    the game's header, not the preset's "stop at 3"."""
+    app = make_app(tmp_path)
+    with ServerThread(app) as server:
+        browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        fill_new_game(page, server.url, ("Ann", "Bob", "Cy"), "gostop")
+        page.click("#house-rules-summary")
+        for group in page.locator("#house-rules-body details.option-group > summary").all():
+            group.click()
+        shown_text = page.inner_text("#house-rules-body")
+        tags = re.findall(r"\b(?:[A-Z]+(?:-[A-Z0-9]+)+|G\d+)\b|\b[a-z]+_[a-z_]+\b", shown_text)
+        assert not tags, tags                            # FW-GS, G3, stop_minimum, ...
+        assert page.locator("#house-rules-body code").count() == 0
+        stop = page.locator("#house-rules-body .option[data-key='stop_minimum']")
+        assert stop.locator(".sentence").text_content() == "A player needs 3 points to stop or go."
+        page.fill("#house-rules-body input[data-key='stop_minimum']", "5")
+        assert stop.locator(".sentence").text_content() == "A player needs 5 points to stop or go."
+        assert "A player needs 5 points to stop or go." in page.text_content("#house-rules-summary")
+        start_game(page)
+        info = page.text_content("#game-info")
+        assert "A player needs 5 points to stop or go." in info and "stop at 3" not in info, info
+        assert "stop_minimum" not in info
         browser.close()

@@ -332,9 +332,11 @@ export function render() {
   const g = state.game;
   $("round-error").textContent = "";       // an error is about the state before this change
   $("game-title").textContent = `Game ${g.id}: ${g.players.join(", ")}`;
-  $("game-info").textContent = `${g.ruleset.title || g.ruleset.name} — ${g.ruleset.description}` +
-    (g.teams ? ` · teams ${g.owners.join(" vs ")}` : "") + ` · ${g.rounds_planned} rounds` +
-    ((g.ruleset.changed || []).length ? ` · house rules: ${g.ruleset.changed.map((k) => `${k} = ${g.ruleset.options[k]}`).join(", ")}` : "");
+  // the preset's description, or (house rules changed it) the rules that differ, in words
+  const house = g.ruleset.house_rules || [];
+  $("game-info").textContent = `${g.ruleset.title || g.ruleset.name} — ` +
+    (house.length ? `house rules: ${house.join(" ")} The rest as the preset.` : g.ruleset.description) +
+    (g.teams ? ` · teams ${g.owners.join(" vs ")}` : "") + ` · ${g.rounds_planned} rounds`;
   renderDeck();
   const rnd = openRound();
   $("round-panel").hidden = !rnd;

@@ -67,12 +67,20 @@ function shownValue(o, v) {
   return String(v);
 }
 
+// The option at `value` (as the form has it: text) as a player reads it.
+function optionSentence(o, value) {
+  return o.sentences ? o.sentences[value] ?? o.sentence : o.template.replace("{}", value);
+}
+
+// An option as a sentence at its value (it follows the input), the input, and the
+// preset's value where it differs from the game's default; its key and the rule's
+// sources only in the tooltip.
 function optionRow(o) {
   const data = { key: o.key, preset: String(o.value) };
   let input;
   if (o.kind === "choice") {
     input = el("select", { dataset: data }, o.allowed.map((v) =>
-      el("option", { value: String(v), text: `${v}: ${o.meanings[String(v)]}` })));
+      el("option", { value: String(v), text: o.sentences[String(v)] })));
     input.value = String(o.value);
   } else if (o.kind === "bool") {
     input = el("input", { type: "checkbox", dataset: data });
@@ -80,12 +88,15 @@ function optionRow(o) {
   } else {
     input = el("input", { type: "number", min: o.minimum, max: o.maximum, value: o.value, dataset: data });
   }
-  input.addEventListener("input", showChanged);
-  input.addEventListener("change", showChanged);
-  const def = o.default === o.value ? "the default" : `default ${shownValue(o, o.default)}, this preset ${shownValue(o, o.value)}`;
-  return el("div", { class: "option", dataset: { key: o.key } },
-    el("label", {}, el("code", { text: o.key }), " ", input),
-    el("div", { class: "small muted" }, `${o.help} — ${def}; source: ${o.source || "—"}`));
+  const words = el("span", { class: "sentence", text: o.sentence });
+  const follow = () => { words.textContent = optionSentence(o, optionValue(input)); showChanged(); };
+  input.addEventListener("input", follow);
+  input.addEventListener("change", follow);
+  const def = o.default === null || o.default === o.value ? "the game's usual rule"
+    : `the game's usual rule is ${shownValue(o, o.default)}; this preset has ${shownValue(o, o.value)}`;
+  return el("div", { class: "option", dataset: { key: o.key }, title: `${o.key}: ${o.help}; source: ${o.source || "—"}` },
+    el("label", {}, words, " ", input),
+    el("div", { class: "small muted" }, def));
 }
 
 function optionValue(input) {
@@ -107,7 +118,8 @@ function showChanged() {
     row.classList.toggle("changed", row.dataset.key in changed);
   }
   const n = Object.keys(changed).length;
-  $("house-rules-summary").textContent = n ? `House rules: ${n} changed (${Object.entries(changed).map(([k, v]) => `${k} = ${v}`).join(", ")})`
+  const said = [...document.querySelectorAll("#house-rules-body .option.changed .sentence")].map((e) => e.textContent);
+  $("house-rules-summary").textContent = n ? `House rules: ${n} changed (${said.join(" ")})`
     : `House rules (the preset's; ${document.querySelectorAll("#house-rules-body .option").length} options)`;
 }
 
