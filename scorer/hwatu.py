@@ -68,6 +68,12 @@ FORM: dict[str, Word] = {
     "bonus_junk": Word("보너스 피", "boneoseu pi"), "first_dealer": Word("선", "seon"),
 }
 
+#: The sets a Go-Stop pile scores, and the role whose points hold theirs.
+SETS: dict[str, tuple[Word, str]] = {
+    "godori": (Word("고도리", "godori"), "yeol"), "hongdan": (Word("홍단", "hongdan"), "tti"),
+    "cheongdan": (Word("청단", "cheongdan"), "tti"), "chodan": (Word("초단", "chodan"), "tti"),
+}
+
 #: The baks (penalties a loser pays double for).
 BAKS: dict[str, Word] = {
     "gwang-bak": Word("광박", "gwangbak"), "pi-bak": Word("피박", "pibak"),
@@ -99,6 +105,13 @@ def card_word(code: str) -> Word:
     return Word(f"{m.korean} {r.korean}", f"{m.roman} {r.roman}")
 
 
+def hwatu_code(code: str) -> str:
+    """The code with the hwatu month number, as a hwatu game shows it: ``12-4`` for the
+    lightning 11-4 (the codes inside stay Japanese)."""
+    c = card(code)
+    return f"{HWATU_NUMBER[c.month]:02d}{c.code[2:]}"
+
+
 def month_label(month: int) -> str:
     """``12 비 bi`` for the willow (code month 11): the hwatu number and name."""
     return f"{HWATU_NUMBER[month]} {MONTHS[month].text}"
@@ -114,6 +127,7 @@ def to_dict() -> dict[str, Any]:
                            "named": c.code in CARD_NAMES} for c in DECK},
         "form": {k: w.to_dict() for k, w in FORM.items()},
         "baks": {k: w.to_dict() for k, w in BAKS.items()},
+        "sets": {k: {**w.to_dict(), "role": r} for k, (w, r) in SETS.items()},
         "presets": {k: w.to_dict() for k, w in PRESETS.items()},
         "games": list(HWATU_GAMES),
     }

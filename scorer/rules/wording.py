@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from scorer import hwatu
 from scorer.rules.options import Option
 
 #: (game, key) -> the sentence with ``{}`` for the value's words.
@@ -125,9 +126,14 @@ def template(game: str, option: Option) -> str:
     return f"{text[:1].upper()}{text[1:]}: {{}}."
 
 
+_CODE = re.compile(r"\b\d\d-[1-4]\b")
+
+
 def sentence(game: str, option: Option, value: Any) -> str:
-    """The option at ``value`` as a player reads it."""
-    return template(game, option).replace("{}", _value_words(game, option, value))
+    """The option at ``value`` as a player reads it (in a hwatu game its cards' codes
+    with the hwatu month numbers: the willow ribbon 11-3 is 12-3)."""
+    text = template(game, option).replace("{}", _value_words(game, option, value))
+    return _CODE.sub(lambda m: hwatu.hwatu_code(m.group()), text) if hwatu.is_hwatu(game) else text
 
 
 def sentences(game: str, option: Option) -> dict[str, str]:

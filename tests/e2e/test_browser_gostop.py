@@ -13,7 +13,7 @@ from e2e_harness import ServerThread, write_y4m
 from gate import SCENE_JPEG
 from test_browser import (fill_new_game, launch, pick_several, save_pile, screenshot_path,
                           shown, start_game, wait_ready)
-from tests.web_helpers import make_app
+from tests.web_helpers import CSRF, make_app
 
 TEN_PI = ["01-3", "01-4", "02-3", "02-4", "03-3", "03-4", "04-3", "04-4", "05-3", "05-4"]
 ROUNDS = [
@@ -180,4 +180,45 @@ def test_house_rules_read_as_sentences_and_the_header_agrees(playwright_sync, tm
         info = page.text_content("#game-info")
         assert "A player needs 5 points to stop or go." in info and "stop at 3" not in info, info
         assert "stop_minimum" not in info
+        browser.close()
+
+
+def test_a_korean_game_speaks_one_numbering_godori_apart(playwright_sync, tmp_path: Path) -> None:
+    """In Go-Stop the picker's row "11 오동" lists 11-x and "12 비" lists 12-x (the hwatu
+    numbers; the codes inside stay), and so does the pile; in Matgo the godori's 5 points
+    are a term of their own, not inside the 열끗 points."""
+    app = make_app(tmp_path)
+    with ServerThread(app) as server:
+        browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
+        context = browser.new_context(base_url=server.url, viewport={"width": 1280, "height": 900})
+        api = context.request
+        gid = api.post("/api/games", headers=CSRF,
+                       data={"preset": "gostop", "players": ["Ann", "Bob", "Cy"]}).json()["id"]
+        page = context.new_page()
+        page.goto(f"/games/{gid}")
+        wait_ready(page)
+        page.click("article.pile[data-owner='Ann'] button.add")
+        page.wait_for_selector("#picker[open]")
+        rows = page.eval_on_selector_all("#picker .picker-row", """rows => rows.map(r => [
+            r.querySelector('.picker-month').textContent,
+            [...r.querySelectorAll('button.pick b')].map(b => b.textContent)])""")
+        for label, codes in rows:
+            number = label.split()[0]
+            assert all(c.startswith(number + "-") for c in codes), (label, codes)
+        assert rows[-2][0].startswith("11 오동") and rows[-1][0].startswith("12 비")
+        pick_several(page, ["11-4"])
+        assert page.text_content("article.pile[data-owner='Ann'] li[data-code='11-4'] .code") == "12-4"
+
+        birds = ["02-1", "04-1", "08-2", "05-1", "03-1", "06-1", "07-1", "10-1"]   # godori, 7 animals
+        mid = api.post("/api/games", headers=CSRF,
+                       data={"preset": "matgo", "players": ["Ann", "Bob"]}).json()["id"]
+        for owner, codes in (("Ann", birds), ("Bob", ["01-3"])):
+            assert api.put(f"/api/games/{mid}/rounds/1/piles", headers=CSRF,
+                           data={"owner": owner, "codes": codes, "version": 0}).ok
+        assert api.post(f"/api/games/{mid}/rounds/1/confirm", headers=CSRF,
+                        data={"context": {"stopped_by": "Ann"}}).ok
+        page.goto(f"/games/{mid}")
+        wait_ready(page)
+        cell = page.text_content("#last-result tr[data-owner='Ann'] td.points .role-points")
+        assert cell == "고도리 godori 5 + 열끗 yeolkkeut 3 = 8", cell
         browser.close()

@@ -33,6 +33,15 @@ export function monthLabel(deck, number, { japanese = false } = {}) {
   return `${String(number).padStart(2, "0")} ${m.english}${japanese ? ` ${m.japanese}` : ""}`;
 }
 
+// The code as the page shows it: in a hwatu game with the hwatu month number (the rain
+// man 11-1 is 12-1, the phoenix 12-1 is 11-1), so a card's code and its month's row agree;
+// the code inside (data-code, the API) stays the same.
+export function shownCode(deck, code) {
+  const c = deck.byCode.get(code);
+  if (!deck.korean || !c) return code;
+  return `${String(deck.hwatu.months[String(c.month)].number).padStart(2, "0")}${code.slice(2)}`;
+}
+
 // "Wisteria: chaff", or "흑싸리 피 heukssari pi" in a hwatu game.
 export function cardLabel(deck, code) {
   const c = deck.byCode.get(code);
@@ -90,7 +99,7 @@ export function pickCard(deck, title, flags = new Map(), { multi = false, pictur
   const showChosen = () => {
     addBtn.textContent = chosen.length ? `Add ${count(chosen.length, "card")}` : "Add";
     addBtn.disabled = !chosen.length;
-    chosenText.textContent = chosen.join(" ");
+    chosenText.textContent = chosen.map((code) => shownCode(deck, code)).join(" ");
   };
   showChosen();
   const rows = [];
@@ -113,7 +122,7 @@ export function pickCard(deck, title, flags = new Map(), { multi = false, pictur
           showChosen();
         },
       }, pic ? el("img", { class: "pick-pic", src: pic, alt: "" }) : null,
-      el("b", { text: c.code }), " ", pickLabel(deck, c.code),
+      el("b", { text: shownCode(deck, c.code) }), " ", pickLabel(deck, c.code),
       note ? el("small", { text: ` (${note})` }) : null);
       row.append(btn);
     }

@@ -1,7 +1,7 @@
 // The game page's writes: pile edits (kept in the draft while there is one, else sent as a
 // correction), saving a pile, confirming the round, and the game's deck settings.
 import { api, count, el, toast } from "./api.js";
-import { cardLabel, pickCard } from "./cards.js";
+import { cardLabel, pickCard, shownCode } from "./cards.js";
 import { describeRescore, lastRescores, wasReopened } from "./rescore.js";
 import { $, base, draftOf, openDraft, openRound, pictures, pileOf, savedPile, savedVersion, shownCodes, staleOf,
   state, storeExpected, unsavedOwners, usedFlags } from "./game-state.js";
@@ -74,7 +74,7 @@ export async function correction(owner, action, oldCode, newCode) {
 }
 
 export async function fixCard(owner, code) {
-  const pick = await pickCard(state.deck, `Replace ${code} ${cardLabel(state.deck, code)} with…`, usedFlags(owner));
+  const pick = await pickCard(state.deck, `Replace ${shownCode(state.deck, code)} ${cardLabel(state.deck, code)} with…`, usedFlags(owner));
   if (!pick || pick === code) return;
   await replaceCard(owner, code, pick);
 }

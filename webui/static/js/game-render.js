@@ -3,7 +3,7 @@
 // filled in by game.js (capture and the writes to the server render through here).
 import { askBefore, count, el, signed, toast } from "./api.js";
 import { runningChart } from "./chart.js";
-import { cardLabel, colourChip, monthLabel, monthOrder, roleOf } from "./cards.js";
+import { cardLabel, colourChip, monthLabel, monthOrder, roleOf, shownCode } from "./cards.js";
 import { countNote } from "./piles.js";
 import { earlierResult, resultLine } from "./rescore.js";
 import { gostopTable } from "./result-gostop.js";
@@ -36,19 +36,20 @@ function cardItem(owner, code, editable, reasons) {
   const why = reasons.get(code) || [];
   const rival = pile.rival(code);
   const offer = rival && !shownCodes(owner).includes(rival) ? rival : null;
-  const label = `${code} ${cardLabel(state.deck, code)}`;
+  const shown = shownCode(state.deck, code);
+  const label = `${shown} ${cardLabel(state.deck, code)}`;
   return el("li", { class: "card-item" + (other ? " conflict" : "") + (why.length ? " check" : ""), dataset: { code } },
     crop ? el("button", { type: "button", class: "crop-button", title: "enlarge", onclick: () => zoom(crop, label + (p !== undefined ? ` · ${Math.round(p * 100)}%` : "")) },
-      el("img", { class: "crop", src: crop, alt: `${code} as seen` })) : el("span", { class: "crop none", text: "—" }),
+      el("img", { class: "crop", src: crop, alt: `${shown} as seen` })) : el("span", { class: "crop none", text: "—" }),
     colourChip(state.deck, code),
-    el("span", { class: "code", text: code }),
+    el("span", { class: "code", text: shown }),
     el("span", { class: "name", text: cardLabel(state.deck, code) }),
     roleOf(state.deck, code) ? el("span", { class: "role", title: roleOf(state.deck, code).roman, text: roleOf(state.deck, code).korean }) : null,
     p !== undefined ? el("span", { class: "conf" + (why.some((w) => w.startsWith("unsure")) ? " low" : ""), text: `${Math.round(p * 100)}%` }) : null,
     why.length ? el("button", { type: "button", class: "flag check-flag", title: `${why.join("; ")} — click once you have checked it`,
       onclick: () => { pileOf(owner).checked.add(code); renderPiles(); } }, "check ✓") : null,
-    offer && editable ? el("button", { type: "button", class: "rival", title: `the camera also read it as ${offer} ${cardLabel(state.deck, offer)}: swap`,
-      onclick: () => actions.replace(owner, code, offer) }, `${offer}?`) : null,
+    offer && editable ? el("button", { type: "button", class: "rival", title: `the camera also read it as ${shownCode(state.deck, offer)} ${cardLabel(state.deck, offer)}: swap`,
+      onclick: () => actions.replace(owner, code, offer) }, `${shownCode(state.deck, offer)}?`) : null,
     other ? el("span", { class: "flag", text: `also in ${other}'s pile` }) : null,
     editable ? el("span", { class: "actions" },
       el("button", { type: "button", class: "fix", onclick: () => actions.fix(owner, code) }, "Fix"),
@@ -63,7 +64,7 @@ function changesBox(owner, pile) {
   return el("div", { class: "pile-changes", role: "status" },
     el("p", { text: "This pile was changed on another screen (shown as it is now). Your changes, not saved yet:" }),
     el("ul", { class: "changes" }, items.length ? items.map(([action, code]) =>
-      el("li", { class: `change ${action}`, dataset: { action, code } }, `${action} ${code} `, el("span", { class: "muted", text: labelOf(code) })))
+      el("li", { class: `change ${action}`, dataset: { action, code } }, `${action} ${shownCode(state.deck, code)} `, el("span", { class: "muted", text: labelOf(code) })))
       : [el("li", { class: "muted", text: "none: the pile already holds them" })]),
     el("button", { type: "button", class: "apply-changes primary", onclick: () => actions.apply(owner) },
       items.length ? "Apply my changes to this pile" : "Done"),
@@ -258,7 +259,7 @@ function pointsTable(result, owners) {
       el("th", { text: owner + (result.winner === owner ? " ★" : "") }),
       el("td", { class: "num card-points", text: r.card_points ?? "" }),
       el("td", { class: "yaku" }, (r.yaku || []).length ? (r.yaku || []).map((y) =>
-        el("div", { class: "yaku-hit" }, el("b", { text: `${y.label}: ${y.points}` }), ` (${y.cards.join(" ")})`)) : "—"),
+        el("div", { class: "yaku-hit" }, el("b", { text: `${y.label}: ${y.points}` }), ` (${y.cards.map((c) => shownCode(state.deck, c)).join(" ")})`)) : "—"),
       el("td", { class: "num penalty", text: r.penalty ? signed(-r.penalty) : "0" }),
       el("td", { class: "num score", text: signed(r.score) }));
   });

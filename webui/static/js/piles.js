@@ -1,5 +1,6 @@
 // Pure helpers for a pile on the page: following the camera's pile as its tracks change
 // their minds, and which cards a player should check first.
+import { shownCode } from "./cards.js";
 import { UNSURE } from "./stability.js";
 
 // The pile's codes after the camera's pile went from `prev` to `now`: a code that left is
@@ -28,14 +29,14 @@ export function checkFirst(codes, conf, deck, rivals = new Map(), dismissed = ne
   for (const code of codes) {
     const p = conf.get(code);
     if (p !== undefined && p < UNSURE) add(code, `unsure (${Math.round(p * 100)}%)`);
-    if (rivals.get(code)) add(code, `also read as ${rivals.get(code)}`);
+    if (rivals.get(code)) add(code, `also read as ${shownCode(deck, rivals.get(code))}`);
     const card = deck.byCode.get(code);
     if (card && card.kind === "ribbon") {
       // a plain chaff (K 3 or 4) of the month; the willow's 11-4 is the lightning, a
       // card of its own that lies beside the willow ribbon in many a pile
       const twin = codes.find((o) => o !== code && deck.byCode.get(o)?.month === card.month &&
         deck.byCode.get(o)?.kind === "chaff" && card.month !== 11 && /-[34]$/.test(o));
-      if (twin) add(code, `ribbon beside ${twin}, a chaff of its month: is it a chaff too?`);
+      if (twin) add(code, `ribbon beside ${shownCode(deck, twin)}, a chaff of its month: is it a chaff too?`);
     }
   }
   for (const code of dismissed) out.delete(code);     // the player checked it

@@ -11,8 +11,16 @@ function word(table, key, fallback = key) {
   return w ? w.text : fallback;
 }
 
-function points(d, hwatu) {
-  const parts = ROLE_COUNTS.filter(([r]) => d.points[r]).map(([r]) => `${word(hwatu.roles, r)} ${d.points[r]}`);
+// The points by role, each set (고도리 godori, 홍단 ...) a term of its own before the role
+// whose points hold it: "고도리 godori 5 + 열끗 yeolkkeut 3 = 8", not "열끗 yeolkkeut 8".
+function points(d, hwatu, yaku = []) {
+  const parts = [];
+  for (const [r] of ROLE_COUNTS) {
+    const sets = yaku.filter((y) => hwatu.sets?.[y.name]?.role === r && y.points);
+    parts.push(...sets.map((y) => `${word(hwatu.sets, y.name)} ${y.points}`));
+    const rest = (d.points[r] || 0) - sets.reduce((n, y) => n + y.points, 0);
+    if (rest) parts.push(`${word(hwatu.roles, r)} ${rest}`);
+  }
   const counts = ROLE_COUNTS.map(([r, c]) => `${d.counts[c]} ${hwatu.roles[r]?.korean || r}`).join(" · ") +
     (d.bonus_junk ? ` (${d.bonus_junk} bonus junk among the 피)` : "");
   return [el("div", { class: "role-points", text: parts.length ? `${parts.join(" + ")} = ${d.base}` : "0" }),
@@ -46,7 +54,7 @@ export function gostopTable(result, owners, hwatu) {
     const cell = (cls, label, ...content) => el("td", { class: cls, dataset: { label } }, ...content);
     return el("tr", { dataset: { owner } },
       el("th", { text: owner + (result.winner === owner ? " ★" : "") }),
-      cell("points", heads[1], points(d, hwatu)),
+      cell("points", heads[1], points(d, hwatu, r.yaku || [])),
       cell("calls", heads[2], calls(d, hwatu)),
       cell("factors", heads[3], factors(d, hwatu)),
       cell("baks-cell", heads[4], baks(d, hwatu)),
