@@ -126,7 +126,8 @@ def test_reopen_round_2_of_4_on_the_page(playwright_sync, tmp_path: Path) -> Non
         # reopening asks first: one click only asks, Keep it leaves the game as it was
         page.click("#history details.round[data-round='2'] summary")
         page.click("#history details.round[data-round='2'] button.reopen")
-        assert "scored again" in page.text_content("#history details.round[data-round='2'] button.confirm-reopen")
+        asked = page.text_content("#history details.round[data-round='2'] button.confirm-reopen")
+        assert "scored again" in asked, asked
         page.click("#history details.round[data-round='2'] button.keep")
         assert page.is_hidden("#round-panel") and page.is_visible("#winner-banner")
         assert _call(api, "GET", f"{server.url}/api/games/{gid}")["finished"]
@@ -167,7 +168,8 @@ def test_reopen_round_2_of_4_on_the_page(playwright_sync, tmp_path: Path) -> Non
         assert totals == {"Ann": "100", "Bob": "80"}
         summaries = page.eval_on_selector_all("#history details.round summary",
                                               "els => els.map(e => e.textContent)")
-        assert summaries == [f"Round {n} — dealer {d} — winner Ann" + (" (corrected; was Bob)" if n > 1 else "")
+        fixed = " (corrected; was Bob)"
+        assert summaries == [f"Round {n} — dealer {d} — winner Ann" + ("" if n == 1 else fixed)
                              for n, d in ((4, "Ann"), (3, "Ann"), (2, "Ann"), (1, "Bob"))]
         csv = api.get(f"{server.url}/api/games/{gid}/export.csv").text().splitlines()
         assert csv[-2].split(",")[2:5] == ["4", "Ann", "Ann"] and csv[-1].endswith(",Ann,Ann,80")
@@ -258,4 +260,27 @@ def test_a_sakura_table_with_a_korean_deck_names_its_cards_in_hwatu(playwright_s
         page.wait_for_selector("#picker[open]")
         months = page.eval_on_selector_all("#picker-month option", "els => els.map(e => e.textContent)")
         assert months[-1] == "12 비 bi"
+        browser.close()
+
+
+def test_a_phone_shows_each_card_name_whole(playwright_sync, tmp_path: Path) -> None:
+    """At 390 px every card's name in a pile shows whole, a card marked check too (the
+    page cut them: "12-3 P… check")."""
+    photo = tmp_path / "pile.jpg"
+    cv2.imwrite(str(photo), cv2.imread(str(SCENE_JPEG)))
+    app = make_app(tmp_path, DETECTOR=FakeDetector(["12-3", "05-2", "05-4", "11-4", "09-1"]))
+    with ServerThread(app) as server:
+        browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        new_game(page, server.url)
+        upload(page, "Ann", photo)
+        ann = page.locator("article.pile[data-owner='Ann']")
+        assert ann.locator("li.check").count() >= 1
+        names = ann.locator("li.card-item").evaluate_all("""els => els.map(li => {
+            const n = li.querySelector('.name'), r = n.getBoundingClientRect();
+            const l = li.getBoundingClientRect();
+            return [li.dataset.code, n.textContent, n.scrollWidth <= n.clientWidth + 1,
+                    r.left >= l.left - 1 && r.right <= l.right + 1, r.width]; })""")
+        for code, name, whole, inside, width in names:
+            assert whole and inside and width > 0, (code, name, width)
         browser.close()
