@@ -75,7 +75,13 @@ def test_two_screens_never_lose_an_acknowledged_card(playwright_sync, tmp_path: 
         page.click("article.pile[data-owner='Ann'] button.save-pile")
         assert _changes(page, "Ann") == [("add", "09-1")]
         assert sorted(pile_codes(page, "Ann")) == ["01-1", "02-1"]      # the pile as it is
-        assert "changed on another screen" in page.text_content("#round-error")
+        # the conflict is said once, in the pile's box beside what to do (not again
+        # under Confirm round nor in a toast)
+        said = page.evaluate("""() => ['#toast', '#round-error', '.pile-changes > p']
+            .flatMap(s => [...document.querySelectorAll(s)])
+            .filter(e => e.checkVisibility() && e.textContent.includes('changed on another screen'))
+            .map(e => e.id || e.className || e.parentElement.className)""")
+        assert said == ["pile-changes"], said
         _apply(page, "Ann")
         assert _pile(api, gid, "Ann") == ["01-1", "02-1", "09-1"]
         assert sorted(pile_codes(page, "Ann")) == ["01-1", "02-1", "09-1"]

@@ -14,9 +14,7 @@ async function showStale(owner, err) {
   state.game = await api("GET", base);
   const pile = state.piles.get(owner);
   if (pile && pile.open) pile.stale = true;
-  render();
-  showRoundError(new Error(`${owner}'s pile was changed on another screen: it is shown as it is now, ` +
-    "with your changes not saved yet below it. Apply them onto it, or discard them."));
+  render();           // the pile's box says it, once (changesBox), beside what to do
   return true;
 }
 

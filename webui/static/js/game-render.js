@@ -61,8 +61,9 @@ function cardItem(owner, code, editable, reasons) {
 function changesBox(owner, pile) {
   const { adds, removes } = pile.changesOnto(shownCodes(owner));
   const items = [...removes.map((c) => ["remove", c]), ...adds.map((c) => ["add", c])];
-  return el("div", { class: "pile-changes", role: "status" },
-    el("p", { text: "This pile was changed on another screen (shown as it is now). Your changes, not saved yet:" }),
+  return el("div", { class: "pile-changes", role: "alert" },
+    el("p", { text: `${owner}'s pile was changed on another screen: it is shown as it is now. Your changes, not saved yet ` +
+      "(apply them onto it, or discard them):" }),
     el("ul", { class: "changes" }, items.length ? items.map(([action, code]) =>
       el("li", { class: `change ${action}`, dataset: { action, code } }, `${action} ${shownCode(state.deck, code)} `, el("span", { class: "muted", text: labelOf(code) })))
       : [el("li", { class: "muted", text: "none: the pile already holds them" })]),
