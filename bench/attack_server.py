@@ -18,8 +18,9 @@ Attacks (``--attack``; the first three need no token, the last two have it):
   ``--interval`` seconds (5), re-opened when the server closes one.
 * ``reopen``: ``--sockets`` connections, each re-opened as soon as it is closed.
 * ``flood``: ``--sockets`` connections (say 40) posting camera frames back to back.
-* ``progressive``: ``--sockets`` clients (say 2) posting a 40 MP progressive JPEG
-  (about 7 MB) back to back.
+* ``progressive``: ``--sockets`` clients (say 2) posting a progressive JPEG of
+  ``--megapixels`` (40: about 7 MB; refused from its header, over the 12 MP cap for
+  progressive ones; 12: the largest decoded) back to back.
 
 First the cameras run alone for ``--quiet-seconds`` (the quiet figure), then beside the
 attack for ``--seconds``. Prints for both the cameras' frames answered, p50/p99 and the
@@ -165,12 +166,15 @@ def sockets_attack(port: int, stop: threading.Event, count: int, mode: str,
         s.close()
 
 
-def progressive_jpeg() -> bytes:
-    """A 40 MP progressive JPEG of about 7 MB (7680x5200, under the 8 MiB upload cap)."""
+def progressive_jpeg(megapixels: float = 40) -> bytes:
+    """A progressive JPEG of ``megapixels`` (40: 7680x5200, about 7 MB, under the 8 MiB
+    upload cap; the server takes at most 12 MP of a progressive one)."""
     import cv2
     import numpy as np
     rng = np.random.default_rng(3)
-    img = cv2.resize(rng.integers(0, 255, (270, 480, 3), dtype=np.uint8), (7680, 5200))
+    height = int(round((megapixels * 1e6 / 1.477) ** 0.5))
+    img = cv2.resize(rng.integers(0, 255, (270, 480, 3), dtype=np.uint8),
+                     (int(height * 1.477), height))
     img = cv2.GaussianBlur(img, (0, 0), 3)
     for q in (90, 85, 80, 70):
         data = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q,
@@ -284,13 +288,16 @@ def run(a: argparse.Namespace, out: Callable[[str], None] = print) -> int:
                                               args=(port, stop, a.sockets, a.attack, a.interval,
                                                     tally, a.addresses))]
             else:
-                payload = club_frames(1)[0] if a.attack == "flood" else progressive_jpeg()
+                payload = club_frames(1)[0] if a.attack == "flood" else \
+                    progressive_jpeg(a.megapixels)
                 attackers = [threading.Thread(target=sender, daemon=True,
                                               args=(port, stop, payload, headers, tally))
                              for _ in range(a.sockets)]
             source = ATTACKER if a.addresses <= 1 or a.attack not in ("idle", "trickle", "reopen") \
                 else f"{a.addresses} addresses ({ATTACKER} to {attacker(a.addresses - 1, a.addresses)})"
-            out(f"attack: {a.attack} with {a.sockets} from {source}, {a.seconds:g} s")
+            what = f" ({a.megapixels:g} MP, {len(payload) / 1e6:.1f} MB)" \
+                if a.attack == "progressive" else ""
+            out(f"attack: {a.attack}{what} with {a.sockets} from {source}, {a.seconds:g} s")
             for th in attackers:
                 th.start()
             time.sleep(min(2.0, a.seconds / 4))           # let it take hold
@@ -324,6 +331,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="seconds of the cameras alone first")
     p.add_argument("--interval", type=float, default=5.0,
                    help="trickle: seconds between a connection's bytes")
+    p.add_argument("--megapixels", type=float, default=40,
+                   help="progressive: the JPEG's size (the server takes at most 12)")
     p.add_argument("--addresses", type=int, default=1,
                    help="idle, trickle, reopen: spread the sockets over this many addresses, "
                         "127.0.0.2 onwards (issue 45: 40 addresses x 25 sockets)")

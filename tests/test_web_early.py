@@ -11,6 +11,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 from waitress.adjustments import Adjustments
 
 from web_helpers import CHECK_CASES, CSRF, CheckCase, app_admits, case_headers, check_apps, make_app
@@ -93,6 +94,44 @@ def test_a_refused_upload_is_answered_before_its_body_is_sent(tmp_path: Path) ->
         assert conn.getresponse().status == 200
         conn.close()
         assert scheduler.stats["early"] == 1 and scheduler.stats["heavy"] == 1
+    finally:
+        server.close()
+        server.task_dispatcher.shutdown(timeout=1)
+
+
+def test_a_progressive_jpeg_over_its_cap_is_refused_from_its_header(tmp_path: Path) -> None:
+    """Issue 45: a progressive JPEG holds its whole image while it decodes, so one over
+    ``PROGRESSIVE_PIXELS`` is answered 413 from its first bytes (the rest never sent),
+    and a baseline JPEG of the same size is taken."""
+    from scorer.vision.image import ImageLimits, ImageTooLarge, check
+    from webui.server import make_server
+    data = _progressive()                                   # 2000x1500: 3 MP
+    limits = ImageLimits(max_progressive=2_000_000)
+    with pytest.raises(ImageTooLarge, match="progressive"):
+        check(data, limits)
+    baseline = cv2.imencode(".jpg", cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR),
+                            [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes()
+    assert check(baseline, limits).info.width == 2000
+    app = make_app(tmp_path, PROGRESSIVE_PIXELS=2_000_000)
+    server = make_server(app, "127.0.0.1", 0)
+    threading.Thread(target=server.run, daemon=True).start()
+    scheduler = app.extensions["hanafuda"]["detection"].scheduler
+    try:
+        with socket.create_connection(("127.0.0.1", server.effective_port), timeout=20) as s:
+            s.sendall(_head(len(data)) + data[:PEEK + 4096])
+            answer = b""
+            while b"\r\n\r\n" not in answer or not answer.endswith(b"}"):
+                chunk = s.recv(65536)
+                assert chunk, "closed without an answer"
+                answer += chunk
+        head, body = answer.split(b"\r\n\r\n", 1)
+        assert head.lower().startswith(b"http/1.1 413") and b"progressive" in body
+        assert scheduler.stats["run"] == 0
+        conn = http.client.HTTPConnection("127.0.0.1", server.effective_port, timeout=20)
+        conn.request("POST", "/api/detect", body=baseline,
+                     headers={**CSRF, "Content-Type": "image/jpeg"})
+        assert conn.getresponse().status == 200
+        conn.close()
     finally:
         server.close()
         server.task_dispatcher.shutdown(timeout=1)

@@ -24,6 +24,8 @@
                        frame that cannot start by then is answered 503 with Retry-After
 ``IMAGE_BUDGET``       decoded pixels of large images waiting or running at once (default
                        twice ``MAX_IMAGE_PIXELS``); beyond it a large image is refused (503)
+``PROGRESSIVE_PIXELS`` the largest progressive JPEG taken (default 12 MP: its decoder holds
+                       the whole image; a larger one is refused from its header, 413)
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ DEFAULTS: dict[str, Any] = {
     "DETECT_WORKERS": None,
     "DETECT_DEADLINE": 1.0,
     "IMAGE_BUDGET": None,
+    "PROGRESSIVE_PIXELS": 12_000_000,
     "JSON_SORT_KEYS": False,
 }
 
@@ -77,7 +80,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             deadline=float(app.config["DETECT_DEADLINE"]),
             max_pixels=int(app.config["MAX_IMAGE_PIXELS"]),
             max_side=int(app.config["MAX_IMAGE_SIDE"]),
-            heavy_budget=app.config["IMAGE_BUDGET"]),
+            heavy_budget=app.config["IMAGE_BUDGET"],
+            max_progressive=int(app.config["PROGRESSIVE_PIXELS"])),
     }
 
     from webui import api, connect, errors, pages, security

@@ -32,11 +32,14 @@ class DetectionService:
     def __init__(self, detector: CardDetector | None = None,
                  model_path: str | Path | None = None, workers: int | None = None,
                  deadline: float = 1.0, max_pixels: int = 40_000_000,
-                 max_side: int = 12_000, heavy_budget: int | None = None) -> None:
+                 max_side: int = 12_000, heavy_budget: int | None = None,
+                 max_progressive: int = 12_000_000) -> None:
         self._detector = detector
         self._model_path = model_path
         self._lock = threading.Lock()
-        self.limits = ImageLimits(max_pixels, max_side)
+        # a progressive JPEG holds its whole image while it decodes: 12 MP is 36 MB
+        # (``scorer.vision.image``); phones and browsers write baseline ones
+        self.limits = ImageLimits(max_pixels, max_side, min(max_progressive, max_pixels))
         self.scheduler = Scheduler(workers, deadline,
                                    heavy_budget=heavy_budget or 2 * self.limits.max_pixels)
         # OpenCV's own pool would run a job's resizes and colour conversions on threads

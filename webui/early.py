@@ -26,6 +26,11 @@ cost nothing but the reading let the two senders push about 760 MB/s of bodies t
 the event loop instead of 90, and the cameras' p99 went back up. A 503 is a "retry
 later" either way, and a client that reads its answer while it still sends gets it.
 
+A progressive JPEG over the web's cap for them (``ImageLimits.max_progressive``: its
+decoder would hold the whole image's coefficients, issue 45), or any image over the
+caps, is answered the app's 413 the same way, from its header: the app would refuse it
+from the same header after reading the whole body.
+
 Only what is sure is judged here: a POST to /api/detect that the app's own checks let
 through (the access token, the Host, the CSRF header and the Origin: the one predicate
 ``webui.security.admitted``, asked of the request as the app will see it), with a body
@@ -47,6 +52,7 @@ from werkzeug.wrappers import Request
 
 from scorer.errors import Busy, InputError
 from scorer.vision import imageheader
+from scorer.vision.imageheader import ImageTooLarge
 from scorer.vision.image import Upload
 from webui.oversize import DrainingParser
 from webui.security import admitted, parsed_request
@@ -57,26 +63,28 @@ ROUTE = "/api/detect"
 log = logging.getLogger("webui.early")
 
 #: ``judge(address, parser, prefix)``: the refusal for a request whose headers are parsed
-#: and whose body starts with ``prefix``, or None to read it whole.
-Judge = Callable[[str, Any, bytes], Busy | None]
+#: and whose body starts with ``prefix`` (the scheduler's ``Busy``, or ``ImageTooLarge``),
+#: or None to read it whole.
+Judge = Callable[[str, Any, bytes], Busy | ImageTooLarge | None]
 
 
 class Refused(Error):
-    """The scheduler's ``Busy`` as the API answers it (JSON, 503, Retry-After), sent by
-    waitress's error task once the body has been read into nothing."""
+    """A refusal as the API answers it (JSON; ``Busy``: 503 with Retry-After,
+    ``ImageTooLarge``: 413), sent by waitress's error task."""
 
-    code = 503
-    reason = "Service Unavailable"
-
-    def __init__(self, busy: Busy) -> None:
-        super().__init__(str(busy))
-        self.retry_after = busy.retry_after
+    def __init__(self, refusal: Busy | ImageTooLarge) -> None:
+        super().__init__(str(refusal))
+        busy = isinstance(refusal, Busy)
+        self.code = 503 if busy else 413
+        self.reason = "Service Unavailable" if busy else "Content Too Large"
+        self.retry_after = refusal.retry_after if isinstance(refusal, Busy) else None
 
     def to_response(self, ident: str | None = None) -> tuple[str, list[tuple[str, str]], bytes]:
         body = json.dumps({"error": self.body, "status": self.code}).encode()
-        return (f"{self.code} {self.reason}",
-                [("Content-Type", "application/json"), ("Retry-After", str(self.retry_after))],
-                body)
+        headers = [("Content-Type", "application/json")]
+        if self.retry_after is not None:
+            headers.append(("Retry-After", str(self.retry_after)))
+        return f"{self.code} {self.reason}", headers, body
 
 
 class PeekingParser(DrainingParser):
@@ -102,16 +110,16 @@ class PeekingParser(DrainingParser):
         if self.peek_at and not self.completed and self.error is None \
                 and self.body_bytes_received >= self.peek_at:
             self.peek_at = 0
-            busy = self._judged(self.body_rcv.buf.get(PEEK))
-            if busy is not None:
+            refusal = self._judged(self.body_rcv.buf.get(PEEK))
+            if refusal is not None:
                 # answered now; waitress reads nothing more from a connection whose
                 # request is being answered, and closes it once the answer is sent
-                self.error = Refused(busy)
+                self.error = Refused(refusal)
                 self.completed = True
                 self.body_rcv.buf.close()           # the bytes so far, freed now
         return n
 
-    def _judged(self, prefix: bytes) -> Busy | None:
+    def _judged(self, prefix: bytes) -> Busy | ImageTooLarge | None:
         """The judge's answer; None (read it whole) should the judge fail: on the event
         loop an exception would close the connection unanswered."""
         try:
@@ -153,7 +161,7 @@ def judge_for(app: Any) -> Judge:
     scheduler (see the module)."""
     service = app.extensions["hanafuda"]["detection"]
 
-    def judge(address: str, parser: Any, prefix: bytes) -> Busy | None:
+    def judge(address: str, parser: Any, prefix: bytes) -> Busy | ImageTooLarge | None:
         req = request_of(parser, app.request_class)
         if req is None or not admitted(req, app.extensions.get("credentials")):
             return None                         # the app's 401 or 403 (and its count of guesses)
@@ -162,6 +170,9 @@ def judge_for(app: Any) -> Judge:
         try:
             info = imageheader.check(image_start(req.headers.get("Content-Type", ""), prefix),
                                      service.limits.max_pixels, service.limits.max_side)
+            service.limits.check(info)
+        except ImageTooLarge as exc:
+            return exc                          # the app's 413, from the same header
         except InputError:
             return None
         cost = Upload(b"", info).cost(service.detector().useful_side)

@@ -23,6 +23,12 @@ What a decode really costs (measured with OpenCV 4.14 on one core: a 960x540 fra
   coefficient of the image (2 bytes each, 1.5 a pixel at 4:2:0) and decodes each once
   per scan, so it costs its coefficients at 3 bytes a pixel, plus the decoded pixels.
 
+So a progressive JPEG's memory cannot be bounded by decoding it smaller: a 40 MP one
+holds about 120 MB while it decodes, whatever the scale. ``ImageLimits.max_progressive``
+caps its pixels apart (the web server: 12 MP, 36 MB; phones and browsers write baseline
+JPEGs, which decode strip by strip); a larger one is refused from its header (413,
+saying to save it as a baseline JPEG), like any image over the caps.
+
 OpenCV's own limits (``OPENCV_IO_MAX_IMAGE_PIXELS``, ``_WIDTH``, ``_HEIGHT``) are read
 once, as it loads, so a process sets them before importing cv2: the web server does
 (``webui.decoder_limits``), at the same caps; the header check stays first, for its
@@ -62,12 +68,23 @@ class ImageLimits:
 
     max_pixels: int = MAX_PIXELS
     max_side: int = MAX_SIDE
+    max_progressive: int = MAX_PIXELS       # a progressive JPEG's pixels (see the module)
 
     def __post_init__(self) -> None:
         if not 0 < self.max_pixels <= MAX_PIXELS or not 0 < self.max_side <= MAX_SIDE:
             raise ValueError(f"image limits {self.max_pixels} pixels, {self.max_side} px a "
                              f"side: the decoder reads at most {MAX_PIXELS} pixels and "
                              f"{MAX_SIDE} px a side")
+
+    def check(self, info: ImageInfo) -> None:
+        """ImageTooLarge for a progressive JPEG over ``max_progressive`` (the header's
+        other caps are ``imageheader.check``'s)."""
+        pixels = info.width * info.height
+        if info.progressive and pixels > self.max_progressive:
+            raise ImageTooLarge(
+                f"progressive JPEG too large: {info.width}x{info.height} pixels is over the "
+                f"cap for progressive JPEGs ({self.max_progressive / 1e6:.0f} megapixels; its "
+                "decoder holds the whole image): save it as a baseline JPEG, or smaller")
 
 
 @dataclass(frozen=True)
@@ -132,6 +149,7 @@ def check(data: bytes, limits: ImageLimits = ImageLimits()) -> Upload:
         raise InputError(f"image file too large ({len(data) / 1e6:.0f} MB; limit "
                          f"{MAX_BYTES // (1024 * 1024)} MiB)")
     info = imageheader.check(data, limits.max_pixels, limits.max_side)
+    limits.check(info)
     if info.format == "jpeg" and data.rfind(b"\xff\xd9") < 0:
         # every complete JPEG ends with an EOI marker; libjpeg would pad a cut-off file
         raise InputError("corrupt image: truncated JPEG data")
