@@ -290,3 +290,40 @@ def test_a_phone_shows_each_card_name_whole(playwright_sync, tmp_path: Path) -> 
         for code, name, whole, inside, width in names:
             assert whole and inside and width > 0, (code, name, width)
         browser.close()
+
+
+def test_a_new_player_names_and_another_tabs_unsaved_pile(playwright_sync, tmp_path: Path) -> None:
+    """The names are placeholders (an empty one plays as "Player 2"), and a pile not saved
+    yet in one tab is known in another tab of the browser, whose "No cards: save an empty
+    pile" asks before saving over it."""
+    with ServerThread(make_app(tmp_path)) as server:
+        browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
+        context = browser.new_context(base_url=server.url, viewport={"width": 1280, "height": 900})
+        one = context.new_page()
+        one.goto("/")
+        wait_ready(one)
+        assert [(one.input_value(f"input[name='player-{i}']"),
+                 one.get_attribute(f"input[name='player-{i}']", "placeholder")) for i in (1, 2)] == \
+            [("", "Player 1"), ("", "Player 2")]
+        one.fill("input[name='player-1']", "Ann")
+        start_game(one)
+        gid = int(one.url.rsplit("/", 1)[1])
+        assert _call(context.request, "GET", f"/api/games/{gid}")["players"] == ["Ann", "Player 2"]
+
+        _by_hand(one, "Ann", ["01-1", "02-1"])              # Ann's pile, not saved, in tab one
+        two = context.new_page()
+        two.goto(f"/games/{gid}")
+        wait_ready(two)
+        ann = two.locator("article.pile[data-owner='Ann']")
+        assert ann.locator(".elsewhere").text_content() == \
+            "2 cards of Ann's pile are not saved yet in another tab"
+        ann.locator("button.save-pile").click()
+        asked = ann.locator("button.confirm-save").text_content()
+        assert "over the 2 cards not saved in the other tab" in asked, asked
+        ann.locator("button.keep").click()
+        game = _call(context.request, "GET", f"/api/games/{gid}")
+        assert not [r for r in game["rounds"] if "Ann" in r["piles"]]       # nothing saved over it
+        # once tab one saves it, tab two has nothing to ask about
+        save_pile(one, "Ann")
+        two.wait_for_selector("article.pile[data-owner='Ann'] .elsewhere", state="detached")
+        browser.close()

@@ -68,3 +68,61 @@ export function loadDrafts(key, owners, knownCode) {
   }
   return out;
 }
+
+// Which piles have cards not saved yet in the other tabs of this browser: each tab keeps
+// its own drafts (above); this shared note (localStorage) only says how many cards each
+// of its unsaved piles holds, so another tab asks before saving over them. A tab's note
+// goes when the tab does (`forgetUnsaved` on pagehide; a reload writes it again).
+const UNSAVED = "hanafuda:unsaved:";
+const STALE_MS = 12 * 3600 * 1000;     // a note left by a tab that died is ignored after
+
+export function unsavedKey(gameId, round) {
+  return `${UNSAVED}${gameId}:${round}`;
+}
+
+function tabId() {
+  try {
+    let id = sessionStorage.getItem("hanafuda:tab");
+    if (!id) { id = Math.random().toString(36).slice(2); sessionStorage.setItem("hanafuda:tab", id); }
+    return id;
+  } catch { return "this-tab"; }
+}
+
+function readUnsaved(key) {
+  try { return JSON.parse(localStorage.getItem(key) || "{}") || {}; } catch { return {}; }
+}
+
+function writeUnsaved(key, notes) {
+  try {
+    if (Object.keys(notes).length) localStorage.setItem(key, JSON.stringify(notes));
+    else localStorage.removeItem(key);
+  } catch { /* storage off: the other tabs cannot know */ }
+}
+
+// counts: Map owner -> cards in this tab's unsaved pile.
+export function storeUnsaved(key, counts) {
+  const notes = readUnsaved(key);
+  const id = tabId();
+  const mine = counts.size ? Object.fromEntries(counts) : null;
+  if (JSON.stringify(notes[id]?.piles ?? null) === JSON.stringify(mine)) return;   // no news for the others
+  if (mine) notes[id] = { piles: mine, at: Date.now() }; else delete notes[id];
+  writeUnsaved(key, notes);
+}
+
+export function forgetUnsaved(key) {
+  const notes = readUnsaved(key);
+  delete notes[tabId()];
+  writeUnsaved(key, notes);
+}
+
+// -> Map owner -> the most cards an unsaved pile of theirs holds in another tab.
+export function othersUnsaved(key) {
+  const out = new Map();
+  for (const [tab, note] of Object.entries(readUnsaved(key))) {
+    if (tab === tabId() || !note || !(Date.now() - note.at < STALE_MS)) continue;
+    for (const [owner, n] of Object.entries(note.piles || {})) {
+      if (Number.isInteger(n)) out.set(owner, Math.max(n, out.get(owner) || 0));
+    }
+  }
+  return out;
+}

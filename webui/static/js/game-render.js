@@ -8,7 +8,7 @@ import { countNote } from "./piles.js";
 import { earlierResult, resultLine } from "./rescore.js";
 import { gostopTable } from "./result-gostop.js";
 import { $, checksOf, draftOf, labelOf, markStale, openRound, otherOwnerOf, pileOf, shownCodes, staleOf, state,
-  storeExpected, storePiles, unsavedOwners } from "./game-state.js";
+  storeExpected, storePiles, unsavedElsewhere, unsavedOwners } from "./game-state.js";
 
 // The pile buttons: capture(owner), photo(owner), add(owner), fix(owner, code),
 // replace(owner, code, pick), remove(owner, code), save(owner), discard(owner),
@@ -102,6 +102,7 @@ export function renderPiles() {
   if (!rnd) { box.replaceChildren(); return; }
   markStale();
   storePiles(rnd.number);
+  const elsewhereCounts = unsavedElsewhere();
   box.replaceChildren(...state.game.owners.map((owner) => {
     const draft = draftOf(owner);
     const stale = staleOf(owner);
@@ -111,9 +112,12 @@ export function renderPiles() {
     const status = draft ? (state.capturing === owner ? "capturing…" : "not saved yet")
       : stale ? "changed on another screen" : saved ? `saved (${savedHow(saved)})` : "no pile yet";
     const checks = reasons.size ? ` · ${reasons.size} to check` : "";
+    const elsewhere = elsewhereCounts.get(owner);
     return el("article", { class: "pile" + (draft ? " draft" : stale ? " stale" : saved ? " saved" : "") + (state.capturing === owner ? " capturing" : ""), dataset: { owner } },
       el("header", {}, el("h3", { text: owner }), el("span", { class: "status", text: `${count(codes.length, "card")}${checks} · ${status}` })),
       pileOf(owner).note ? el("p", { class: "pile-error error-message", role: "alert", text: pileOf(owner).note }) : null,
+      elsewhere !== undefined ? el("p", { class: "elsewhere count-note", role: "status",
+        text: `${count(elsewhere, "card")} of ${owner}'s pile ${elsewhere === 1 ? "is" : "are"} not saved yet in another tab` }) : null,
       el("ul", { class: "cards" }, codes.map((code) => cardItem(owner, code, true, reasons))),
       stale ? changesBox(owner, stale) : null,
       countField(owner, codes.length, reasons.size),
@@ -122,13 +126,24 @@ export function renderPiles() {
         el("button", { type: "button", class: "photo", onclick: () => actions.photo(owner) }, "Upload photo"),
         el("button", { type: "button", class: "add", onclick: () => actions.add(owner) }, "Add cards")),
       (draft || (!saved && !stale)) ? el("div", { class: "pile-save" },
-        codes.length ? el("button", { type: "button", class: "save-pile primary", disabled: state.capturing === owner,
-          onclick: () => actions.save(owner) }, "Save pile")
-          : el("button", { type: "button", class: "save-pile empty", disabled: state.capturing === owner,
-            title: "this player captured no cards this round", onclick: () => actions.save(owner) }, "No cards: save an empty pile"),
+        saveButton(owner, codes.length, elsewhere),
         draft && state.capturing !== owner ? el("button", { type: "button", class: "discard",
           onclick: () => actions.discard(owner) }, saved ? "Discard changes" : "Discard") : null) : null);
   }));
+}
+
+// Save pile (or, with no cards, save an empty one); with an unsaved pile of the owner's
+// in another tab (`elsewhere` cards), it asks first rather than save over it.
+function saveButton(owner, cards, elsewhere) {
+  const button = cards ? el("button", { type: "button", class: "save-pile primary", disabled: state.capturing === owner }, "Save pile")
+    : el("button", { type: "button", class: "save-pile empty", disabled: state.capturing === owner,
+      title: "this player captured no cards this round" }, "No cards: save an empty pile");
+  if (elsewhere === undefined) button.addEventListener("click", () => actions.save(owner));
+  else {
+    askBefore(button, `Save ${cards ? "this pile" : "an empty pile"} over the ${count(elsewhere, "card")} not saved in the other tab`,
+      () => actions.save(owner), renderPiles, "confirm-save");
+  }
+  return button;
 }
 
 // The round's context form, drawn from the game's context_fields (the engine's schema):

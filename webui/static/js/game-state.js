@@ -2,7 +2,8 @@
 // this page knows of each pile beyond the server), with the questions the other modules ask.
 import { shortLabel } from "./cards.js";
 import { checkFirst } from "./piles.js";
-import { countKey, draftKey, loadCounts, loadDrafts, storeCounts, storeDrafts } from "./drafts.js";
+import { countKey, draftKey, loadCounts, loadDrafts, othersUnsaved, storeCounts, storeDrafts, storeUnsaved,
+  unsavedKey } from "./drafts.js";
 
 const root = document.getElementById("game");
 export const gameId = Number(root.dataset.gameId);
@@ -230,6 +231,12 @@ export function storePiles(round) {
       conf: own(pile.confidences()), rivals: own(pile.rivals()), crops: pile.cropsOf(pile.codes) });
   }
   storeDrafts(draftKey(gameId, round), drafts);
+  storeUnsaved(unsavedKey(gameId, round), new Map([...drafts].map(([owner, d]) => [owner, d.codes.length])));
+}
+
+// owner -> cards of an unsaved pile of theirs in another tab of this browser.
+export function unsavedElsewhere() {
+  return state.game.open_round ? othersUnsaved(unsavedKey(gameId, state.game.open_round)) : new Map();
 }
 
 // The counts and the drafts kept in this tab for the open round -> the owners with a draft.

@@ -7,8 +7,9 @@ import { loadCards, useHwatu } from "./cards.js";
 import { endCapture, forgetCamera, photo, showSide, startCapture } from "./game-capture.js";
 import { addCard, applyChanges, confirmRound, correction, fixCard, loadDecks, reopenRound, replaceCard, savePile, setDeck,
   setLearn } from "./game-edit.js";
-import { actions, render } from "./game-render.js";
-import { $, base, restorePiles, state } from "./game-state.js";
+import { forgetUnsaved, unsavedKey } from "./drafts.js";
+import { actions, render, renderPiles } from "./game-render.js";
+import { $, base, gameId, restorePiles, state } from "./game-state.js";
 
 Object.assign(actions, {
   capture: startCapture,
@@ -57,6 +58,10 @@ async function main() {
   const kept = restorePiles();
   if (kept.length) toast(`unsaved ${kept.join(", ")} pile kept from before: save it or discard it`);
   render();
+  // another tab's unsaved piles (drafts.js): shown as they change; this tab's go with it
+  const unsaved = () => unsavedKey(gameId, state.game.open_round);
+  window.addEventListener("storage", (e) => { if (state.game.open_round && e.key === unsaved()) renderPiles(); });
+  window.addEventListener("pagehide", () => { if (state.game.open_round) forgetUnsaved(unsaved()); });
   document.body.dataset.ready = "1";
 }
 

@@ -6,8 +6,13 @@ const $ = (id) => document.getElementById(id);
 let presets = [];
 let hwatu = null;         // the hwatu words (/api/cards), for a Korean-deck preset
 
-function players() {
+// The names as typed ("" where none), and as played: an empty one is its placeholder.
+function typedNames() {
   return [...document.querySelectorAll("#player-names input")].map((i) => i.value.trim());
+}
+
+function players() {
+  return [...document.querySelectorAll("#player-names input")].map((i) => i.value.trim() || i.placeholder);
 }
 
 // Teams of 2 sit opposite; teams of 3 alternate (RULES.md 1.1).
@@ -125,10 +130,10 @@ function showChanged() {
 
 function renderNames() {
   const n = Number($("player-count").value);
-  const old = players();
+  const old = typedNames();
   $("player-names").replaceChildren(...Array.from({ length: n }, (_, i) =>
-    el("label", {}, `Player ${i + 1} `, el("input", { type: "text", maxlength: 24, required: true,
-      name: `player-${i + 1}`, value: old[i] || `Player ${i + 1}`, oninput: renderDealer }))));
+    el("label", {}, `Player ${i + 1} `, el("input", { type: "text", maxlength: 24,
+      name: `player-${i + 1}`, value: old[i] || "", placeholder: `Player ${i + 1}`, oninput: renderDealer }))));
   const teams = $("teams");
   teams.replaceChildren(...teamChoices(n).map((t) => el("option", { value: t.value, text: t.label })));
   teams.disabled = teamChoices(n).length === 1;
