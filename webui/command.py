@@ -22,22 +22,28 @@ from typing import Any
 
 from scorer.errors import InputError
 
+#: The addresses served without a token (``webui.security.is_loopback``), as the help says.
+LOOPBACK = "any of 127.0.0.0/8, ::1 or localhost"
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "serve", help="start the scorekeeper web page",
-        description="Serve the scorekeeper page and its JSON API (waitress). Beyond "
-                    "loopback (--host 0.0.0.0: phones on the same Wi-Fi) it needs a token "
-                    "and speaks HTTPS, so a phone's browser allows its camera.")
+        description="Serve the scorekeeper page and its JSON API (waitress). On a loopback "
+                    "address (" + LOOPBACK + ") it serves plain HTTP with no token; on any "
+                    "other (--host 0.0.0.0: phones on the same Wi-Fi) it needs a token and "
+                    "speaks HTTPS, so a phone's browser allows its camera.")
     parser.add_argument("--host", default="127.0.0.1",
-                        help="address to bind (default 127.0.0.1; anything else needs a token "
-                             "and serves HTTPS)")
+                        help="address to bind (default 127.0.0.1; a loopback address, "
+                             + LOOPBACK + ", serves plain HTTP with no token; any other "
+                             "needs a token and serves HTTPS)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     parser.add_argument("--db", type=Path, default=None,
                         help="SQLite file (default $XDG_DATA_HOME/hanafuda-scorer/games.db)")
     parser.add_argument("--model", type=Path, default=None,
                         help="detector model (default: the shipped model)")
     parser.add_argument("--token", default=None,
-                        help="access token required beyond localhost (generated if omitted)")
+                        help="access token required beyond loopback (generated if omitted)")
     parser.add_argument("--threads", type=int, default=16,
                         help="request threads (default 16; they mostly wait: the image "
                              "work runs on one worker a CPU core)")

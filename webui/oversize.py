@@ -23,15 +23,21 @@ from waitress.utilities import RequestEntityTooLarge
 DRAIN_MAX = 128 * 1024 * 1024
 
 
-def megabytes(n: int) -> str:
+def megabytes(n: int, places: int = 1) -> str:
     """``12.0 MB`` (decimal megabytes, as phones and file managers show a photo's size)."""
-    return f"{n / 1e6:.1f} MB"
+    return f"{n / 1e6:.{places}f} MB"
 
 
 def too_large_message(size: int | None, limit: int) -> str:
-    """The 413's one line: the body's size (when known) and the cap."""
-    head = f"this upload is {megabytes(size)}" if size else "this upload is larger"
-    return f"upload too large: {head}; the limit is {megabytes(limit)}"
+    """The 413's one line: the body's size (when known) and the cap, with as many
+    decimals as it takes for the two to read apart (8.42 MB against 8.39 MB)."""
+    if not size:
+        return f"upload too large: this upload is larger; the limit is {megabytes(limit)}"
+    places = next((p for p in range(1, 7) if megabytes(size, p) != megabytes(limit, p)), 6)
+    if megabytes(size, places) == megabytes(limit, places):       # a byte or so apart
+        return f"upload too large: this upload is {size:,} bytes; the limit is {limit:,} bytes"
+    return (f"upload too large: this upload is {megabytes(size, places)}; "
+            f"the limit is {megabytes(limit, places)}")
 
 
 class _Discard:
