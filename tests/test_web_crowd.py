@@ -204,3 +204,49 @@ def test_a_greedy_address_waits_for_its_refusals() -> None:
     gate.set()
     for t in threads:
         t.join(30)
+
+
+# ------------------------------------------------------------------ club night
+def test_a_skipped_frame_says_the_laptop_is_full_and_how_many_share_it() -> None:
+    from scorer.errors import Busy
+    from webui.scheduler import Scheduler
+    sched = Scheduler(workers=1, deadline=30)
+    sched._light_seconds = 60.0         # each frame looks a minute long: nothing fits
+    gate = threading.Event()
+    held = threading.Thread(target=sched.run, args=(("A", 1), 1, gate.wait))
+    held.start()
+    _wait(lambda: sched.snapshot()["light_running"] == 1, "the first frame did not start")
+    waiting = threading.Thread(target=sched.run, args=(("A", 2), 1, lambda: None))
+    waiting.start()
+    _wait(lambda: sched.snapshot()["light_waiting"] == 1, "the second frame was refused")
+    with pytest.raises(Busy, match=r"this laptop is full .*: 3 cameras share its 1 image worker"):
+        sched.run(("B", 1), 1, lambda: None)
+    gate.set()
+    held.join(30), waiting.join(30)
+
+
+def test_each_camera_shows_its_own_frame_rate_and_the_laptop_full() -> None:
+    """framerate.js under node (the page's own module): frames answered over the last
+    five seconds, and the status line of a skipped frame."""
+    import json
+    import shutil
+    import subprocess
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("no node here")
+    src = (Path(__file__).resolve().parent.parent / "webui/static/js/framerate.js").read_text()
+    script = f"""
+const m = await import("data:text/javascript," + encodeURIComponent({json.dumps(src)}));
+const r = new m.FrameRate();
+for (let t = 0; t < 10000; t += 500) r.answered(t);          // 2 a second for 10 s
+const slow = new m.FrameRate();
+for (let t = 0; t < 10000; t += 1000) slow.answered(t);      // 1 a second
+console.log(JSON.stringify([r.perSecond(9500), slow.perSecond(9500),
+  m.busyText(slow, 9500, "this laptop is full (detection is busy): 8 cameras share it"),
+  new m.FrameRate().perSecond(0)]));
+"""
+    out = subprocess.run([node, "--input-type=module", "-e", script], capture_output=True,
+                         text=True, timeout=60, check=True).stdout
+    fast, slow, busy, none = json.loads(out)
+    assert fast == 2.2 and slow == 1.0 and none == 0    # 11 and 5 frames in the 5 s window
+    assert busy.startswith("1.0 frames a second here: this laptop is full")

@@ -113,6 +113,7 @@ class Scheduler:
         self._light_running = 0
         self._running_of: Counter[Hashable] = Counter()    # light jobs running per address
         self._shares = Shares()
+        self._cameras = Shares()        # the clients (cameras) posting frames lately
         self._light_seconds = 0.05      # running mean of a light job's time (first guess)
         self.stats = {"run": 0, "heavy": 0, "busy": 0, "superseded": 0, "expired": 0,
                       "early": 0}
@@ -153,6 +154,7 @@ class Scheduler:
             self.stats["superseded"] += 1
             old.finish(error=Superseded("a newer frame from this client was taken instead"))
         self._shares.seen(job.address)
+        self._cameras.seen(client)
         waiting = sum(len(q) for q in self._light.values())
         ahead = self._ahead(job.address)
         free = max(1, self._light_slots())
@@ -161,11 +163,18 @@ class Scheduler:
             self.stats["busy"] += 1
             if mine is not None and not mine:
                 del self._light[job.address]
-            raise Busy(f"detection is busy ({ahead} frames before this one); "
-                       "retry in a moment")
+            raise Busy(self._full(f"{ahead} frames before this one"))
         if mine is None:
             mine = self._light[job.address] = OrderedDict()
         mine[client] = job
+
+    def _full(self, why: str) -> str:
+        """A light job's refusal as the camera's page shows it: the laptop is full, and
+        how many cameras share it (called holding the lock)."""
+        cameras, workers = self._cameras.active(), self.workers
+        return ("this laptop is full (detection is busy): "
+                f"{cameras} camera{'s' if cameras != 1 else ''} share its {workers} image "
+                f"worker{'s' if workers != 1 else ''}, in turn; this frame was skipped ({why})")
 
     def _ahead(self, address: Hashable) -> int:
         """Frames that start before a new one of ``address``: its own waiting ones, and
@@ -305,8 +314,9 @@ class Scheduler:
 
     def _expire(self, job: _Job) -> None:
         self.stats["expired"] += 1
-        job.finish(error=Busy("detection is busy: the frame could not start in time; "
-                              "retry in a moment"))
+        job.finish(error=Busy(
+            "the server is busy with large images: this one could not start in time; retry "
+            "in a moment" if job.heavy else self._full("it could not start in time")))
 
     def _work_light(self) -> None:
         while True:

@@ -2,6 +2,7 @@
 // times a second, boxes drawn over the video, each box tracked (stability.js) into a pile,
 // and a capture that finishes by itself once the pile has stopped changing.
 import { count, detect } from "./api.js";
+import { FrameRate, busyText } from "./framerate.js";
 import { placeLabels } from "./labels.js";
 import { StabilityTracker, UNSURE } from "./stability.js";
 
@@ -94,6 +95,7 @@ export class LiveCapture {
 
   begin() {
     this.tracker = new StabilityTracker();
+    this.rate = new FrameRate();
     this.running = true;
     this.changedAt = performance.now();
     this.seenChange = 0;
@@ -107,7 +109,8 @@ export class LiveCapture {
     try {
       await this.once();
     } catch (err) {
-      this.status.textContent = err.status === 503 ? "detector busy, skipping a frame" : `error: ${err.message}`;
+      this.status.textContent = err.status === 503 ? busyText(this.rate, performance.now(), err.message)
+        : `error: ${err.message}`;
     }
     if (this.running) this.timer = setTimeout(() => this.tick(), Math.max(0, INTERVAL_MS - (performance.now() - started)));
   }
@@ -128,6 +131,7 @@ export class LiveCapture {
     const blob = await new Promise((res) => canvas.toBlob(res, "image/jpeg", 0.85));
     const result = await detect(blob, { crops: true, ...this.readWith() });
     if (!this.running) return;
+    this.rate.answered(performance.now());
     const t = this.tracker;
     const pile = t.push(result.cards);
     if (t.changedAt !== this.seenChange) { this.seenChange = t.changedAt; this.changedAt = performance.now(); }
@@ -136,7 +140,8 @@ export class LiveCapture {
     const auto = this.autoFinish();
     const finishing = auto && pile.length > 0 && t.quietFrames >= FINISH_FRAMES && quietMs >= FINISH_MS;
     this.progress.textContent = progressText(pile.length, quietMs, finishing, auto);
-    this.status.textContent = `frame ${t.frame}: ${result.cards.length} boxes, ${Math.round(result.ms.total)} ms` +
+    this.status.textContent = `frame ${t.frame}: ${result.cards.length} boxes, ${Math.round(result.ms.total)} ms, ` +
+      this.rate.text(performance.now()) +
       (result.hints?.length ? ` (${result.hints[0]})` : "");
     this.onPile(t);
     if (finishing) this.onFinish();
