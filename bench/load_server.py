@@ -11,7 +11,9 @@ games through the JSON API against a ``hanafuda serve`` subprocess.
 Club night (``--club N``): N cameras post 960x540 JPEG frames (q0.85, as the page does)
 at ``--fps`` each, at random phases, each waiting for its answer as camera.js does;
 ``--bombs K`` adds K clients posting a 117 kB PNG that decodes to 12000x3333 back to
-back. Prints per client the 503s, p50/p99 of the answered frames and the answered fps.
+back. Prints per client the 503s, p50/p99 of the answered frames and the answered fps,
+then the slowest and fastest camera (a fair share: close together) and the load average
+(the machine may be shared: read the figures with it).
 
 Phase 1 (``--seconds``): detect clients post 640x480 JPEG frames back to back (on a 503
 they wait 50 ms, as the page does, then post the next frame) while game clients create
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import os
 import sys
 import tempfile
 import threading
@@ -207,11 +210,13 @@ def club_night(port: int, clients: int = 8, fps: float = 4.0, seconds: float = 3
         out(log.line(took))
     sent = [s for log in cams for s, _ in log.sent]
     ok = [ms for log in cams for s, ms in log.sent if s == 200]
+    rates = [sum(1 for s, _ in c.sent if s == 200) / took for c in cams]
     five = sum(1 for s in sent if s >= 500)
     out(f"  cameras together: {len(sent)} frames, 5xx {five} ({100 * five / max(len(sent), 1):.1f}%), "
         f"answered {100 * len(ok) / max(len(sent), 1):.1f}%, p50 {percentile(ok, 50):.1f} ms, "
-        f"p99 {percentile(ok, 99):.1f} ms, slowest camera "
-        f"{min((sum(1 for s, _ in c.sent if s == 200) / took for c in cams), default=0):.2f} fps")
+        f"p99 {percentile(ok, 99):.1f} ms, slowest camera {min(rates, default=0):.2f} fps, "
+        f"fastest {max(rates, default=0):.2f} fps; load average "
+        + " ".join(f"{x:.2f}" for x in os.getloadavg()))
     return cams + evil
 
 
