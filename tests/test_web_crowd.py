@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import http.client
 import socket
+import ssl
 import threading
 import time
 from pathlib import Path
@@ -59,14 +60,23 @@ def _wait(predicate, what: str) -> None:
     raise AssertionError(what)
 
 
-def test_idle_sockets_of_many_addresses_leave_room_for_the_token(served) -> None:
+@pytest.mark.parametrize("https", [False, True])
+def test_idle_sockets_of_many_addresses_leave_room_for_the_token(served, tmp_path, https) -> None:
     """Each address under its cap, together more than the unproven may hold: the oldest
-    idle ones are closed, and a health check with the token is answered."""
-    port, server = served(connection_limit=40, unproven_limit=20, per_address=8)
+    idle ones are closed, and a health check with the token is answered (over HTTPS
+    too, its handshake on a new connection)."""
+    tls = None
+    if https:
+        from webui.tls import ensure_certificate
+        tls = ensure_certificate(tmp_path / "tls", ["localhost"], ["127.0.0.1"])
+    port, server = served(connection_limit=40, unproven_limit=20, per_address=8,
+                          tls=tls.context() if tls else None)
     held = _idle(port, addresses=5, each=8)             # 40: the whole connection limit
     try:
         _wait(lambda: server.connections.unproven() <= 20, "the idle sockets were not shed")
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+        conn = http.client.HTTPSConnection(
+            "127.0.0.1", port, timeout=20, context=ssl.create_default_context(cafile=str(tls.ca))) \
+            if tls else http.client.HTTPConnection("127.0.0.1", port, timeout=20)
         assert _health(conn) == 200
         conn.close()
         assert server.connections.shed >= 20
