@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from test_web_network import _Task
 from web_helpers import make_app
 
 TOKEN = "k3J9-xq2Lr8vT0pZ-crowd"
@@ -135,25 +136,13 @@ def test_strangers_idle_sockets_are_shed_before_uploads_and_known_addresses() ->
 
 
 # ------------------------------------------------------------------ a greedy address
-class _Task:
-    def __init__(self, ip: str, log: list, name: str, hold: threading.Event | None = None) -> None:
-        self.addr, self.log, self.name, self.hold = (ip, 1), log, name, hold
-        self.done = threading.Event()
-
-    def service(self) -> None:
-        self.log.append(self.name)
-        if self.hold is not None:
-            self.hold.wait(30)
-        self.done.set()
-
-
 def test_one_address_leaves_request_threads_for_the_others() -> None:
     from webui.dispatcher import FairDispatcher
     d = FairDispatcher()
     d.set_thread_count(8)
     log: list = []
     hold = threading.Event()
-    greedy = [_Task("10.0.0.2", log, f"G{i}", hold) for i in range(12)]
+    greedy = [_Task("10.0.0.2", log, f"G{i}", hold=hold) for i in range(12)]
     for t in greedy:
         d.add_task(t)
     _wait(lambda: len(log) >= d.per_address, "the greedy host's requests never started")
