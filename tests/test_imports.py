@@ -2,8 +2,9 @@
 (scorer/, webui/, training/), the benchmarks (bench/) or their shared doubles (support/)
 takes part in an import loop; the core imports no edge; the store imports no vision;
 neither the product nor the benchmarks import the tests, and the product imports neither
-the benchmarks nor the doubles; nothing edits ``sys.path``; the web keeps no game flow.
-Every import counts, also one inside a function or under ``if TYPE_CHECKING``."""
+the benchmarks nor the doubles; scorer/ and webui/ import neither the training package nor
+the train extra's packages (torch, onnx, ...); nothing edits ``sys.path``; the web keeps no
+game flow. Every import counts, also one inside a function or under ``if TYPE_CHECKING``."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from pathlib import Path
 from typing import Sequence
 
 import pytest
+
+from gate import TRAIN_PACKAGES
 
 ROOT = Path(__file__).resolve().parent.parent
 PRODUCT = ("scorer", "webui", "training")
@@ -131,6 +134,13 @@ def test_no_product_or_bench_module_imports_the_tests(name):
 @pytest.mark.parametrize("name", sorted(m for m in MODULES if _is(m, PRODUCT)))
 def test_the_product_imports_no_bench_and_no_doubles(name):
     bad = sorted(m for m in _imports(name, MODULES[name]) if _is(m, ("bench", "support")))
+    assert bad == [], f"{name} imports {bad}"
+
+
+@pytest.mark.parametrize("name", sorted(m for m in MODULES if _is(m, ("scorer", "webui"))))
+def test_scorer_and_the_web_import_no_training(name):
+    """The app runs from ``pip install .`` without the train extra (pyproject.toml)."""
+    bad = sorted(m for m in _imports(name, MODULES[name]) if _is(m, ("training",) + TRAIN_PACKAGES))
     assert bad == [], f"{name} imports {bad}"
 
 

@@ -223,21 +223,29 @@ def test_select_cards_keeps_one_box_per_physical_card_when_asked():
     assert np.nonzero(mask)[0].tolist() == [0, 2] and probs.argmax(1)[mask].tolist() == [5, 20]
 
 
-def test_a_close_up_box_needs_its_own_classifier_threshold_and_no_other_box_does():
+def _a_card_and_a_close_up() -> Detections:
+    """Two boxes in a 640x480 frame, each read with p 0.6: one card-sized, one close-up."""
     from scorer.vision.geometry import rect_to_quad
-    det = Detector(threads=1)
-    # two boxes in a 640x480 frame, each read with p 0.6: one card-sized, one close-up
     quads = np.array([rect_to_quad(100, 100, 50, 80, 0.0), rect_to_quad(400, 240, 250, 400, 0.0)])
-    found = Detections.from_quads(quads, np.array([0.9, 0.9], np.float32),
-                                  _probs((3, 0.6), (20, 0.6)), (640, 480))
+    return Detections.from_quads(quads, np.array([0.9, 0.9], np.float32),
+                                 _probs((3, 0.6), (20, 0.6)), (640, 480))
+
+
+def test_a_close_up_box_needs_its_own_classifier_threshold_and_no_other_box_does():
+    det = Detector(threads=1)
+    found = _a_card_and_a_close_up()
     det.localiser.large_box, det.cls_threshold = 0.4, 0.4
     det.large_cls_threshold = 0.4
     assert det.pick(found).tolist() == [True, True]
     det.large_cls_threshold = 0.8
     assert det.pick(found).tolist() == [True, False]
     assert det.cls_thresholds(found.heights(), 480).tolist() == pytest.approx([0.4, 0.8])
-    # the tuning grid's selection reads the same boxes alike
+
+
+def test_the_tuning_grid_reads_a_close_up_box_as_the_detector_does():
     from training.measure.slices import pick
+    found = _a_card_and_a_close_up()
+    # Detector.pick's answers above: the close-up dropped at 0.8, kept at the card's 0.4
     assert pick(found, 0.3, 0.4, None, None, 0.4, 0.8).tolist() == [3]
     assert pick(found, 0.3, 0.4, None, None, 0.4, None).tolist() == [3, 20]
 
