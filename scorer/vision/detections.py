@@ -33,8 +33,10 @@ class Detections:
     """Per box: ``boxes`` (xyxy, image pixels), ``confidence`` (the chosen card's
     probability), ``class_id``, ``quads`` (the outline, corners from the card's
     top-left), ``loc_score`` (the localiser's); optionally ``probs`` (N,49, the
-    classifier's, for picking cards) and ``crops`` (N,H,W,3, the rectified crops the
-    classifier read). ``image_size`` is the (width, height) the boxes are in."""
+    classifier's, for picking cards), ``face`` (N, the face gate's probability that the
+    box holds a hanafuda face, when the model has a gate) and ``crops`` (N,H,W,3, the
+    rectified crops the classifier read). ``image_size`` is the (width, height) the boxes
+    are in."""
 
     boxes: np.ndarray = _empty(4)
     confidence: np.ndarray = _empty()
@@ -43,10 +45,12 @@ class Detections:
     loc_score: np.ndarray = _empty()
     probs: np.ndarray | None = None
     crops: np.ndarray | None = None
+    face: np.ndarray | None = None
     image_size: tuple[int, int] = (0, 0)
     timings: dict = field(default_factory=dict)
 
-    _ARRAYS = ("boxes", "confidence", "class_id", "quads", "loc_score", "probs", "crops")
+    _ARRAYS = ("boxes", "confidence", "class_id", "quads", "loc_score", "probs", "crops",
+               "face")
 
     def __post_init__(self) -> None:
         n = len(self.class_id)
@@ -57,7 +61,7 @@ class Detections:
                 raise ValueError(f"Detections.{name} has shape {value.shape}, not "
                                  f"{(n, *shape)}")
             setattr(self, name, value)
-        for name in ("probs", "crops"):
+        for name in ("probs", "crops", "face"):
             value = getattr(self, name)
             if value is not None and len(value) != n:
                 raise ValueError(f"Detections.{name} has {len(value)} rows, not {n}")
@@ -78,8 +82,8 @@ class Detections:
 
     @classmethod
     def from_quads(cls, quads: np.ndarray, loc_score: np.ndarray, probs: np.ndarray,
-                   image_size: tuple[int, int], crops: np.ndarray | None = None
-                   ) -> "Detections":
+                   image_size: tuple[int, int], crops: np.ndarray | None = None,
+                   face: np.ndarray | None = None) -> "Detections":
         """Classified boxes: each box's likeliest class and its probability; ``boxes``
         are the quads' bounds, clipped to the image."""
         quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
@@ -91,7 +95,7 @@ class Detections:
         boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
         boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
         return cls(boxes.astype(np.float32), probs[np.arange(len(ids)), ids], ids, quads,
-                   np.asarray(loc_score, np.float32), probs, crops, image_size)
+                   np.asarray(loc_score, np.float32), probs, crops, face, image_size)
 
     @property
     def codes(self) -> list[str]:

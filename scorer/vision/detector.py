@@ -18,6 +18,7 @@ import numpy as np
 from scorer.cards import DECK
 from scorer.errors import InputError
 from scorer.vision.detections import NUM_CARDS, Detections
+from scorer.vision.gate import FaceGate
 from scorer.vision.geometry import quad_iou, rect_to_quad, rectify
 from scorer.vision.stages import Classifier, Localiser, Refiner, as_input
 
@@ -84,6 +85,8 @@ class Detector:
         self.large_cls_threshold = float(cfg.get("large_cls_threshold", self.cls_threshold))
         # boxes that still overlap this much after refinement are one card (None: off)
         self.overlap_iou = cfg.get("overlap_iou")
+        # refuses boxes that hold no hanafuda face (scorer.vision.gate); None: no gate
+        self.gate = FaceGate.from_config(cfg) if self.classifier.has_embedding else None
         # what the stages are, as the protocol and the training scripts read it
         self.classifier_path = cls_path
         self.refiner_path = self.refiner.path if self.refiner is not None else None
@@ -170,22 +173,25 @@ class Detector:
             return Detections.from_quads(np.zeros((0, 4, 2), np.float32), np.zeros(0),
                                          np.zeros((0, NUM_CARDS + 1), np.float32), size)
         quads, crops = self.cut(img, rects)
-        if profile is None:
-            probs = self.classify(crops)
-        else:
-            probs = profile.adjust(*self.classify_embed(crops))
+        probs, emb = self.classify_embed(crops, embed=profile is not None or
+                                         self.gate is not None)
+        if profile is not None:
+            probs = profile.adjust(probs, emb)
+        face = self.gate.face_prob(emb) if self.gate is not None else None
         return Detections.from_quads(quads, scores, probs, size,
-                                     crops if keep_crops else None)
+                                     crops if keep_crops else None, face)
 
     def pick(self, found: Detections) -> np.ndarray:
         """The boolean mask of the candidates ``detect`` keeps as cards."""
         if found.probs is None:
             raise ValueError("candidates without probs (Detections.probs) cannot be picked")
         heights, frame_h = found.heights(), found.image_size[1]
+        faces = None if self.gate is None or found.face is None \
+            else found.face >= self.gate.threshold
         return select_cards(found.loc_score, found.probs,
                             self.box_thresholds(heights, frame_h),
                             self.cls_thresholds(heights, frame_h), found.quads,
-                            self.overlap_iou)
+                            self.overlap_iou, faces)
 
     def cls_thresholds(self, heights: np.ndarray, frame_h: int) -> np.ndarray:
         """The classifier probability each box needs: ``large_cls_threshold`` for
@@ -226,7 +232,8 @@ def _checked(img: np.ndarray) -> np.ndarray:
 
 def select_cards(loc_score: np.ndarray, probs: np.ndarray, loc_threshold: float | np.ndarray,
                  cls_threshold: float | np.ndarray, quads: np.ndarray | None = None,
-                 overlap_iou: float | None = None) -> np.ndarray:
+                 overlap_iou: float | None = None,
+                 faces: np.ndarray | None = None) -> np.ndarray:
     """The boxes that are cards, as a boolean mask over the candidates (their class is
     each row's likeliest: ``probs.argmax(1)``).
 
@@ -237,14 +244,17 @@ def select_cards(loc_score: np.ndarray, probs: np.ndarray, loc_threshold: float 
     first four model pairs did, scored validation F1 0.836 against 0.854 for dropping
     them: the second guess was mostly wrong.) With ``quads`` and ``overlap_iou``, a box
     that overlaps an already kept, likelier box by more than that IoU is the same
-    physical card seen twice and is dropped too."""
+    physical card seen twice and is dropped too. ``faces``: a boolean mask of the boxes
+    the face gate lets through (None: every box)."""
     mask = np.zeros(len(probs), bool)
     if not len(probs):
         return mask
     cls = probs.argmax(1)
     conf = probs[np.arange(len(cls)), cls]
-    idx = np.nonzero((loc_score >= loc_threshold) & (cls < NUM_CARDS) &
-                     (conf >= cls_threshold))[0]
+    ok = (loc_score >= loc_threshold) & (cls < NUM_CARDS) & (conf >= cls_threshold)
+    if faces is not None:
+        ok &= faces
+    idx = np.nonzero(ok)[0]
     idx = idx[np.argsort(-conf[idx], kind="stable")]
     kept: list[int] = []
     taken: set[int] = set()

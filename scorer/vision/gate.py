@@ -1,0 +1,40 @@
+"""The face gate: whether a box holds a hanafuda face at all, read linearly from the
+classifier's card embedding (``training.stages.face_gate`` fits it on the boxes the
+localiser proposes on real photographs of other things, and on rendered cards).
+
+The classifier's own "not a card" class never saw a real photograph, and reads a Western
+playing card's face as a hanafuda card at 0.5-0.95; the gate refuses such boxes. It lives
+in the localiser's metadata (``face_gate``: weights, bias, threshold), so the classifier
+file, which deck profiles are keyed by, stays as it is."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class FaceGate:
+    weights: np.ndarray  # (D,) over the L2-normalised embedding
+    bias: float
+    threshold: float  # a box whose face probability is below this is not a card
+
+    @classmethod
+    def from_config(cls, cfg: Mapping[str, Any]) -> "FaceGate | None":
+        """The gate in a localiser's metadata, None when it has none."""
+        g = cfg.get("face_gate")
+        if not g:
+            return None
+        return cls(np.asarray(g["weights"], np.float32), float(g["bias"]),
+                   float(g.get("threshold", 0.5)))
+
+    def to_config(self) -> dict:
+        return {"weights": [round(float(v), 6) for v in self.weights],
+                "bias": round(self.bias, 6), "threshold": self.threshold}
+
+    def face_prob(self, embedding: np.ndarray) -> np.ndarray:
+        """(N,) the probability that each box holds a hanafuda face."""
+        z = np.asarray(embedding, np.float32) @ self.weights + self.bias
+        return (1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))).astype(np.float32)

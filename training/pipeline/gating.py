@@ -1,0 +1,68 @@
+"""``python -m training face-gate``: a face gate fitted on the boxes the networks really
+propose, its threshold chosen on validation; the result is a candidate in the run's
+``gated-model/`` (``ship --candidate`` judges it)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from training.pipeline import judge
+from training.pipeline.context import Run
+
+
+def photo_candidates(det, photos: list) -> list:
+    """Each photo's candidates as a scene without cards (``choose_threshold``)."""
+    import cv2
+    out = []
+    for path in photos:
+        img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if img is not None:
+            out.append(("photo", det.candidates(img), [], []))
+    return out
+
+
+def face_gate(run: Run) -> Path:
+    """Fit the gate on the networks ``run.networks()`` (the shipped ones unless this run
+    made its own), choose its threshold, and write both into a copy of them."""
+    from scorer.vision import Detector
+    from scorer.vision.gate import FaceGate
+    from training.data.real_photos import split_photos
+    from training.data.scenes import ART_SETS
+    from training.measure.slices import realistic_candidates
+    from training.ship.export import set_config
+    from training.stages.face_gate import (Examples, choose_threshold, fit, photo_examples,
+                                           scene_examples, split_by_sitting)
+    cfg, r = run.recipe.face_gate, run.recipe
+    loc = judge.candidate_copy(run, run.networks(), run.gated)
+    set_config(loc, {"face_gate": None})
+    det = Detector(loc, threads=run.threads)
+    fit_part, choose_part = split_by_sitting(split_photos(run.photos_dir)["train"],
+                                             cfg.photo_val_share)
+    sets = [s for s in ART_SETS if s != r.lodo_set]  # as the localiser: never the held-out deck
+    ex = Examples.join([photo_examples(det, fit_part),
+                        scene_examples(det, run.art_dir, "train", cfg.scenes_per_kind, sets)])
+    weights, bias = fit(ex, cfg.photo_weight, cfg.c)
+    run.log(f"face gate fitted on {int(ex.label.sum())} faces and {int((ex.label == 0).sum())} "
+            f"other boxes ({sum(s == 'photo' for s in ex.source)} on real photos)")
+    set_config(loc, {"face_gate": FaceGate(weights, bias, 0.0).to_config()})
+    det = Detector(loc, threads=run.threads)
+    scenes = realistic_candidates(det, run.art_dir, "val", cfg.val_per_kind,
+                                  loc_threshold=min(det.loc_threshold, det.large_threshold))
+    threshold, table = choose_threshold(scenes, photo_candidates(det, choose_part), det,
+                                        cfg.grid, cfg.guard)
+    run.eval_dir.mkdir(parents=True, exist_ok=True)
+    (run.eval_dir / "face-gate-val.json").write_text(json.dumps(
+        {"threshold": threshold, "faces": int(ex.label.sum()),
+         "others": int((ex.label == 0).sum()), "fit_photos": len(fit_part),
+         "choose_photos": len(choose_part), "grid": table}, indent=2) + "\n")
+    if threshold is None:
+        set_config(loc, {"face_gate": None})
+        run.log(f"face gate: no threshold keeps every kind within {cfg.guard}: left out")
+    else:
+        set_config(loc, {"face_gate": FaceGate(weights, bias, threshold).to_config()})
+        row = next(g for g in table if g["threshold"] == threshold)
+        run.log(f"face gate at {threshold}: {row['photo_false_cards']} false cards on "
+                f"{row['photos']} held-back train photos (without it "
+                f"{table[0]['photo_false_cards']}); candidate {loc}")
+    return loc

@@ -1,0 +1,153 @@
+"""The face gate: a linear read of the classifier's card embedding that says whether a
+box holds a hanafuda face at all. The classifier's "not a card" class only ever saw
+rendered clutter; on real tables it reads a Western playing card's face as a hanafuda
+card at 0.5-0.95. The gate learns the difference from the boxes the shipped localiser
+(and refiner) really propose:
+
+- hanafuda faces: boxes on the cards of realistic *train* scenes (IoU >= 0.5 with a card
+  at least 30% visible), the partly hidden ones included;
+- not hanafuda: every box proposed on the real photographs' *train* part (playing cards,
+  hands, phones, tables; no hanafuda in them), and boxes on realistic train scenes that
+  touch no card (clutter, decoy faces).
+
+It is a logistic regression (256 weights and a bias) stored in the localiser's metadata
+(``face_gate``), so the classifier file, and every deck profile keyed by it, stays as it
+is. Its threshold is chosen by tuning on validation scenes and the photos' train part.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from tqdm import tqdm
+
+from scorer.vision.geometry import quad_iou, quad_to_rect, rect_to_quad
+from training.data.realistic import KINDS, realistic_scene, realistic_seed
+from training.data.scenes import SEED_RANGES, get_library
+
+FACE_IOU = 0.5  # a box this close to a card (at least MIN_VISIBLE seen) holds its face
+NO_CARD_IOU = 0.1  # a box this far from every card holds none
+MIN_VISIBLE = 0.3
+GATE_SEED_OFFSET = 80_000  # within the train range, past the other stages' scenes
+
+
+@dataclass
+class Examples:
+    """Embeddings (N,D) with their labels (1: a hanafuda face) and sources."""
+    emb: np.ndarray
+    label: np.ndarray
+    source: list[str]
+
+    @classmethod
+    def join(cls, parts: list["Examples"]) -> "Examples":
+        parts = [p for p in parts if len(p.label)]
+        if not parts:
+            return cls(np.zeros((0, 256), np.float32), np.zeros(0, np.int64), [])
+        return cls(np.concatenate([p.emb for p in parts]),
+                   np.concatenate([p.label for p in parts]),
+                   [s for p in parts for s in p.source])
+
+
+def box_embeddings(detector, img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The localiser's (refined) boxes in ``img`` as quads, and their crops' embeddings."""
+    rects, _ = detector.localise(img)
+    if not len(rects):
+        return np.zeros((0, 4, 2), np.float32), np.zeros((0, 256), np.float32)
+    quads, crops = detector.cut(img, rects)
+    return quads, detector.embed(crops)
+
+
+def scene_examples(detector, art_dir, split: str = "train", per_kind: int = 60,
+                   sets=None, offset: int = GATE_SEED_OFFSET) -> Examples:
+    """Boxes on realistic scenes of ``split``: those on a card are faces, those on
+    none are not; boxes half on a card are left out."""
+    lib = get_library(art_dir)
+    start = SEED_RANGES[split][0] + (offset if split == "train" else 0)
+    embs, labels, sources = [], [], []
+    for kind in KINDS:
+        for k in tqdm(range(per_kind), desc=f"face gate {split} {kind}", unit="scene",
+                      mininterval=5):
+            img, cards, _ = realistic_scene(lib, realistic_seed(start, kind, k), kind, sets)
+            quads, emb = box_embeddings(detector, img)
+            truth = [rect_to_quad(*quad_to_rect(c.quad)) for c in cards
+                     if c.visible >= MIN_VISIBLE]
+            for q, e in zip(quads, emb):
+                best = max((quad_iou(q, t) for t in truth), default=0.0)
+                if best >= FACE_IOU or best < NO_CARD_IOU:
+                    embs.append(e)
+                    labels.append(int(best >= FACE_IOU))
+                    sources.append(kind)
+    return Examples(np.array(embs, np.float32).reshape(-1, 256), np.array(labels, np.int64),
+                    sources)
+
+
+def photo_examples(detector, photos: list) -> Examples:
+    """Every box proposed on the real photographs ``photos`` (no hanafuda in them)."""
+    import cv2
+    embs = []
+    for path in tqdm(photos, desc="face gate photos", unit="photo", mininterval=5):
+        img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if img is not None:
+            embs.append(box_embeddings(detector, img)[1])
+    emb = np.concatenate(embs) if embs else np.zeros((0, 256), np.float32)
+    return Examples(emb, np.zeros(len(emb), np.int64), ["photo"] * len(emb))
+
+
+def fit(ex: Examples, photo_weight: float = 3.0, c: float = 1.0) -> tuple[np.ndarray, float]:
+    """Logistic-regression weights and bias on ``ex`` (each class weighted to balance,
+    the real photos' boxes ``photo_weight`` times a rendered negative)."""
+    from sklearn.linear_model import LogisticRegression
+    weight = np.where(np.array(ex.source) == "photo", photo_weight, 1.0)
+    for cls in (0, 1):
+        m = ex.label == cls
+        weight[m] *= len(ex.label) / (2 * max(weight[m].sum(), 1e-9))
+    model = LogisticRegression(C=c, max_iter=2000)
+    model.fit(ex.emb, ex.label, sample_weight=weight)
+    return model.coef_[0].astype(np.float32), float(model.intercept_[0])
+
+
+def split_by_sitting(photos: list, share: float) -> tuple[list, list]:
+    """(fit, choose): each sitting's last ``share`` of ``photos`` chooses the threshold,
+    the rest fits the gate (the real photos' test part is never used here)."""
+    from collections import defaultdict
+
+    from training.data.real_photos import group_of
+    groups: dict[str, list] = defaultdict(list)
+    for p in photos:
+        groups[group_of(p.name)].append(p)
+    fit_part, choose_part = [], []
+    for g in sorted(groups):
+        members = sorted(groups[g])
+        n = int(round(len(members) * share))
+        fit_part += members[:len(members) - n]
+        choose_part += members[len(members) - n:]
+    return fit_part, choose_part
+
+
+def choose_threshold(scenes: list, photos: list, detector, grid, guard: float
+                     ) -> tuple[float | None, list[dict]]:
+    """The gate threshold with the fewest false cards on ``photos`` (candidates of photos
+    without hanafuda) among those that keep each realistic kind of ``scenes`` within
+    ``guard`` of its F1 without the gate (ties: the lower threshold); None when none
+    does. Each grid point's figures too."""
+    from training.measure.slices import pick, score_by_kind
+
+    def select(t):
+        cfg = detector.cfg
+        return lambda c: pick(c, detector.loc_threshold, detector.cls_threshold,
+                              detector.overlap_iou, detector.large_threshold,
+                              float(cfg.get("large_box", 0.4)), detector.large_cls_threshold,
+                              t)
+    _, ref = score_by_kind(scenes, select(None))
+    table, best = [], None
+    for t in [None, *grid]:
+        _, kinds = score_by_kind(scenes, select(t))
+        false_cards = sum(len(select(t)(c)) for _, c, _, _ in photos)
+        ok = all(kinds[k]["equiv"]["f1"] >= ref[k]["equiv"]["f1"] - guard for k in ref)
+        table.append({"threshold": t, "photo_false_cards": false_cards, "photos": len(photos),
+                      "eligible": ok,
+                      "kinds": {k: v["equiv"]["f1"] for k, v in kinds.items()}})
+        if t is not None and ok and (best is None or false_cards < best[1]):
+            best = (t, false_cards)
+    return (best[0] if best else None), table
