@@ -57,7 +57,7 @@ def test_averaged_weights_are_the_mean_with_the_trained_batch_norms_measured_aga
 
 
 def test_the_weights_averaged_are_the_snapshots_from_the_step_and_the_last_checkpoint(tmp_path):
-    from training.stages.loop import save_checkpoint
+    from training.nets.checkpoint import save
     from training.stages.lite_loc import snapshot_path, snapshot_step, weights_to_average
     (tmp_path / "snapshots").mkdir()
     for step in (1000, 2000, 3000):
@@ -65,10 +65,10 @@ def test_the_weights_averaged_are_the_snapshots_from_the_step_and_the_last_check
     assert snapshot_step(snapshot_path(tmp_path, 1234)) == 1234
     net = torch.nn.Linear(1, 1)
     ck = tmp_path / "lite_loc.pt"
-    save_checkpoint(ck, {"loc": net}, None, 3500, 1.0, [], {})
+    save(ck, {"loc": net}, None, 3500, 1.0, [], {})
     assert [p.name for p in weights_to_average(tmp_path, ck, 2000)] == \
         ["step-002000.pt", "step-003000.pt", "lite_loc.pt"]
-    save_checkpoint(ck, {"loc": net}, None, 3000, 1.0, [], {})  # the last snapshot holds it
+    save(ck, {"loc": net}, None, 3000, 1.0, [], {})  # the last snapshot holds it
     assert [p.name for p in weights_to_average(tmp_path, ck, 2000)] == \
         ["step-002000.pt", "step-003000.pt"]
     assert weights_to_average(tmp_path, ck, 4000) == []
@@ -128,120 +128,93 @@ def test_shift_slice_is_never_in_a_training_stream():
         SceneStream(StreamConfig(art_dir=".", first_seed=SEED_RANGES["shift_test"][0]))
 
 
-def _figures(f1: float, kinds: dict[str, float]) -> dict:
+def _figures(f1: float, kinds: dict[str, float], top: float = 0.9, boxes: float = 0.8) -> dict:
     eq = lambda v: {"equiv": {"f1": v}, "images_all_correct": 0.5,  # noqa: E731
                     "false_cards_per_image": 0.1}
     return {"realistic_framing": eq(f1), "kinds": {k: eq(v) for k, v in kinds.items()},
-            "recall": {"required": {"recall_equiv": f1}}}
+            "recall": {"required": {"recall_equiv": f1},
+                       "top_card_of_stack": {"recall_equiv": top}},
+            "box_quality": {"required": {"cards": 10, "iou_0.8": boxes}}}
+
+
+def _shipped():
+    from training.measure.compare import Figures
+    return Figures(_figures(0.90, {"pile": 0.9, "closeup": 0.9}), _figures(0.77, {"pile": 0.8}),
+                   {"false_cards_per_photo": 0.36})
 
 
 def test_the_ship_rule_names_each_figure_that_fails_and_by_how_much():
     from training.measure.compare import Figures, may_ship, rows
-    old = Figures(_figures(0.90, {"pile": 0.9, "closeup": 0.9}), _figures(0.77, {"pile": 0.8}),
-                  {"false_cards_per_photo": 0.36})
-    new = Figures(_figures(0.93, {"pile": 0.95, "closeup": 0.895}),
-                  _figures(0.80, {"pile": 0.85}), {"false_cards_per_photo": 0.17}, 30.0, 12.0)
-    assert may_ship(old, new) == (True, [])  # a slice may lose up to 0.01
-    worse = Figures(_figures(0.95, {"pile": 0.97, "closeup": 0.88}), _figures(0.76, {"pile": 0.85}),
-                    {"false_cards_per_photo": 0.2}, 41.0, 24.0)
+    old = _shipped()
+    new = Figures(_figures(0.93, {"pile": 0.95, "closeup": 0.896}, top=0.95, boxes=0.9),
+                  _figures(0.766, {"pile": 0.85}), {"false_cards_per_photo": 0.17},
+                  30.0, 12.0, 26.0)
+    assert may_ship(old, new) == (True, [])  # a slice may lose up to 0.005
+    worse = Figures(_figures(0.95, {"pile": 0.97, "closeup": 0.89}, top=0.95, boxes=0.9),
+                    _figures(0.76, {"pile": 0.85}), {"false_cards_per_photo": 0.2}, 40.0, 24.0,
+                    30.0)
     ok, failed = may_ship(old, worse)
     assert not ok and len(failed) == 5
-    assert failed[0].startswith("shift F1 0.770 -> 0.760")
-    assert "realistic closeup F1 0.900 -> 0.880 (loses 0.020" in failed[1]
+    assert failed[0] == "shift F1 0.770 -> 0.760 (loses 0.0100, more than 0.005)"
+    assert "realistic closeup F1 0.900 -> 0.890 (loses 0.0100" in failed[1]
     assert "0.200 (must be 0.180 or fewer)" in failed[2]
-    assert "41.0 ms" in failed[3] and "24.0 MiB" in failed[4]
+    assert "(1.33x, limit 1.2x)" in failed[3] and "24.0 MiB" in failed[4]
     assert ("realistic pile: F1", 0.9, 0.95) in rows(old.realistic, new.realistic, "realistic")
 
 
-def test_later_models_halve_the_baselines_false_cards_and_are_no_worse_than_the_shipped():
-    from training.measure.compare import Baseline, Figures, may_ship
-    shipped = Figures(_figures(0.90, {"pile": 0.9}), _figures(0.80, {"pile": 0.8}),
-                      {"false_cards_per_photo": 0.17})
-    eighth = Baseline(shipped.realistic, {"false_cards_per_photo": 0.36})
+def test_the_top_card_recall_and_the_boxes_on_the_cards_must_both_rise():
+    from training.measure.compare import Figures, may_ship
+    old = _shipped()
 
-    def later(photos):
-        return Figures(shipped.realistic, _figures(0.81, {"pile": 0.8}),
-                       {"false_cards_per_photo": photos})
-    assert may_ship(shipped, later(0.16), baseline=eighth) == (True, [])
-    ok, failed = may_ship(shipped, later(0.175), baseline=eighth)
-    assert not ok and failed == ["real-photo false cards a photo 0.170 -> 0.175 (must be "
-                                 "0.170 or fewer)"]
-    # without a baseline the shipped model's own figure must be halved
-    assert not may_ship(shipped, later(0.16))[0]
-
-
-def test_each_realistic_kind_is_held_to_the_baseline_and_the_whole_test_to_the_shipped_too():
-    from training.measure.compare import Baseline, Figures, may_ship
-    eighth = Baseline(_figures(0.921, {"pile": 0.93, "upside": 0.943}))
-    shipped = Figures(_figures(0.930, {"pile": 0.93, "upside": 0.951}), _figures(0.84, {"pile": 0.8}))
-
-    def later(whole, upside):
-        return Figures(_figures(whole, {"pile": 0.935, "upside": upside}),
-                       _figures(0.86, {"pile": 0.85}))
-    # upside down 0.0104 below the shipped model but within 0.01 of the baseline: it ships
-    assert may_ship(shipped, later(0.931, 0.9406), baseline=eighth) == (True, [])
-    # held to the shipped model alone (no baseline), the same kind fails
-    ok, failed = may_ship(shipped, later(0.931, 0.9406))
-    assert not ok and failed == ["realistic upside F1 0.951 -> 0.941 (loses 0.0104, more "
-                                 "than 0.01)"]
-    # more than 0.01 below the baseline: refused, and said against which model
-    ok, failed = may_ship(shipped, later(0.931, 0.932), baseline=eighth)
-    assert failed == ["realistic upside F1 0.943 -> 0.932 (loses 0.0110 against the "
-                      "baseline model, more than 0.01)"]
-    # the whole test still ratchets against the shipped model
-    ok, failed = may_ship(shipped, later(0.918, 0.95), baseline=eighth)
-    assert failed == ["realistic F1 0.930 -> 0.918 (loses 0.0120 against the shipped "
-                      "model, more than 0.01)"]
+    def later(top, boxes):
+        return Figures(_figures(0.90, {"pile": 0.9, "closeup": 0.9}, top, boxes), old.shift,
+                       {"false_cards_per_photo": 0.1}, 30.0, 1.0, 30.0)
+    assert may_ship(old, later(0.91, 0.81))[0]
+    assert may_ship(old, later(0.90, 0.81))[1] == ["top-card recall 0.900 -> 0.900 (must rise)"]
+    assert may_ship(old, later(0.95, 0.79))[1] == ["box-quality share 0.800 -> 0.790 (must "
+                                                   "rise)"]
+    unmeasured = Figures({**old.realistic, "box_quality": {}}, old.shift, old.photos)
+    assert may_ship(unmeasured, later(0.95, 0.9))[1] == ["box-quality share not measured on "
+                                                         "both models"]
 
 
-def test_the_speed_limit_reads_the_candidate_as_on_the_reference_machine():
-    from training.measure.compare import Figures, ShipLimits, may_ship
-    old = Figures(_figures(0.90, {"pile": 0.9}), _figures(0.77, {"pile": 0.8}))
-    limits = ShipLimits(reference_ms=24.0)
-    # 42 ms on a machine where the shipped model took 32 (24 on the reference): 31.5 ms
-    slow_machine = Figures(old.realistic, _figures(0.80, {"pile": 0.85}), ms=42.0,
-                           shipped_ms=32.0)
-    assert slow_machine.scaled_ms(24.0) == pytest.approx(31.5)
-    assert may_ship(old, slow_machine, limits) == (True, [])
-    # the same 42 ms where the shipped model took its reference 24: over the limit
-    ok, failed = may_ship(old, Figures(old.realistic, slow_machine.shift, ms=42.0,
-                                       shipped_ms=24.0), limits)
-    assert not ok and failed == ["median 42.0 ms a frame (42.0 ms beside the shipped "
-                                 "model's 24.0) (limit 35 ms)"]
-    # timed alone, the figure is read as it is
-    assert not may_ship(old, Figures(old.realistic, slow_machine.shift, ms=42.0), limits)[0]
+def test_the_speed_limit_is_a_ratio_to_the_reference_timed_beside_it():
+    from training.measure.compare import Figures, may_ship
+    old = _shipped()
+
+    def timed(ms, reference_ms):
+        return Figures(_figures(0.90, {"pile": 0.9, "closeup": 0.9}, 0.95, 0.9), old.shift,
+                       {"false_cards_per_photo": 0.1}, ms, 1.0, reference_ms)
+    assert timed(42.0, 35.0).speed_ratio() == pytest.approx(1.2)
+    assert may_ship(old, timed(42.0, 35.0))[0]  # a slow machine slows both alike
+    assert may_ship(old, timed(42.0, 29.0))[1] == ["median 42.0 ms a frame beside the "
+                                                   "reference's 29.0 (1.45x, limit 1.2x)"]
+    assert may_ship(old, timed(42.0, None))[1] == ["speed not timed beside the reference "
+                                                   "model"]
 
 
-def test_the_ship_record_reads_the_reference_and_hands_a_shipped_models_figures_over(tmp_path):
+def test_a_decision_is_recorded_and_only_a_pass_hands_the_files_over(tmp_path):
     import json
 
-    from training.measure.compare import Baseline, Figures
-    from training.ship.handover import ShipRecord
-    record = ShipRecord(tmp_path / "eval")
-    assert record.baseline(Figures({}, {})) is None  # no baseline before the first ship
-    assert record.limits().reference_ms == 24.3  # nothing shipped by this rule yet
-    old = Figures(_figures(0.90, {"pile": 0.9}), _figures(0.77, {"pile": 0.8}),
-                  {"false_cards_per_photo": 0.36})
-    new = Figures(_figures(0.91, {"pile": 0.91}), _figures(0.80, {"pile": 0.85}),
-                  {"false_cards_per_photo": 0.17}, ms=40.0, mib=3.0, shipped_ms=32.0)
-    first = record.decide(None, new, "cand/x-localiser.onnx")  # nothing shipped: it ships
-    assert first["shipped"] and first["scaled_ms"] == pytest.approx(40.0 * 24.3 / 32.0)
-    decision = record.decide(old, new, "cand/x-localiser.onnx")
-    assert decision["shipped"] and json.loads(
-        (tmp_path / "eval" / "ship-decision.json").read_text()) == decision
-    (tmp_path / "eval" / "photos-test-lite-loc.json").write_text('{"false_cards_per_photo": 0.17}')
-    record.hand_over(old, decision)
-    assert json.loads(record.baseline_photos.read_text()) == old.photos  # the first ship keeps it
-    assert json.loads(record.baseline_realistic.read_text()) == old.realistic
-    assert record.baseline(new) == Baseline(old.realistic, old.photos)
-    assert json.loads((tmp_path / "eval" / "photos-test-shipped.json").read_text()) == \
+    from training.measure.compare import Figures
+    from training.ship.handover import decide, hand_over
+    new = Figures(_figures(0.91, {"pile": 0.91, "closeup": 0.9}, 0.95, 0.9),
+                  _figures(0.80, {"pile": 0.85}), {"false_cards_per_photo": 0.17},
+                  ms=30.0, mib=3.0, reference_ms=29.0)
+    first = decide(None, new, "lite-loc-model")  # nothing shipped: it ships
+    assert first.shipped and first.speed_ratio == pytest.approx(30 / 29, abs=1e-3)
+    refused = decide(new, Figures(new.realistic, new.shift, {"false_cards_per_photo": 0.1},
+                                  ms=30.0, reference_ms=29.0), "c")
+    assert not refused.shipped and "(must rise)" in refused.failed[0]
+    run_eval, models = tmp_path / "run" / "eval", tmp_path / "models"
+    first.write(run_eval / "ship-decision.json")
+    assert json.loads((run_eval / "ship-decision.json").read_text())["shipped"] is True
+    (run_eval / "photos-test-lite-loc-model.json").write_text('{"false_cards_per_photo": 0.17}')
+    onnx_file = tmp_path / "cand" / "x-localiser.onnx"
+    onnx_file.parent.mkdir()
+    onnx_file.write_bytes(b"model")
+    written = hand_over([onnx_file], run_eval, "lite-loc-model", models)
+    assert (models / "x-localiser.onnx").read_bytes() == b"model"
+    assert json.loads((models / "eval" / "photos-test-shipped.json").read_text()) == \
         {"false_cards_per_photo": 0.17}
-    assert json.loads(record.speed.read_text())["reference_ms"] == round(40.0 * 24.3 / 32.0, 2)
-    assert record.limits().reference_ms == round(40.0 * 24.3 / 32.0, 2)
-    # a later ship keeps the first baseline; a worse candidate is refused by it
-    record.hand_over(Figures(old.realistic, old.shift, {"false_cards_per_photo": 0.17}), decision)
-    assert json.loads(record.baseline_photos.read_text()) == old.photos
-    worse = Figures(new.realistic, _figures(0.81, {"pile": 0.85}),
-                    {"false_cards_per_photo": 0.19}, ms=30.0, shipped_ms=30.0)
-    refused = record.decide(Figures(new.realistic, new.shift, new.photos), worse, "c")
-    assert not refused["shipped"] and "0.170 or fewer" in refused["failed"][0]
+    assert models / "eval" / "ship-decision.json" in written

@@ -281,30 +281,39 @@ def test_the_curve_measures_each_snapshot_once_beside_the_shipped_reference(tmp_
     assert json.loads(out.read_text())["points"][-1]["step"] == 3000
 
 
+def _run(tmp_path, name: str, recipe=None):
+    from training.pipeline.context import Run
+    from training.recipe import DEFAULT_RECIPE, load_recipe
+    recipe = recipe or DEFAULT_RECIPE
+    return Run(load_recipe(recipe), Path(recipe), tmp_path / name, tmp_path / "models", "", "")
+
+
 def test_the_campaign_state_is_kept_to_commit_and_a_fresh_run_resumes_from_it(tmp_path, monkeypatch):
-    import training.__main__ as cli
-    from training.stages.loop import checkpoint_step, save_checkpoint
-    from training.recipe import load_recipe
+    import time
+
+    from training.nets.checkpoint import checkpoint_step, save
+    from training.pipeline import campaign
+    from training.recipe import RecipeError
     state = tmp_path / "repo" / "training" / "campaign" / "lite-loc.pt"
-    monkeypatch.setattr(cli, "CAMPAIGN_STATE", state)
-    monkeypatch.setattr(cli, "REPO_ROOT", tmp_path / "repo")
+    monkeypatch.setattr(campaign, "CAMPAIGN_STATE", state)
+    monkeypatch.setattr(campaign, "REPO_ROOT", tmp_path / "repo")
+    monkeypatch.setattr(campaign, "last_kept", lambda path=None: None)  # never committed
     net = torch.nn.Linear(2, 2)
-    run = tmp_path / "run"
-    save_checkpoint(run / "lite_loc" / "lite_loc.pt", {"loc": net},
-                    torch.optim.AdamW(net.parameters()), 1234, 60.0, [], {})
-    args = cli._parser().parse_args(["keep", "--run-dir", str(run)])
-    cli.Pipeline(args, load_recipe()).keep()
+    run = _run(tmp_path, "run")
+    save(run.run_dir / "lite_loc" / "lite_loc.pt", {"loc": net},
+         torch.optim.AdamW(net.parameters()), 1234, 60.0, [], {}, with_rng=True)
+    campaign.keep(run)
     assert checkpoint_step(state) == 1234
-    fresh = tmp_path / "fresh-run"  # a fresh clone's run directory
-    pipe = cli.Pipeline(cli._parser().parse_args(["lite-loc", "--run-dir", str(fresh)]),
-                        load_recipe())
-    pipe._resume_campaign()
-    assert checkpoint_step(fresh / "lite_loc" / "lite_loc.pt") == 1234
-    other = tmp_path / "other-run"  # the state belongs to the shipped recipe alone
-    tiny = Path(__file__).parent / "fixtures" / "tiny-recipe.toml"
-    cli.Pipeline(cli._parser().parse_args(["lite-loc", "--run-dir", str(other), "--recipe",
-                                           str(tiny)]), load_recipe(tiny))._resume_campaign()
-    assert not (other / "lite_loc" / "lite_loc.pt").exists()
-    with pytest.raises(cli.RecipeError, match="nothing to keep"):
-        cli.Pipeline(cli._parser().parse_args(["keep", "--run-dir", str(tmp_path / "none")]),
-                     load_recipe()).keep()
+    fresh = _run(tmp_path, "fresh-run")  # a fresh clone's run directory
+    campaign.resume_campaign(fresh)
+    assert checkpoint_step(fresh.run_dir / "lite_loc" / "lite_loc.pt") == 1234
+    other = _run(tmp_path, "other-run", Path(__file__).parent / "fixtures" / "tiny-recipe.toml")
+    campaign.resume_campaign(other)  # the state belongs to the repository's recipe alone
+    assert not (other.run_dir / "lite_loc" / "lite_loc.pt").exists()
+    with pytest.raises(RecipeError, match="nothing to keep"):
+        campaign.keep(_run(tmp_path, "none"))
+    # committed ten minutes ago: kept again only when forced
+    monkeypatch.setattr(campaign, "last_kept", lambda path=None: time.time() - 600)
+    with pytest.raises(RecipeError, match="less than an hour ago"):
+        campaign.keep(run)
+    assert campaign.keep(run, force=True) == state

@@ -62,18 +62,23 @@ def test_tiny_recipe_end_to_end(tmp_path, capsys):
     res = json.loads((models / "eval" / "eval-realistic-test.json").read_text())
     assert "realistic_framing" in res and set(res["kinds"]) == {
         "pile", "physical", "closeup", "clutter", "upside_down"}
-    assert (models / "eval" / "eval-test.json").is_file()
-    assert (models / "eval" / "eval-realistic-lodo-hwatu.json").is_file()
-    # the lite localiser's candidate went through the ship rule (nothing shipped before)
+    assert set(res["box_quality"]) >= {"required", "partly_hidden"}
+    assert (run / "eval" / "eval-test.json").is_file()  # figures go to the run directory
+    assert (run / "eval" / "eval-realistic-lodo-hwatu.json").is_file()
+    # the lite localiser's candidate went through the ship rule (nothing shipped before),
+    # timed alternating beside the eighth model, and shipped with its lineage
     decision = json.loads((models / "eval" / "ship-decision.json").read_text())
     assert decision["shipped"] and decision["ms"] > 0 and 0 < decision["mib"] < 20
-    # the shipped model's median is the next candidate's speed reference
-    assert json.loads((models / "eval" / "speed.json").read_text())["reference_ms"] > 0
+    assert decision["reference_ms"] > 0 and decision["speed_ratio"] > 0
+    from training.ship.lineage import read
+    lineage = read(loc)
+    assert lineage["recipe"].endswith("tiny-recipe.toml") and lineage["step"] == 2
+    assert lineage["seed_ranges"]["test"] == [2_000_000, 2_100_000] and lineage["commit"]
     assert cfg["localiser_arch"] == "lite0-b8-fpn32"
     # tuned again beside the shipped model: read at its own thresholds, it guards each kind
     candidate = run / "lite-loc-model" / "tiny-localiser.onnx"
     assert main(["tune", "--model", str(candidate)] + args[1:-2]) == 0
-    tuned = json.loads((models / "eval" / "tune-val-lite-loc-model.json").read_text())
+    tuned = json.loads((run / "eval" / "tune-val-lite-loc-model.json").read_text())
     assert set(tuned["reference"]) == set(res["kinds"]) and tuned["guard"] == 0.01
     assert tuned["eligible"] >= 0 and set(tuned["grid"][0]["kinds"]) == set(res["kinds"])
     # a candidate that fails the ship rule leaves models/ untouched
@@ -85,11 +90,13 @@ def test_tiny_recipe_end_to_end(tmp_path, capsys):
             k["equiv"]["f1"] = f1
         (models / "eval" / name).write_text(json.dumps(figs))
     (models / "eval" / "photos-test-shipped.json").write_text('{"false_cards_per_photo": 0}')
+    records = {p.name: p.read_bytes() for p in (models / "eval").iterdir()}
     assert main(["ship"] + args[1:-2]) == 0  # (ship takes no --device)
-    decision = json.loads((models / "eval" / "ship-decision.json").read_text())
+    decision = json.loads((run / "eval" / "ship-decision.json").read_text())
     assert not decision["shipped"] and decision["failed"][0].startswith("shift F1 1.000")
-    assert decision["shipped_ms"] > 0  # timed beside the shipped model
+    assert decision["reference_ms"] > 0  # timed beside the eighth model
     assert {p.name: p.read_bytes() for p in models.glob("*.onnx")} == before
+    assert {p.name: p.read_bytes() for p in (models / "eval").iterdir()} == records
     # the lite localiser exported is the mean of the weights kept from average_from on
     assert "averaged 2 weights (step-000001.pt, step-000002.pt)" in capsys.readouterr().err
     assert (run / "lite_loc" / "averaged.pt").is_file()
@@ -224,3 +231,22 @@ def test_a_missing_model_is_a_one_line_error(tmp_path, capsys, command):
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2
     assert err[-1].startswith("error: model file not found") and "Traceback" not in "".join(err)
+
+
+@pytest.mark.art
+@pytest.mark.photos
+def test_tuning_the_shipped_model_tunes_a_copy_and_leaves_models_alone(tmp_path):
+    import shutil
+    shipped = Path(__file__).resolve().parent.parent / "models"
+    models, run = tmp_path / "models", tmp_path / "run"
+    models.mkdir()
+    for f in shipped.glob("*.onnx"):
+        shutil.copyfile(f, models / f.name)
+    before = {p.name: p.read_bytes() for p in models.iterdir()}
+    assert main(["tune", "--recipe", str(TINY), "--models-dir", str(models), "--run-dir",
+                 str(run), "--workers", "1"]) == 0
+    assert {p.name: p.read_bytes() for p in models.iterdir()} == before
+    tuned = run / "tuned-model" / "hanafuda-localiser.onnx"
+    cfg = json.loads({p.key: p.value for p in onnx.load(str(tuned)).metadata_props}["hanafuda"])
+    record = json.loads((run / "eval" / "tune-val-tuned-model.json").read_text())
+    assert cfg["loc_threshold"] == record["best"]["loc_threshold"]

@@ -156,6 +156,20 @@ class TuneConfig:
 
 
 @dataclass(frozen=True)
+class FaceGateConfig:
+    """The face gate (``training.stages.face_gate``): fitted on the boxes of realistic
+    train scenes and of the real photos' train part, its threshold chosen on realistic
+    validation scenes and a held-back share of the photos' train part."""
+    scenes_per_kind: int = 150  # realistic train scenes a kind to fit on
+    photo_weight: float = 3.0  # a real photo's box counts this many rendered negatives
+    c: float = 1.0  # the logistic regression's inverse regularisation
+    photo_val_share: float = 0.25  # each sitting's last share of the photos' train part
+    val_per_kind: int = 120  # realistic validation scenes a kind to choose the threshold on
+    grid: tuple[float, ...] = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6)
+    guard: float = 0.005  # each kind's validation F1 at most this below the model's without
+
+
+@dataclass(frozen=True)
 class EvaluateConfig:
     realistic_per_kind: int = 120
     lodo_per_kind: int = 60
@@ -178,6 +192,7 @@ class Recipe:
     lite_localiser: LiteLocConfig = field(default_factory=LiteLocConfig)
     shift: ShiftConfig = field(default_factory=ShiftConfig)
     tune: TuneConfig = field(default_factory=TuneConfig)
+    face_gate: FaceGateConfig = field(default_factory=FaceGateConfig)
     evaluate: EvaluateConfig = field(default_factory=EvaluateConfig)
 
 
@@ -233,7 +248,7 @@ def parse_recipe(data: dict) -> Recipe:
     parts = {"classifier": ClassifierConfig, "refiner": RefinerConfig, "export": ExportConfig,
              "realistic": RealisticConfig, "lodo": LodoConfig, "lite_localiser": LiteLocConfig,
              "shift": ShiftConfig,
-             "tune": TuneConfig, "evaluate": EvaluateConfig}
+             "tune": TuneConfig, "face_gate": FaceGateConfig, "evaluate": EvaluateConfig}
     kw = {k: _record(cls, data.pop(k, {}), k) for k, cls in parts.items()}
     if rounds and any(r.grow for r in rounds) and not kw["classifier"].arch.startswith("lite0-b"):
         raise RecipeError("classifier_round.grow needs a truncated EfficientNet-Lite0 "
@@ -255,23 +270,6 @@ def parse_recipe(data: dict) -> Recipe:
                   train_scenes=int(scenes.get("train", top.train_scenes)),
                   val_scenes=int(scenes.get("val", top.val_scenes)),
                   localiser=tuple(locs), classifier_rounds=rounds, **kw)
-
-
-def add_options(parser, cls) -> None:
-    """One ``--name`` option per field of the dataclass ``cls``, defaulting to the field's
-    default (booleans take true/false, 1/0, yes/no)."""
-    for f in fields(cls):
-        if f.type in ("bool", bool):
-            parser.add_argument(f"--{f.name.replace('_', '-')}", default=f.default,
-                                type=lambda v: v.lower() in ("1", "true", "yes"))
-        else:
-            parser.add_argument(f"--{f.name.replace('_', '-')}", type=type(f.default),
-                                default=f.default)
-
-
-def from_options(args, cls):
-    """The dataclass ``cls`` from the parsed options ``add_options`` made."""
-    return cls(**{f.name: getattr(args, f.name) for f in fields(cls)})
 
 
 def load_recipe(path: str | Path | None = None) -> Recipe:

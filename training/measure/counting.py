@@ -65,5 +65,8 @@ class Recall:
         self.n += 1
         self.hit += int(hit)
 
+    def share(self) -> float | None:
+        return round(self.hit / self.n, 4) if self.n else None
+
     def report(self) -> dict:
-        return {"cards": self.n, "recall_equiv": round(self.hit / self.n, 4) if self.n else None}
+        return {"cards": self.n, "recall_equiv": self.share()}

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from training.ship.export import set_config
 from training.stages.lite_loc import export_lite_loc, snapshot_step
-from training.ship.onnx_files import onnx_config
+from training.ship.export import onnx_config
 from training.measure.photos import false_cards
 from training.data.shift import SHIFT_KINDS, shift_scene
 from training.measure.slices import evaluate_realistic

@@ -54,6 +54,7 @@ def evaluate_realistic(detector, art_dir=None, split: str = "test", per_kind: in
     recalls = {k: Recall() for k in ("required", "half_hidden_50_80", "partial_25_50",
                                       "under_40px", "upside_down", "top_card_of_stack",
                                       "true_outline", "physical_deck")}
+    boxes = {k: Recall() for k in BOX_SLICES}
     loss = Counter()
     months = Counter()
     ms = []
@@ -94,6 +95,9 @@ def evaluate_realistic(detector, art_dir=None, split: str = "test", per_kind: in
                     recalls["physical_deck"].add(hit)
                 if c is top and len(cards) > 1:
                     recalls["top_card_of_stack"].add(hit)
+            for key, sits in box_quality(found_boxes.quads, req,
+                                         top if len(cards) > 1 else None):
+                boxes[key].add(sits)
             months.update(_month_misreads(det, req))
             for c, r in zip(req, reads):
                 ok_read = r < 48 and EQUIV[r] == EQUIV[c.class_id]
@@ -105,6 +109,8 @@ def evaluate_realistic(detector, art_dir=None, split: str = "test", per_kind: in
            "realistic_framing": overall.report(),
            "kinds": {k: v.report() for k, v in per_kind_t.items()},
            "recall": {k: v.report() for k, v in recalls.items()},
+           "box_quality": {k: {"cards": v.n, f"iou_{BOX_IOU:.1f}": v.share()}
+                           for k, v in boxes.items()},
            "lost_though_read_right_on_true_outline": dict(loss),
            "month_misreads": dict(months.most_common()),
            "infer_ms_median": round(float(np.median(ms)), 2) if ms else None}
@@ -113,6 +119,26 @@ def evaluate_realistic(detector, art_dir=None, split: str = "test", per_kind: in
         out_dir.mkdir(parents=True, exist_ok=True)
         (out_dir / f"eval-{tag}.json").write_text(json.dumps(res, indent=2) + "\n")
     return res
+
+
+BOX_IOU = 0.8  # a box that sits on its card
+BOX_SLICES = ("required", "top_card", "fully_visible", "partly_hidden")
+
+
+def box_quality(quads: Sequence[np.ndarray], cards, top) -> list[tuple[str, bool]]:
+    """(slice, sits) for each required card in ``cards``: whether the localiser's (and
+    refiner's) best box on it has IoU >= ``BOX_IOU`` with its true outline. The slices:
+    every required card, the top card of a pile (``top``, None for a lone card), cards
+    fully visible, cards partly hidden (50-99% visible)."""
+    out = []
+    for c in cards:
+        gq = rect_to_quad(*quad_to_rect(c.quad))
+        sits = max((quad_iou(gq, q) for q in quads), default=0.0) >= BOX_IOU
+        out += [("required", sits),
+                ("fully_visible" if c.visible >= 0.99 else "partly_hidden", sits)]
+        if c is top:
+            out.append(("top_card", sits))
+    return out
 
 
 def _month_misreads(det, cards) -> list[str]:
@@ -227,10 +253,10 @@ def score_by_kind(scenes: list, select) -> tuple[dict, dict[str, dict]]:
 
 def pick(cand, loc_threshold: float, cls_threshold: float, overlap_iou: float | None = None,
          large_threshold: float | None = None, large_box: float = 0.4,
-         large_cls_threshold: float | None = None):
+         large_cls_threshold: float | None = None, face_threshold: float | None = None):
     """The class ids ``Detector.detect`` would keep from ``cand`` with these settings
     (a close-up box is one ``large_box`` of the frame's height or taller; None: the
-    same threshold as the others)."""
+    same threshold as the others; ``face_threshold``: the face gate's, None: no gate)."""
     from scorer.vision.detector import select_cards
     from scorer.vision.stages import close_up_boxes
     thr = np.full(len(cand), loc_threshold, np.float32)
@@ -241,5 +267,7 @@ def pick(cand, loc_threshold: float, cls_threshold: float, overlap_iou: float | 
             thr[large] = large_threshold
         if large_cls_threshold is not None:
             cls_thr[large] = large_cls_threshold
+    faces = None if face_threshold is None or cand.face is None \
+        else cand.face >= face_threshold
     return cand.class_id[select_cards(cand.loc_score, cand.probs, thr, cls_thr,
-                                      cand.quads, overlap_iou)]
+                                      cand.quads, overlap_iou, faces)]

@@ -13,6 +13,7 @@ import torch.nn as nn
 from scorer.vision.geometry import CROP_H, CROP_W, REF_H, REF_W
 from scorer.vision.stages import as_input
 from training.data.cache import LOC_H, LOC_W
+from training.nets import checkpoint
 from training.nets.networks import DELTA_SCALE, RefNet, build_classifier, build_localiser
 
 
@@ -27,11 +28,6 @@ class _Softmax(nn.Module):
     def forward(self, x):
         f = self.net.embed(x)
         return torch.softmax(self.net.fc(f), dim=1), nn.functional.normalize(f, dim=1)
-
-
-def checkpoint(ck: Path | dict) -> dict:
-    """A checkpoint given as its file or as the dictionary already loaded."""
-    return ck if isinstance(ck, dict) else torch.load(ck, map_location="cpu", weights_only=False)
 
 
 def _describe(path: Path, cfg: dict, desc: str) -> None:
@@ -49,10 +45,12 @@ def _describe(path: Path, cfg: dict, desc: str) -> None:
 
 
 def export_classifier(cls_ckpt: Path | dict, path: Path, cfg: dict | None = None) -> Path:
-    """The classifier checkpoint (``model``, ``arch``) as the ONNX file ``path``."""
-    ck = checkpoint(cls_ckpt)
-    cls = build_classifier(ck["arch"])
-    cls.load_state_dict(ck["model"])
+    """The classifier's checkpoint (``training.nets.checkpoint``: its network "cls", its
+    config's "arch") as the ONNX file ``path``."""
+    ck = checkpoint.load(cls_ckpt)
+    arch = ck["config"]["arch"]
+    cls = build_classifier(arch)
+    cls.load_state_dict(checkpoint.weights(ck, "cls"))
     cls.eval()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -61,7 +59,7 @@ def export_classifier(cls_ckpt: Path | dict, path: Path, cfg: dict | None = None
                           opset_version=17, dynamic_axes={"crops": {0: "n"}, "probs": {0: "n"},
                                                           "embedding": {0: "n"}},
                           dynamo=False)
-    _describe(path, {**(cfg or {}), "classifier_arch": ck["arch"]},
+    _describe(path, {**(cfg or {}), "classifier_arch": arch},
               "hanafuda 48-card + background crop classifier")
     return path
 
@@ -69,17 +67,17 @@ def export_classifier(cls_ckpt: Path | dict, path: Path, cfg: dict | None = None
 def export_models(loc_ckpt: Path | dict, cls_ckpt: Path | dict, out_dir: Path,
                   name: str = "hanafuda", extra_cfg: dict | None = None,
                   loc_size: tuple[int, int] = (LOC_W, LOC_H)) -> tuple[Path, Path]:
-    """The localiser (``{"model": state}``) and the classifier (``model``, ``arch``)
-    checkpoints, as files or loaded, as ONNX files; ``loc_size``: the localiser's input
+    """The localiser's and the classifier's checkpoints (``training.nets.checkpoint``),
+    as files or loaded, as ONNX files; ``loc_size``: the localiser's input
     (width, height), fixed in the ONNX graph."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     loc_path = out_dir / f"{name}-localiser.onnx"
     cls_path = out_dir / f"{name}-classifier.onnx"
     loc = build_localiser()
-    loc.load_state_dict(checkpoint(loc_ckpt)["model"])
+    loc.load_state_dict(checkpoint.weights(loc_ckpt, "loc"))
     loc.eval()
-    ck = checkpoint(cls_ckpt)
+    ck = checkpoint.load(cls_ckpt)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.onnx.export(loc, torch.rand(1, 3, loc_size[1], loc_size[0]) * 255, str(loc_path),
@@ -87,7 +85,7 @@ def export_models(loc_ckpt: Path | dict, cls_ckpt: Path | dict, out_dir: Path,
                           dynamo=False)
     cfg = {"classifier": cls_path.name, "stride": 4, "loc_threshold": 0.3,
            "cls_threshold": 0.3, "nms_iou": 0.5, "tta": False, "crop_w": CROP_W,
-           "crop_h": CROP_H, "classifier_arch": ck["arch"],
+           "crop_h": CROP_H, "classifier_arch": ck["config"]["arch"],
            "input": "RGB float 0..255 NCHW, normalised inside the graph"}
     cfg.update(extra_cfg or {})
     export_classifier(ck, cls_path, cfg)
@@ -108,7 +106,7 @@ class _Scaled(nn.Module):
 
 
 def export_refiner(ckpt: Path | dict, loc_path: Path, passes: int = 1) -> Path:
-    """Export the box refiner (its state dict, as a file or loaded) beside the localiser
+    """Export the box refiner (its checkpoint, as a file or loaded) beside the localiser
     ``loc_path`` and name it in the localiser's metadata, with how many times it is
     applied."""
     import onnx
@@ -116,7 +114,7 @@ def export_refiner(ckpt: Path | dict, loc_path: Path, passes: int = 1) -> Path:
     loc_path = Path(loc_path)
     path = loc_path.with_name(loc_path.name.replace("localiser", "refiner"))
     net = RefNet()
-    net.load_state_dict(checkpoint(ckpt))
+    net.load_state_dict(checkpoint.weights(ckpt, "ref"))
     net.eval()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -185,6 +183,16 @@ def quantize_localiser(loc_path: Path, frames: np.ndarray,
     uint8 BGR letterboxed *training* frames; ``keep_float``: node-name prefixes left in
     float (e.g. the head, whose heatmap the thresholds read)."""
     return _quantize(Path(loc_path), _Batches("image", np.ascontiguousarray(as_input(frames)), 1), keep_float)
+
+
+def onnx_config(loc_path: Path) -> dict:
+    """The ``hanafuda`` JSON metadata of an exported localiser."""
+    import onnx
+
+    for p in onnx.load(str(loc_path)).metadata_props:
+        if p.key == "hanafuda":
+            return json.loads(p.value)
+    return {}
 
 
 def set_config(loc_path: Path, updates: dict) -> dict:

@@ -1,87 +1,67 @@
-"""The ship rule's record in ``models/eval``: what a decision reads and what a ship leaves.
+"""The ship decision's record and the one copier into ``models/``.
 
-- ``speed.json``: the shipped model's median a frame as on the reference machine, which
-  scales the next candidate's timing (``training.measure.compare.Figures.scaled_ms``);
-- ``photos-test-baseline.json``, ``eval-realistic-test-baseline.json``: the real-photo and
-  realistic figures of the model the rule was set against (the eighth), kept at the first
-  ship: its false cards must be halved, and each realistic kind held within 0.01 of it;
-- ``ship-decision.json``: the last decision, each failed figure, the timing;
-- on a ship, the candidate's evaluation files become the shipped model's.
+A decision is written to the run's ``eval/ship-decision.json`` whether or not the
+candidate ships. Only when it ships does ``hand_over`` write ``models/``: the ONNX files
+(stamped with their lineage first), and the candidate's records under the shipped names
+in ``models/eval`` (the realistic test, the shift slice, the real photos, its tuning,
+the decision), which the next decision reads as the shipped model's figures.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from training.measure.compare import Baseline, Figures, ShipLimits, may_ship
+from training.measure.compare import Figures, ShipLimits, may_ship
 
-# the candidate's evaluation files and the names they take once it ships
-SHIPPED_NAMES = (("eval-realistic-test-lite-loc.json", "eval-realistic-test.json"),
-                 ("eval-shift-test-lite-loc.json", "eval-shift-test-shipped.json"),
-                 ("photos-test-lite-loc.json", "photos-test-shipped.json"))
+# a candidate's record (in the run's eval/, by its tag) -> the shipped model's name
+SHIPPED_NAMES = (("eval-realistic-test-{tag}.json", "eval-realistic-test.json"),
+                 ("eval-shift-test-{tag}.json", "eval-shift-test-shipped.json"),
+                 ("photos-test-{tag}.json", "photos-test-shipped.json"),
+                 ("tune-val-{tag}.json", "tune-val-hanafuda-localiser.json"),
+                 ("ship-decision.json", "ship-decision.json"))
 
 
 @dataclass(frozen=True)
-class ShipRecord:
-    """The ship rule's files in ``eval_dir``."""
-    eval_dir: Path
+class ShipDecision:
+    """Whether the candidate ships, each failed figure, and its speed and size."""
+    shipped: bool
+    failed: list[str]
+    ms: float | None
+    reference_ms: float | None
+    speed_ratio: float | None
+    mib: float | None
+    candidate: str  # the candidate's run sub-directory, e.g. "lite-loc-model"
 
-    @property
-    def speed(self) -> Path:
-        return self.eval_dir / "speed.json"
+    def write(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(asdict(self), indent=2) + "\n")
 
-    @property
-    def baseline_photos(self) -> Path:
-        return self.eval_dir / "photos-test-baseline.json"
 
-    @property
-    def baseline_realistic(self) -> Path:
-        return self.eval_dir / "eval-realistic-test-baseline.json"
+def decide(old: Figures | None, new: Figures, candidate: str,
+           limits: ShipLimits | None = None) -> ShipDecision:
+    """The ship rule for ``new`` against ``old`` (None: nothing shipped yet, so it
+    ships)."""
+    ok, failed = may_ship(old, new, limits or ShipLimits()) if old is not None else (True, [])
+    ratio = new.speed_ratio()
+    return ShipDecision(ok, failed, new.ms, new.reference_ms,
+                        None if ratio is None else round(ratio, 3), new.mib, candidate)
 
-    def baseline(self, old: Figures) -> Baseline | None:
-        """The baseline's figures (None before the first ship; a record from before the
-        realistic baseline was kept reads the shipped model's realistic figures)."""
-        if not self.baseline_photos.is_file():
-            return None
-        realistic = json.loads(self.baseline_realistic.read_text()) \
-            if self.baseline_realistic.is_file() else old.realistic
-        return Baseline(realistic, json.loads(self.baseline_photos.read_text()))
 
-    def limits(self) -> ShipLimits:
-        """The limits, with the shipped model's reference median once one has shipped."""
-        if not self.speed.is_file():
-            return ShipLimits()
-        return ShipLimits(reference_ms=json.loads(self.speed.read_text())["reference_ms"])
-
-    def decide(self, old: Figures | None, new: Figures, candidate: str) -> dict:
-        """The ship rule for ``new`` against ``old`` (None: nothing shipped yet, so it
-        ships), written to ``ship-decision.json``."""
-        limits = self.limits()
-        ok, failed = True, []
-        if old is not None:
-            ok, failed = may_ship(old, new, limits, self.baseline(old))
-        decision = {"shipped": ok, "failed": failed, "ms": new.ms, "shipped_ms": new.shipped_ms,
-                    "reference_ms": limits.reference_ms,
-                    "scaled_ms": new.scaled_ms(limits.reference_ms), "mib": new.mib,
-                    "candidate": candidate}
-        self.eval_dir.mkdir(parents=True, exist_ok=True)
-        (self.eval_dir / "ship-decision.json").write_text(json.dumps(decision, indent=2) + "\n")
-        return decision
-
-    def hand_over(self, old: Figures | None, decision: dict) -> None:
-        """After a ship: the first shipped model's photo and realistic figures become the
-        baseline, the candidate's evaluation files the shipped ones, its scaled median the
-        next reference."""
-        if old is not None and old.photos is not None and not self.baseline_photos.is_file():
-            self.baseline_photos.write_text(json.dumps(old.photos, indent=2) + "\n")
-            self.baseline_realistic.write_text(json.dumps(old.realistic, indent=2) + "\n")
-        for name, shipped in SHIPPED_NAMES:
-            if (self.eval_dir / name).is_file():
-                shutil.copyfile(self.eval_dir / name, self.eval_dir / shipped)
-        ref = decision["scaled_ms"] or decision["reference_ms"]
-        self.speed.write_text(json.dumps({"reference_ms": round(ref, 2),
-                                          "model": Path(decision["candidate"]).name},
-                                         indent=2) + "\n")
+def hand_over(files: list[Path], eval_dir: Path, tag: str, models_dir: Path) -> list[Path]:
+    """Copy the candidate's model ``files`` into ``models_dir`` and its records (from
+    ``eval_dir``, named by ``tag``) into ``models_dir/eval``; the paths written."""
+    records = models_dir / "eval"
+    records.mkdir(parents=True, exist_ok=True)
+    written = []
+    for src in files:
+        shutil.copyfile(src, models_dir / src.name)
+        written.append(models_dir / src.name)
+    for name, shipped in SHIPPED_NAMES:
+        src = eval_dir / name.format(tag=tag)
+        if src.is_file():
+            shutil.copyfile(src, records / shipped)
+            written.append(records / shipped)
+    return written

@@ -8,9 +8,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from scorer.cards import DECK
-from training.stages.loop import Schedule, checkpoint_step, train_loop, seed_all
+from training.stages.loop import Schedule, seed_all, train_loop
 from training.nets.networks import build_classifier
 from training.data.scenes import ART_SETS
+from training.nets import checkpoint
 
 
 EQUIV = np.array([DECK[i].equivalence_key for i in range(48)] + ["bg"])
@@ -22,7 +23,7 @@ def finished(out_dir: Path, steps: int) -> bool:
     ckpt = out_dir / "cls_ckpt.pt"
     if not ((out_dir / "classifier.pt").is_file() and ckpt.is_file()):
         return False
-    return torch.load(ckpt, map_location="cpu", weights_only=False)["step"] >= steps
+    return checkpoint.checkpoint_step(ckpt) >= steps
 
 
 def jitter_colour(x: torch.Tensor, rng: np.random.Generator, contrast: tuple[float, float],
@@ -121,15 +122,15 @@ def train_classifier(data: dict, val: dict, out_dir: Path, arch: str = "small",
     n_extra = int(round(batch * extra_share)) if len(idx_extra) else 0
     model = build_classifier(arch)
     if init is not None:
-        init_ck = torch.load(init, map_location="cpu", weights_only=False)
-        state = init_ck["model"]
-        if arch.startswith(f"{init_ck.get('arch')}-x"):  # grown: the new branch keeps its init
+        init_ck = checkpoint.load(init)
+        state = checkpoint.weights(init_ck, "cls")
+        if arch.startswith(f"{init_ck['config'].get('arch')}-x"):  # grown: the new branch keeps its init
             state = {**model.state_dict(), **state}
         model.load_state_dict(state)
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr,
                             weight_decay=0.02)
     ckpt = out_dir / "cls_ckpt.pt"
-    rng = np.random.default_rng(seed + checkpoint_step(ckpt))
+    rng = np.random.default_rng(seed + checkpoint.checkpoint_step(ckpt))
     vsets = {"all": np.ones(len(val["crop_label"]), bool)}
     for s in ART_SETS:
         vsets[s] = val["crop_set"] == ART_SETS.index(s)
@@ -161,6 +162,5 @@ def train_classifier(data: dict, val: dict, out_dir: Path, arch: str = "small",
                     {"arch": arch, "steps": steps, "batch": batch, "lr": lr, "seed": seed},
                     log=log, every_s=math.inf, every_steps=eval_every,
                     desc=f"classifier {arch}", record=validation)
-    torch.save({"model": model.state_dict(), "arch": arch, "hist": st.history},
-               out_dir / "classifier.pt")
-    return out_dir / "classifier.pt"
+    return checkpoint.save(out_dir / "classifier.pt", {"cls": model}, step=st.step,
+                           history=st.history, config={"arch": arch})

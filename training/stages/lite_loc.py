@@ -20,7 +20,9 @@ from typing import Iterator, Sequence
 import numpy as np
 import torch
 
-from training.stages.loop import RunState, Schedule, checkpoint_step, replayed, train_loop
+from training.nets import checkpoint
+from training.nets.checkpoint import checkpoint_step
+from training.stages.loop import RunState, Schedule, replayed, train_loop
 from training.stages.augment import colour_jitter, random_window, to_input
 from training.nets.networks import LiteLoc
 from training.data.realistic import LAYOUT_WEIGHTS, SceneVariation
@@ -97,7 +99,7 @@ def train_lite_loc(art_dir: str, out_dir: Path, cfg: LiteLocConfig, exclude_sets
 
     def snapshot(st: RunState) -> None:
         if cfg.snapshot_every and st.step % cfg.snapshot_every == 0:
-            save_weights(snapshot_path(out_dir, st.step), net)
+            save_weights(snapshot_path(out_dir, st.step), net, st.step)
 
     train_loop({"loc": net}, opt, feature_batches(net, loader, cfg, dev, seed), losses, schedule,
                ckpt, {**asdict(cfg), "seed": seed}, log=log, desc="lite localiser",
@@ -105,21 +107,15 @@ def train_lite_loc(art_dir: str, out_dir: Path, cfg: LiteLocConfig, exclude_sets
     return ckpt
 
 
-def save_weights(path: Path, net: torch.nn.Module) -> None:
-    """The network's weights alone, floating point in fp16 (a snapshot for the curve)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    state = {k: (v.half() if v.is_floating_point() else v).cpu()
-             for k, v in net.state_dict().items()}
-    torch.save(state, path)
+def save_weights(path: Path, net: torch.nn.Module, step: int = 0) -> Path:
+    """The network's weights alone, in float16 (a snapshot for the curve)."""
+    return checkpoint.save(path, {"loc": net}, step=step, half=True)
 
 
 def load_lite_loc(path: Path) -> LiteLoc:
-    """The lite localiser from an engine checkpoint or a snapshot (``save_weights``)."""
+    """The lite localiser from a training checkpoint or a snapshot (``save_weights``)."""
     net = LiteLoc(pretrained=False)
-    state = torch.load(Path(path), map_location="cpu", weights_only=False)
-    if "nets" in state:
-        state = state["nets"]["loc"]
-    net.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in state.items()})
+    net.load_state_dict(checkpoint.weights(path, "loc"))
     return net.eval()
 
 
@@ -199,7 +195,7 @@ def export_lite_loc(ckpt: Path, base_loc: Path, out_dir: Path, name: str = "hana
     int8, calibrated on frames of this stream (``stream_config``)."""
     import onnx
 
-    from training.ship.onnx_files import onnx_config
+    from training.ship.export import onnx_config
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -7,10 +7,11 @@ from pathlib import Path
 import numpy as np
 import torch
 from training.stages.loop import seed_all
-from training.stages.loop import Schedule, checkpoint_step, train_loop
+from training.stages.loop import Schedule, train_loop
 from training.stages.targets import loc_loss, loc_targets
 from training.nets.networks import build_localiser
 from training.data.scenes import ART_SETS
+from training.nets import checkpoint
 
 
 def augment_scenes(imgs: np.ndarray, cards: np.ndarray, rng):
@@ -118,11 +119,11 @@ def train_localiser(data: dict, val: dict, out_dir: Path, steps: int = 3000, bat
     vidx = np.nonzero(vkeep)[0][:200]
     model = build_localiser()
     if init is not None:
-        model.load_state_dict(torch.load(init, map_location="cpu", weights_only=False)["model"])
+        model.load_state_dict(checkpoint.weights(init, "loc"))
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-3)
     ckpt = out_dir / "loc_ckpt.pt"
     schedule = Schedule(steps=steps, warmup=100, floor=0.02, restarts=tuple(cycles))
-    at = {"step": checkpoint_step(ckpt)}
+    at = {"step": checkpoint.checkpoint_step(ckpt)}
 
     def batches():
         rng = np.random.default_rng(seed + at["step"])
@@ -150,5 +151,5 @@ def train_localiser(data: dict, val: dict, out_dir: Path, steps: int = 3000, bat
                      "crop": list(crop) if crop else None, "seed": seed},
                     log=log, every_s=math.inf, every_steps=eval_every, desc="localiser",
                     record=lambda: {"val_loss": round(eval_localiser_loss(model, val, vidx), 4)})
-    torch.save({"model": model.state_dict(), "hist": st.history}, out_dir / "localiser.pt")
-    return out_dir / "localiser.pt"
+    return checkpoint.save(out_dir / "localiser.pt", {"loc": model}, step=st.step,
+                           history=st.history)

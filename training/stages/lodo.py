@@ -25,6 +25,7 @@ from training.stages.augment import colour_jitter, to_input, turn_half
 from training.nets.networks import build_classifier
 from training.recipe import LodoConfig
 from training.data.stream import StreamConfig, scene_loader
+from training.nets import checkpoint
 
 
 def _crop_batches(loader, batch: int):
@@ -72,9 +73,7 @@ def train_lodo(art_dir: str, out_dir: Path, cfg: LodoConfig, lodo_set: str,
         return {"loss": F.cross_entropy(model(xc), y, label_smoothing=0.05)}
 
     def save_classifier(_=None) -> None:
-        tmp = out_dir / "classifier.tmp"
-        torch.save({"model": model.state_dict(), "arch": cfg.arch}, tmp)
-        tmp.replace(out_dir / "classifier.pt")
+        checkpoint.save(out_dir / "classifier.pt", {"cls": model}, config={"arch": cfg.arch})
 
     model.train()
     schedule = Schedule(steps=cfg.steps, minutes=0.0 if cfg.steps else cfg.minutes,
@@ -93,7 +92,8 @@ def export_lodo(cls_ckpt: Path, base_loc: Path, out_dir: Path, art_dir: str,
     (their ONNX files copied as they are: neither saw the held-out deck), as
     ``{name}-localiser/-refiner/-classifier.onnx`` in ``out_dir``."""
     from training.ship.export import export_classifier, quantize_classifier, set_config
-    from training.ship.onnx_files import calibration_crops, onnx_config
+    from training.ship.export import onnx_config
+    from training.ship.finetuned import calibration_crops
 
     base_loc, out_dir = Path(base_loc), Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -106,9 +106,9 @@ def export_lodo(cls_ckpt: Path, base_loc: Path, out_dir: Path, art_dir: str,
         ref = out_dir / f"{name}-refiner.onnx"
         shutil.copyfile(base_loc.parent / cfg["refiner"], ref)
         updates["refiner"] = ref.name
-    ck = torch.load(cls_ckpt, map_location="cpu", weights_only=False)
+    ck = checkpoint.load(cls_ckpt)
     export_classifier(ck, cls, {**cfg, **updates})
     if int8:
         quantize_classifier(cls, calibration_crops(art_dir))
-    set_config(loc, {**updates, "classifier_arch": ck["arch"]})
+    set_config(loc, {**updates, "classifier_arch": ck["config"]["arch"]})
     return loc

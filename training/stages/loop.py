@@ -1,13 +1,12 @@
-"""One training engine: a schedule, a checkpoint format and a loop.
+"""One training engine: a schedule and a loop.
 
 A trainer supplies its networks, an optimiser, an iterable of batches and a function
 that turns a batch into named losses; the engine sets the learning rate, steps the
 optimiser, logs progress (tqdm and a JSON history), and checkpoints atomically so an
 interrupted run resumes where it stopped, with the same random state.
 
-The checkpoint is one torch file: ``{"nets": {name: state_dict}, "opt", "step",
-"elapsed", "rng", "history", "config"}``. The stages hand these files to each other;
-ONNX is written once, when a model ships.
+Checkpoints are in the one format of ``training.nets.checkpoint``; the stages hand
+these files to each other; ONNX is written once, when a model is exported.
 """
 
 from __future__ import annotations
@@ -24,6 +23,8 @@ from typing import Callable, Iterable, Iterator, Mapping
 import numpy as np
 import torch
 from tqdm import tqdm
+
+from training.nets import checkpoint
 
 
 @dataclass(frozen=True)
@@ -90,71 +91,15 @@ def last_record(path: Path, key: str, default=0):
     path = Path(path)
     if not path.is_file():
         return default
-    hist = load_checkpoint(path)["history"]
+    hist = checkpoint.load(path)["history"]
     return hist[-1].get(key, default) if hist else default
 
 
-def checkpoint_step(path: Path) -> int:
-    """The step an engine checkpoint at ``path`` reached (0 when there is none)."""
-    path = Path(path)
-    return int(load_checkpoint(path)["step"]) if path.is_file() else 0
-
-
-def _rng_state() -> dict:
-    return {"torch": torch.get_rng_state(), "numpy": np.random.get_state(),
-            "python": random.getstate()}
-
-
-def _set_rng_state(state: dict) -> None:
-    torch.set_rng_state(state["torch"])
-    np.random.set_state(state["numpy"])
-    random.setstate(state["python"])
-
-
-def save_checkpoint(path: Path, nets: Mapping[str, torch.nn.Module], opt, step: int,
-                    elapsed: float, history: list, config: dict) -> None:
-    """Write the checkpoint atomically (a temporary file, then a rename)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    state = {"nets": {k: {n: t.detach().cpu() for n, t in m.state_dict().items()}
-                      for k, m in nets.items()},
-             "opt": opt.state_dict() if opt is not None else None, "step": step,
-             "elapsed": elapsed, "rng": _rng_state(), "history": history, "config": config}
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    torch.save(state, tmp)
-    tmp.replace(path)
-
-
-def load_checkpoint(path: Path) -> dict:
-    """An engine checkpoint (``save_checkpoint``'s dictionary)."""
-    return torch.load(Path(path), map_location="cpu", weights_only=False)
-
-
-def compact_checkpoint(src: Path, dst: Path) -> Path:
-    """A copy of the checkpoint ``src`` at ``dst`` (written atomically) with the
-    optimiser's moment tensors in bfloat16, the weights as they are: a committed campaign
-    state costs the repository's history 40% less. Resuming loses nothing that matters:
-    ``Optimizer.load_state_dict`` casts the moments back to the parameters' float32, and
-    Adam's moments need no more than bfloat16's three digits."""
-    ck = load_checkpoint(src)
-    if ck.get("opt") is not None:
-        for state in ck["opt"]["state"].values():
-            for k, v in state.items():
-                if k != "step" and torch.is_tensor(v) and v.is_floating_point():
-                    state[k] = v.to(torch.bfloat16)
-    dst = Path(dst)
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dst.with_suffix(dst.suffix + ".tmp")
-    torch.save(ck, tmp)
-    tmp.replace(dst)
-    return dst
-
-
 def load_nets(path: Path, nets: Mapping[str, torch.nn.Module]) -> dict:
-    """Load the networks' weights from an engine checkpoint; returns the checkpoint."""
-    ck = load_checkpoint(path)
+    """Load the networks' weights from a checkpoint; returns the checkpoint."""
+    ck = checkpoint.load(path)
     for k, m in nets.items():
-        m.load_state_dict(ck["nets"][k])
+        m.load_state_dict(checkpoint.weights(ck, k))
     return ck
 
 
@@ -202,7 +147,8 @@ def train_loop(nets: Mapping[str, torch.nn.Module], opt: torch.optim.Optimizer,
         ck = load_nets(ckpt, nets)
         if ck.get("opt") is not None:
             opt.load_state_dict(ck["opt"])
-        _set_rng_state(ck["rng"])
+        if ck.get("rng") is not None:
+            checkpoint.set_rng_state(ck["rng"])
         st = RunState(ck["step"], ck["elapsed"], ck["history"])
         log(f"resumed {ckpt.name} at step {st.step}, {st.elapsed / 60:.1f} min")
     if schedule.progress(st.step, st.elapsed) >= 1.0:
@@ -246,7 +192,8 @@ def train_loop(nets: Mapping[str, torch.nn.Module], opt: torch.optim.Optimizer,
             log(json.dumps(rec))
             sums.clear()
             n = 0
-            save_checkpoint(ckpt, nets, opt, st.step, st.elapsed, st.history, config)
+            checkpoint.save(ckpt, nets, opt, st.step, st.elapsed, st.history, config,
+                            with_rng=True)
             if on_checkpoint is not None:
                 on_checkpoint(st)
             last = time.time()

@@ -22,7 +22,7 @@ import torch.nn.functional as F
 
 from training.stages.augment import colour_jitter, random_window, to_input, turn_half
 from training.stages.loop import Schedule, last_record, replayed, train_loop
-from training.ship.export import checkpoint
+from training.nets import checkpoint
 from training.nets.networks import DELTA_SCALE, LocNet, RefNet, build_classifier, freeze_bn
 from training.data.scenes import ART_SETS
 from training.data.stream import StreamConfig, scene_loader
@@ -63,14 +63,14 @@ class Nets:
     """The three networks from their checkpoints, with one optimiser."""
 
     def __init__(self, sources: NetSources, cfg: FinetuneConfig, device):
-        cls_ck = checkpoint(sources.cls)
-        self.arch = cls_ck.get("arch", CLS_ARCH)
+        cls_ck = checkpoint.load(sources.cls)
+        self.arch = cls_ck["config"].get("arch", CLS_ARCH)
         self.loc = LocNet(1)
-        self.loc.load_state_dict(checkpoint(sources.loc)["model"])
+        self.loc.load_state_dict(checkpoint.weights(sources.loc, "loc"))
         self.ref = RefNet()
-        self.ref.load_state_dict(checkpoint(sources.ref))
+        self.ref.load_state_dict(checkpoint.weights(sources.ref, "ref"))
         self.cls = build_classifier(self.arch)
-        self.cls.load_state_dict(cls_ck["model"])
+        self.cls.load_state_dict(checkpoint.weights(cls_ck, "cls"))
         self.all = {"loc": self.loc, "ref": self.ref, "cls": self.cls}
         for m in self.all.values():
             m.to(device)
@@ -119,7 +119,7 @@ def finetune(sources: NetSources, out_dir: Path, art_dir: str, cfg: FinetuneConf
              log=print, device: str = "auto") -> dict:
     """Train for ``cfg.steps`` steps, or else for ``cfg.minutes`` (counting earlier runs
     resumed from ``out_dir``), with the training engine. Its checkpoint,
-    ``finetuned.pt``, is what ``training.ship.onnx_files`` exports (the networks are under
+    ``finetuned.pt``, is what ``training.ship.finetuned`` exports (the networks are under
     ``nets``; ``config`` names the classifier's architecture). Returns the history.
     ``device``: "auto" (a GPU if there is one), "cpu" or "cuda"."""
     out_dir = Path(out_dir)

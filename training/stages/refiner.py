@@ -22,9 +22,10 @@ from scorer.vision.geometry import (REF_H, REF_W, apply_delta, box_delta, contex
 from training.data.cache import CHUNK, MIN_CROP_VIS, run_chunks, weights_digest
 from training.nets.networks import DELTA_SCALE, RefNet
 from training.data.scenes import ART_SETS, SEED_RANGES, get_library, random_scene
-from training.stages.loop import Schedule, checkpoint_step, train_loop
+from training.stages.loop import Schedule, train_loop
 from training.stages.classifier import crops_to_tensor, jitter_colour
 from training.stages.loop import seed_all
+from training.nets import checkpoint
 
 REFCROP_OFFSET = 70_000  # within each split's seed range, past the classifier's crops
 MATCH_IOU = 0.3
@@ -147,7 +148,7 @@ def train_refiner(data: dict, val: dict, out_dir: Path, steps: int = 5000, batch
     model = RefNet()
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     ckpt = out_dir / "ref_ckpt.pt"
-    rng = np.random.default_rng(seed + checkpoint_step(ckpt))
+    rng = np.random.default_rng(seed + checkpoint.checkpoint_step(ckpt))
     target = torch.from_numpy(data["delta"]) / torch.tensor(DELTA_SCALE)
 
     def batches():
@@ -171,5 +172,4 @@ def train_refiner(data: dict, val: dict, out_dir: Path, steps: int = 5000, batch
                Schedule(steps=steps, warmup=100, floor=0.02), ckpt,
                {"steps": steps, "batch": batch, "lr": lr, "seed": seed}, log=log,
                every_s=math.inf, every_steps=1000, desc="refiner", record=validation)
-    torch.save(model.state_dict(), out_dir / "refiner.pt")
-    return out_dir / "refiner.pt"
+    return checkpoint.save(out_dir / "refiner.pt", {"ref": model}, step=steps)

@@ -4,23 +4,13 @@ with the detection settings of a localiser file (re-tune them after)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 
-from training.ship.export import (checkpoint, export_models, export_refiner, quantize_classifier,
-                             set_config)
-
-
-def onnx_config(loc_path: Path) -> dict:
-    """The ``hanafuda`` JSON metadata of an exported localiser."""
-    import onnx
-
-    for p in onnx.load(str(loc_path)).metadata_props:
-        if p.key == "hanafuda":
-            return json.loads(p.value)
-    return {}
+from training.nets import checkpoint
+from training.ship.export import (export_models, export_refiner, onnx_config,
+                                  quantize_classifier, set_config)
 
 
 def calibration_crops(art_dir, n_scenes: int = 64, first_seed: int = 900_000) -> np.ndarray:
@@ -39,17 +29,18 @@ def export_finetuned(ft: Path | dict, base_loc: Path, out_dir: Path, name: str, 
     """Write ``{name}-localiser/-refiner/-classifier.onnx`` into ``out_dir`` from the
     fine-tuned networks (``training.stages.realistic``'s ``finetuned.pt``, as a file or loaded),
     with the detection settings of ``base_loc``; the localiser's path."""
-    ck = checkpoint(ft)
+    ck = checkpoint.load(ft)
     nets = ck["nets"]
     base_cfg = onnx_config(Path(base_loc))
     keep = {k: v for k, v in base_cfg.items()
             if k not in ("classifier", "refiner", "classifier_arch", "axis_check")}
     arch = ck.get("config", {}).get("cls_arch") or base_cfg.get("classifier_arch",
                                                                 "lite0-b8f-x3")
-    loc_path, cls_path = export_models({"model": nets["loc"]}, {"model": nets["cls"], "arch": arch},
+    loc_path, cls_path = export_models({"nets": {"loc": nets["loc"]}},
+                                       {"nets": {"cls": nets["cls"]}, "config": {"arch": arch}},
                                        out_dir, name, loc_size=(640, 480),
                                        extra_cfg={**keep, "int8": int8})
-    export_refiner(nets["ref"], loc_path, int(base_cfg.get("refine_passes", 2)))
+    export_refiner({"nets": {"ref": nets["ref"]}}, loc_path, int(base_cfg.get("refine_passes", 2)))
     if int8:
         quantize_classifier(cls_path, calibration_crops(art_dir))
     set_config(loc_path, {"int8": int8})

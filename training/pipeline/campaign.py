@@ -1,0 +1,155 @@
+"""The later stages, on streamed scenes: all three networks together on realistic
+scenes, the leave-one-deck-out classifier, and the lite localiser's campaign with its
+committed, resumable state."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+from training import REPO_ROOT
+from training.pipeline import judge
+from training.pipeline.context import Run
+from training.recipe import DEFAULT_RECIPE, RecipeError
+
+# the campaign's resumable state (weights, optimiser, step, random states), committed
+CAMPAIGN_STATE = REPO_ROOT / "training" / "campaign" / "lite-loc.pt"
+KEEP_EVERY_S = 3600  # the state is committed at most once an hour
+
+
+def realistic(run: Run, device: str = "auto") -> Path:
+    """All three networks from the chain's export, together on realistic scenes;
+    exported into ``realistic-model/``: the classifier and refiner that the lite
+    localiser and the leave-one-deck-out model join."""
+    import torch
+
+    from training.stages.realistic import FinetuneConfig, NetSources, finetune
+    r = run.recipe
+    sources = NetSources(run.run_dir / r.localiser[-1].name / "localiser.pt",
+                         run.run_dir / run.last_classifier() / "classifier.pt",
+                         run.run_dir / "ref" / "refiner.pt")
+    missing = sources.missing() + ([] if run.base.is_file() else [run.base])
+    if missing:
+        raise RecipeError(f"missing {', '.join(map(str, missing))}: run the earlier "
+                          f"stages (python -m training all)")
+    if device == "cpu" or (device == "auto" and not torch.cuda.is_available()):
+        run.log("realistic stage on the CPU: expect it to run about 100x slower than on a "
+                "GPU for the same number of scenes")
+    rc = r.realistic
+    crop = rc.loc_crop or (0, 0)
+    cfg = FinetuneConfig(steps=rc.steps, minutes=rc.minutes, batch=rc.batch, replay=rc.replay,
+                         loc_crop_w=crop[0], loc_crop_h=crop[1], loc_lr=rc.loc_lr,
+                         ref_lr=rc.ref_lr, cls_lr=rc.cls_lr, lodo_set=r.lodo_set, seed=r.seed,
+                         workers=run.workers)
+    finetune(sources, run.run_dir / "realistic", run.art_dir, cfg, log=run.log, device=device)
+    return export_realistic(run)
+
+
+def export_realistic(run: Run) -> Path:
+    from training.ship.finetuned import export_finetuned
+    loc = export_finetuned(run.run_dir / "realistic" / "finetuned.pt", run.base,
+                           run.chain.parent, run.name, run.art_dir)
+    run.log(f"exported {loc}")
+    return loc
+
+
+def train_lodo(run: Run) -> Path:
+    """The leave-one-deck-out classifier beside the shipped localiser and refiner (which
+    never saw the held-out deck)."""
+    from training.stages.lodo import export_lodo, train_lodo as train
+    if not run.networks().is_file():
+        raise RecipeError(f"no shipped model at {run.shipped}: run the earlier stages")
+    r = run.recipe
+    ck = train(run.art_dir, run.run_dir / "lodo", r.lodo, r.lodo_set, seed=r.seed,
+               workers=run.workers, threads=run.threads, log=run.log)
+    loc = export_lodo(ck, run.networks(), run.lodo.parent, run.art_dir,
+                      name=f"{run.name}-lodo")
+    run.log(f"exported {loc}")
+    return loc
+
+
+def lite_loc(run: Run, device: str = "auto") -> Path:
+    """The localiser on ImageNet features, trained on streamed scenes (never the held-out
+    deck), exported beside the shipped classifier and refiner (``run.candidate``)."""
+    from training.stages.lite_loc import export_lite_loc, stream_config, train_lite_loc
+    if not run.networks().is_file():
+        raise RecipeError(f"no shipped model at {run.shipped} (its classifier and refiner "
+                          f"go with the new localiser)")
+    resume_campaign(run)
+    r, cfg = run.recipe, run.recipe.lite_localiser
+    ck = train_lite_loc(run.art_dir, run.run_dir / "lite_loc", cfg, exclude_sets=(r.lodo_set,),
+                        log=run.log, device=device, workers=run.workers, seed=r.seed,
+                        photos_dir=run.photos_dir)
+    stream = stream_config(run.art_dir, cfg, (r.lodo_set,), run.photos_dir)
+    if cfg.average_from:
+        ck = averaged(run, ck, cfg.average_from, stream)
+    loc = export_lite_loc(ck, run.networks(), run.candidate.parent, run.name,
+                          calibrate=stream if cfg.int8 else None)
+    run.log(f"exported {loc}")
+    judge.tune(run, loc)
+    return loc
+
+
+def averaged(run: Run, ck: Path, first_step: int, stream) -> Path:
+    """The mean of the lite localiser's weights from ``first_step`` on."""
+    from training.stages.lite_loc import averaged_weights, calibration_frames, weights_to_average
+    cfg = run.recipe.lite_localiser
+    paths = weights_to_average(run.run_dir / "lite_loc", ck, first_step)
+    if not paths:
+        raise RecipeError(f"average_from = {first_step}: no weights kept from that step on "
+                          f"in {run.run_dir / 'lite_loc'}")
+    frames = calibration_frames(stream, cfg.average_frames, first_seed=920_000)
+    out = averaged_weights(paths, frames, run.run_dir / "lite_loc" / "averaged.pt")
+    run.log(f"averaged {len(paths)} weights ({', '.join(p.name for p in paths)})")
+    if cfg.snapshot_every and len(paths) < len(range(first_step, cfg.steps + 1,
+                                                     cfg.snapshot_every)):
+        run.log("warning: some snapshots from that step on are not in this run directory "
+                "(a fresh machine keeps only the committed state): the mean is of fewer "
+                "weights than the recipe meant")
+    return out
+
+
+def resume_campaign(run: Run) -> None:
+    """A run directory without the lite localiser's checkpoint starts from the committed
+    campaign state (``keep``), when there is one: a fresh clone goes on. The state
+    belongs to the repository's recipe: another recipe starts from ImageNet."""
+    from training.nets.checkpoint import checkpoint_step
+    ck = run.run_dir / "lite_loc" / "lite_loc.pt"
+    ours = Path(run.recipe_path).resolve() == DEFAULT_RECIPE.resolve()
+    if ours and not ck.is_file() and CAMPAIGN_STATE.is_file():
+        ck.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(CAMPAIGN_STATE, ck)
+        run.log(f"resuming the campaign from {CAMPAIGN_STATE.relative_to(REPO_ROOT)} at "
+                f"step {checkpoint_step(ck)}")
+
+
+def last_kept(path: Path = CAMPAIGN_STATE) -> float | None:
+    """When ``path`` was last committed (Unix time), None if never or outside git."""
+    try:
+        out = subprocess.run(["git", "log", "-1", "--format=%ct", "--", str(path)],
+                             cwd=REPO_ROOT, capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return float(out) if out.strip() else None
+
+
+def keep(run: Run, force: bool = False) -> Path:
+    """The lite localiser's checkpoint copied to ``CAMPAIGN_STATE`` (to commit), in half
+    precision (``training.nets.checkpoint.compact``). Refused within an hour of the last
+    commit of the state (the repository's history grows by each commit), unless
+    ``force``."""
+    from training.nets.checkpoint import checkpoint_step, compact
+    ck = run.run_dir / "lite_loc" / "lite_loc.pt"
+    if not ck.is_file():
+        raise RecipeError(f"no lite localiser checkpoint at {ck}: nothing to keep")
+    last = last_kept()
+    if not force and last is not None and time.time() - last < KEEP_EVERY_S:
+        minutes = (KEEP_EVERY_S - (time.time() - last)) / 60
+        raise RecipeError(f"the campaign state was committed less than an hour ago: keep it "
+                          f"again in {minutes:.0f} minutes (--force to keep it now)")
+    compact(ck, CAMPAIGN_STATE)
+    run.log(f"kept step {checkpoint_step(ck)} in {CAMPAIGN_STATE} "
+            f"({CAMPAIGN_STATE.stat().st_size / 2**20:.1f} MiB): commit it")
+    return CAMPAIGN_STATE

@@ -1,0 +1,109 @@
+"""One run of the recipe: its settings, its directories and its log."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from training.recipe import Recipe
+
+
+class Log:
+    """Lines to stderr and, appended, to the run's ``log.txt``."""
+
+    def __init__(self, path: Path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+
+    def __call__(self, msg: str) -> None:
+        line = f"{time.strftime('%H:%M:%S')} {msg}"
+        print(line, file=sys.stderr, flush=True)
+        with open(self.path, "a") as f:
+            f.write(line + "\n")
+
+
+@dataclass
+class Run:
+    """The recipe over one run directory. Everything a stage writes goes under
+    ``run_dir`` (git-ignored); only ``python -m training ship`` writes ``models_dir``."""
+    recipe: Recipe
+    recipe_path: Path
+    run_dir: Path
+    models_dir: Path
+    art_dir: str
+    photos_dir: str
+    name: str = "hanafuda"
+    threads: int = 2
+    workers: int = 2
+    loaded: dict = field(default_factory=dict)  # caches loaded once for the whole run
+
+    def __post_init__(self):
+        self.log = Log(self.run_dir / "log.txt")
+
+    @property
+    def cache(self) -> Path:
+        return self.run_dir / "cache"
+
+    @property
+    def eval_dir(self) -> Path:
+        """Every figure a stage measures (the shipped model's records are copied into
+        ``models/eval`` by ``ship`` alone)."""
+        return self.run_dir / "eval"
+
+    @property
+    def shipped(self) -> Path:
+        return self.models_dir / f"{self.name}-localiser.onnx"
+
+    @property
+    def base(self) -> Path:
+        """The chain's own export, before the realistic stage."""
+        return self.run_dir / "base-model" / f"{self.name}-localiser.onnx"
+
+    @property
+    def chain(self) -> Path:
+        """The realistic stage's export: the classifier and refiner a new localiser joins."""
+        return self.run_dir / "realistic-model" / f"{self.name}-localiser.onnx"
+
+    @property
+    def lodo(self) -> Path:
+        return self.run_dir / "lodo-model" / f"{self.name}-lodo-localiser.onnx"
+
+    @property
+    def candidate(self) -> Path:
+        """The lite localiser's export beside the classifier and refiner: what ``ship``
+        judges by default."""
+        return self.run_dir / "lite-loc-model" / f"{self.name}-localiser.onnx"
+
+    @property
+    def tuned(self) -> Path:
+        """The shipped model's copy that ``tune`` re-tunes (a candidate, never models/)."""
+        return self.run_dir / "tuned-model" / f"{self.name}-localiser.onnx"
+
+    @property
+    def gated(self) -> Path:
+        """The networks with a face gate fitted on their boxes (``face-gate``)."""
+        return self.run_dir / "gated-model" / f"{self.name}-localiser.onnx"
+
+    def networks(self) -> Path:
+        """The localiser whose classifier and refiner a new localiser joins: the
+        realistic stage's export when this run made one, else the shipped model."""
+        return self.chain if self.chain.is_file() else self.shipped
+
+    def last_classifier(self) -> str:
+        """The run sub-directory of the last classifier round that finished."""
+        done = [r.name for r in self.recipe.classifier_rounds
+                if (self.run_dir / r.name / "classifier.pt").is_file()]
+        return done[-1] if done else "cls"
+
+    def claim(self, out: Path, digest: str) -> None:
+        """Make ``out`` a run directory for the localiser whose weights (or detector)
+        hash to ``digest``: one made for another is started again."""
+        stamp = out / "localiser-digest.txt"
+        if out.exists() and (not stamp.is_file() or stamp.read_text() != digest):
+            self.log(f"{out} was trained for another localiser: starting it again")
+            shutil.rmtree(out)
+        out.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(digest)
