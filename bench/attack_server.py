@@ -4,16 +4,16 @@ them, 127.0.0.2 onwards), the honest cameras and a health check on 127.0.0.1, ag
 server that requires an access token.
 
     .venv/bin/python -m bench.attack_server --attack trickle [--sockets 1001]
-        [--addresses 1] [--seconds 60] [--quiet-seconds 10] [--cameras 1] [--fps 4]
+        [--addresses 1] [--https] [--seconds 60] [--quiet-seconds 10] [--cameras 1] [--fps 4]
         [--model auto|fake|PATH] [--fake-delay 0.03] [--target-port PORT --token T]
 
 The spread attack of issue 45: ``--attack idle --addresses 40 --sockets 1000`` (25 idle
-sockets from each of 40 addresses, re-opened when closed: ``reopen``).
+sockets from each of 40 addresses; ``--attack reopen``: each re-opened as soon as the
+server closes it, as fast as this machine can).
 
 Attacks (``--attack``; the first three need no token, the last two have it):
 
-* ``idle``: ``--sockets`` connections that send nothing (re-opened when the server
-  closes one).
+* ``idle``: ``--sockets`` connections that send nothing (not re-opened).
 * ``trickle``: ``--sockets`` connections, each sending one header byte every
   ``--interval`` seconds (5), re-opened when the server closes one.
 * ``reopen``: ``--sockets`` connections, each re-opened as soon as it is closed.
@@ -22,7 +22,8 @@ Attacks (``--attack``; the first three need no token, the last two have it):
   ``--megapixels`` (40: about 7 MB; refused from its header, over the 12 MP cap for
   progressive ones; 12: the largest decoded) back to back.
 
-First the cameras run alone for ``--quiet-seconds`` (the quiet figure), then beside the
+The socket attacks run in a process of their own (another host's CPU, not the cameras'
+clients' interpreter). First the cameras run alone for ``--quiet-seconds`` (the quiet figure), then beside the
 attack for ``--seconds``. Prints for both the cameras' frames answered, p50/p99 and the
 slowest camera's fps, the health checks answered (one a second) and the longest gap
 between two answered ones, the server's RSS, and the load average beside each figure
@@ -36,22 +37,23 @@ the quiet one and RSS at most 350 MiB beside two progressive senders.
 from __future__ import annotations
 
 import argparse
-import http.client
+import multiprocessing
 import os
 import resource
 import selectors
 import socket
+import ssl
 import sys
 import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from bench.load_server import (DOWN, CameraLog, camera_client, club_frames, run_for,
                                start_server)
-from support.servers import CSRF, percentile, rss_mib
+from support.servers import CSRF, connection, percentile, rss_mib
 
 ATTACKER = "127.0.0.2"
 TOKEN = "bench-attack-token-0123456789"
@@ -83,13 +85,14 @@ def attacker(i: int, addresses: int) -> str:
     return f"127.0.0.{2 + i % max(1, addresses)}"
 
 
-def health_checks(port: int, stop: threading.Event, out: Health, headers: dict) -> None:
+def health_checks(port: int, stop: threading.Event, out: Health, headers: dict,
+                  tls: ssl.SSLContext | None = None) -> None:
     """GET /api/health once a second on a fresh connection (5 s to answer)."""
     while not stop.is_set():
         t0 = time.perf_counter()
         out.asked += 1
         try:
-            c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            c = connection(port, 5, tls)
             c.request("GET", "/api/health", headers=headers)
             if c.getresponse().status == 200:
                 out.answered += 1
@@ -104,7 +107,7 @@ def health_checks(port: int, stop: threading.Event, out: Health, headers: dict) 
 def sockets_attack(port: int, stop: threading.Event, count: int, mode: str,
                    interval: float, tally: dict, addresses: int = 1) -> None:
     """``count`` connections from ``addresses`` attacking addresses in one thread: idle,
-    trickling, or re-opened as soon as they close (every mode re-opens)."""
+    trickling, or re-opened as soon as they close (trickle re-opens too)."""
     sel = selectors.DefaultSelector()
     last_sent: dict[socket.socket, float] = {}
     header = b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 100_000
@@ -158,12 +161,20 @@ def sockets_attack(port: int, stop: threading.Event, count: int, mode: str,
                     except OSError:
                         pass
                     last_sent[s] = now
-        if mode in ("trickle", "reopen", "idle"):
+        if mode in ("trickle", "reopen"):
             while len(last_sent) < count and not stop.is_set():
                 open_one()
     for s in list(last_sent):
         sel.unregister(s)
         s.close()
+
+
+def attack_process(port: int, stop: Any, count: int, mode: str, interval: float,
+                   addresses: int, tallies: Any) -> None:
+    """``sockets_attack`` in a process of its own; its tally put on ``tallies``."""
+    tally: dict = {}
+    sockets_attack(port, stop, count, mode, interval, tally, addresses)
+    tallies.put(tally)
 
 
 def progressive_jpeg(megapixels: float = 40) -> bytes:
@@ -185,7 +196,7 @@ def progressive_jpeg(megapixels: float = 40) -> bytes:
 
 
 def sender(port: int, stop: threading.Event, payload: bytes, headers: dict, tally: dict,
-           content_type: str = "image/jpeg") -> None:
+           content_type: str = "image/jpeg", tls: ssl.SSLContext | None = None) -> None:
     """Posts ``payload`` to /api/detect back to back from ATTACKER, on one keep-alive
     connection (a new one when the server closes it)."""
     head = {**headers, **CSRF, "Content-Type": content_type}
@@ -193,8 +204,7 @@ def sender(port: int, stop: threading.Event, payload: bytes, headers: dict, tall
     while not stop.is_set():
         try:
             if conn is None:
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60,
-                                                  source_address=(ATTACKER, 0))
+                conn = connection(port, 60, tls, (ATTACKER, 0))
             conn.request("POST", "/api/detect", body=payload, headers=head)
             resp = conn.getresponse()
             resp.read()
@@ -212,16 +222,17 @@ def sender(port: int, stop: threading.Event, payload: bytes, headers: dict, tall
         conn.close()
 
 
-def cameras(port: int, count: int, fps: float, seconds: float,
-            headers: dict) -> tuple[list[CameraLog], Health, float]:
+def cameras(port: int, count: int, fps: float, seconds: float, headers: dict,
+            tls: ssl.SSLContext | None = None) -> tuple[list[CameraLog], Health, float]:
     data = club_frames(4)
     stop = threading.Event()
     logs = [CameraLog(f"camera {i + 1}") for i in range(count)]
     health = Health()
     threads = [threading.Thread(target=camera_client, daemon=True,
-                                args=(port, data, stop, log, fps, i / (fps * max(count, 1)), headers))
+                                args=(port, data, stop, log, fps, i / (fps * max(count, 1)),
+                                      headers, tls))
                for i, log in enumerate(logs)]
-    threads.append(threading.Thread(target=health_checks, args=(port, stop, health, headers),
+    threads.append(threading.Thread(target=health_checks, args=(port, stop, health, headers, tls),
                                     daemon=True))
     health.start = time.perf_counter()
     took = run_for(threads, stop, seconds, join=60)
@@ -269,29 +280,40 @@ def run(a: argparse.Namespace, out: Callable[[str], None] = print) -> int:
     want = min(hard, max(soft, a.sockets + 512))
     resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
     headers = {"X-Access-Token": a.token or TOKEN}
+    tls = None
+    if a.https:                 # the server's own certificate: not checked here
+        tls = ssl.create_default_context()
+        tls.check_hostname, tls.verify_mode = False, ssl.CERT_NONE
     with tempfile.TemporaryDirectory() as t:
         server = None
         if a.target_port:
             port = a.target_port
         else:
-            server, what = start_server(Path(t), a.model, a.fake_delay, token=TOKEN)
+            server, what = start_server(Path(t), a.model, a.fake_delay, token=TOKEN,
+                                        https=a.https)
             server.wait_ready(timeout=120)
             port = server.port
-            out(f"server: {what}, token required")
+            out(f"server: {what}, token required" + (", HTTPS" if a.https else ""))
         try:
-            logs, health, took = cameras(port, a.cameras, a.fps, a.quiet_seconds, headers)
+            logs, health, took = cameras(port, a.cameras, a.fps, a.quiet_seconds, headers, tls)
             quiet = summary("quiet", logs, health, took, out)
-            stop = threading.Event()
+            stop: Any = threading.Event()
             tally: dict = {}
+            attackers: list[Any]
             if a.attack in ("idle", "trickle", "reopen"):
-                attackers = [threading.Thread(target=sockets_attack, daemon=True,
-                                              args=(port, stop, a.sockets, a.attack, a.interval,
-                                                    tally, a.addresses))]
+                # a process of its own, as another host: its loop does not take the GIL
+                # from the cameras' clients
+                fork = multiprocessing.get_context("fork")
+                stop, tallies = fork.Event(), fork.Queue()
+                attackers = [fork.Process(target=attack_process, daemon=True,
+                                          args=(port, stop, a.sockets, a.attack, a.interval,
+                                                a.addresses, tallies))]
             else:
                 payload = club_frames(1)[0] if a.attack == "flood" else \
                     progressive_jpeg(a.megapixels)
                 attackers = [threading.Thread(target=sender, daemon=True,
-                                              args=(port, stop, payload, headers, tally))
+                                              args=(port, stop, payload, headers, tally,
+                                                    "image/jpeg", tls))
                              for _ in range(a.sockets)]
             source = ATTACKER if a.addresses <= 1 or a.attack not in ("idle", "trickle", "reopen") \
                 else f"{a.addresses} addresses ({ATTACKER} to {attacker(a.addresses - 1, a.addresses)})"
@@ -302,11 +324,13 @@ def run(a: argparse.Namespace, out: Callable[[str], None] = print) -> int:
                 th.start()
             time.sleep(min(2.0, a.seconds / 4))           # let it take hold
             cpu0 = cpu_seconds(server.proc.pid) if server else float("nan")
-            logs, health, took = cameras(port, a.cameras, a.fps, a.seconds, headers)
+            logs, health, took = cameras(port, a.cameras, a.fps, a.seconds, headers, tls)
             rss = server.rss_mib() if server else rss_mib()
             peak = peak_mib(server.proc.pid) if server else float("nan")
             cpu = cpu_seconds(server.proc.pid) - cpu0 if server else float("nan")
             stop.set()
+            if a.attack in ("idle", "trickle", "reopen"):
+                tally = tallies.get(timeout=60)
             for th in attackers:
                 th.join(60)
             loud = summary("under attack", logs, health, took, out)
@@ -331,6 +355,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="seconds of the cameras alone first")
     p.add_argument("--interval", type=float, default=5.0,
                    help="trickle: seconds between a connection's bytes")
+    p.add_argument("--https", action="store_true",
+                   help="the server on every address, so over HTTPS (as for phones)")
     p.add_argument("--megapixels", type=float, default=40,
                    help="progressive: the JPEG's size (the server takes at most 12)")
     p.add_argument("--addresses", type=int, default=1,

@@ -132,10 +132,11 @@ class CameraLog:
 
 
 def camera_client(port: int, data: list[bytes], stop: threading.Event, log: CameraLog,
-                  fps: float, phase: float, headers: dict | None = None) -> None:
+                  fps: float, phase: float, headers: dict | None = None,
+                  tls: Any = None) -> None:
     """Posts as camera.js does: a frame, its answer awaited, then the rest of the
-    1/``fps`` interval; starting ``phase`` seconds in."""
-    client = Client(port, timeout=60, headers=headers)
+    1/``fps`` interval; starting ``phase`` seconds in (over HTTPS with ``tls``)."""
+    client = Client(port, timeout=60, headers=headers, tls=tls)
     interval = 1.0 / fps
     if stop.wait(phase):
         return
@@ -392,15 +393,21 @@ def run_phase(port: int, seconds: float, detect_clients: int, game_clients: int,
 
 # --------------------------------------------------------------------------- servers
 def start_server(tmp: Path, model: str, fake_delay: float,
-                 fake_cpu: bool = False, token: str | None = None) -> tuple[Server, str]:
+                 fake_cpu: bool = False, token: str | None = None,
+                 https: bool = False) -> tuple[Server, str]:
     """``hanafuda serve`` on the model, or the same app and waitress settings with a
     fake detector (``--serve-fake``) when there is no model; ``token``: the access token
-    it requires (on loopback too)."""
+    it requires (on loopback too); ``https``: on every address (``--host 0.0.0.0``), so
+    HTTPS with its own certificate, as for phones (the model only)."""
     path = shipped_model() if model == "auto" else (None if model == "fake" else Path(model))
     db, log = tmp / "games.db", tmp / "server.log"
     need = ["--token", token] if token else []
+    if https:
+        need += ["--host", "0.0.0.0", "--tls-dir", str(tmp / "tls")]
     if path is not None:
         return Server.hanafuda(db, log, "--model", str(path), *need), f"model {path}"
+    if https:
+        raise SystemExit("--https needs the model (hanafuda serve)")
     port = free_port()
     argv = [sys.executable, "-m", "bench.load_server", "--serve-fake", "--port", str(port),
             "--db", str(db), "--fake-delay", str(fake_delay), *need] \

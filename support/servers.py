@@ -123,16 +123,18 @@ def rss_mib(pid: int | str = "self") -> float:
 class Client:
     """One keep-alive HTTP connection; ``call`` returns (status, JSON or None, headers)."""
 
-    def __init__(self, port: int, timeout: float = 30.0, headers: dict | None = None) -> None:
+    def __init__(self, port: int, timeout: float = 30.0, headers: dict | None = None,
+                 tls: Any = None) -> None:
         self.port = port
         self.timeout = timeout
         self.headers = dict(headers or {})
+        self.tls = tls              # an ssl.SSLContext: HTTPS
         self.conn: http.client.HTTPConnection | None = None
 
     def call(self, method: str, url: str, body: Any = None, raw: bytes | None = None,
              content_type: str = "application/json") -> tuple[int, Any, dict]:
         if self.conn is None:
-            self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
+            self.conn = connection(self.port, self.timeout, self.tls)
         headers = dict(self.headers)
         data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
         if method not in ("GET", "HEAD"):
@@ -158,6 +160,15 @@ class Client:
         if self.conn is not None:
             self.conn.close()
             self.conn = None
+
+
+def connection(port: int, timeout: float, tls: Any = None,
+               source: tuple[str, int] | None = None) -> http.client.HTTPConnection:
+    """An HTTP connection to 127.0.0.1:``port``; HTTPS with ``tls`` (an ssl.SSLContext)."""
+    if tls is not None:
+        return http.client.HTTPSConnection("127.0.0.1", port, timeout=timeout, context=tls,
+                                           source_address=source)
+    return http.client.HTTPConnection("127.0.0.1", port, timeout=timeout, source_address=source)
 
 
 def percentile(values: list[float], q: float) -> float:
