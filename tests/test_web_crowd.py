@@ -126,13 +126,16 @@ def test_strangers_idle_sockets_are_shed_before_uploads_and_known_addresses() ->
         conns.opened(c)
     conns.proven(proven)                                # 10.0.0.1 showed the token
     assert conns.unproven() == 3
+    assert not conns.full("10.0.0.3")
     assert conns.victims() == [idle]                    # one more: the idle stranger's
+    assert conns.full("10.0.0.3")                       # ... whose address must wait now
     conns.closed(idle)
     conns.opened(_Channel("10.0.0.4"))
     conns.opened(_Channel("10.0.0.5"))
     victims = conns.victims()                           # two over: the idle ones first
     assert len(victims) == 2 and upload not in victims and friend_spare not in victims
     assert proven not in victims
+    assert not conns.full("10.0.0.1")                   # a known address is never barred
 
 
 # ------------------------------------------------------------------ a greedy address
