@@ -18,6 +18,7 @@ import numpy as np
 from scorer.cards import DECK
 from scorer.errors import InputError
 from scorer.vision.detections import NUM_CARDS, Detections
+from scorer.vision.edgefit import fit_edges
 from scorer.vision.gate import FaceGate
 from scorer.vision.geometry import quad_iou, rect_to_quad, rectify
 from scorer.vision.stages import Classifier, Localiser, Refiner, as_input
@@ -57,10 +58,12 @@ class Detector:
 
     def __init__(self, model_path: str | Path | None = None, threads: int = 2,
                  tta: bool | None = None, tta_below: float | None = None,
-                 refiner: bool = True):
+                 refiner: bool = True, edge_fit: bool | None = None):
         """``tta``, ``tta_below``: the classifier's test-time augmentation (see
         ``Classifier``; default: the model's metadata); ``refiner``: use the box refiner
-        when the model has one."""
+        when the model has one; ``edge_fit``: repair boxes of the wrong aspect from the
+        card's edges after the refiner (``scorer.vision.edgefit``; default: the model's
+        metadata, ``edge_fit``, off when it does not say)."""
         path = Path(model_path) if model_path else default_model_path()
         if not path.is_file():
             raise InputError(f"model file not found: {path}")
@@ -78,6 +81,7 @@ class Detector:
                 raise InputError(f"box refiner not found beside {path.name}: {ref_name}")
             self.refiner = Refiner(path.parent / ref_name, int(cfg.get("refine_passes", 1)),
                                    threads)
+        self.edge_fit = bool(cfg.get("edge_fit", False)) if edge_fit is None else edge_fit
         self.cls_threshold = float(cfg.get("cls_threshold", 0.3))
         # a close-up box (see ``Localiser.box_thresholds``) the classifier must be this sure
         # of: such boxes may score low at the localiser, and on a real table the phantom
@@ -130,6 +134,8 @@ class Detector:
         rects, scores = self.localiser.find(img, threshold)
         if len(rects) and self.refiner is not None:
             rects = self.refiner.refine(img, rects)
+        if len(rects) and self.edge_fit:
+            rects = fit_edges(img, rects)
         return rects, scores
 
     def box_thresholds(self, heights: np.ndarray, frame_h: int) -> np.ndarray:
