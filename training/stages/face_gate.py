@@ -28,6 +28,8 @@ from training.data.scenes import SEED_RANGES, get_library
 
 FACE_IOU = 0.5  # a box this close to a card (at least MIN_VISIBLE seen) holds its face
 NO_CARD_IOU = 0.1  # a box this far from every card holds none
+EXAMPLE_THRESHOLD = 0.1  # boxes are collected down to this localiser score: more, and
+# more varied, than the few a tuned threshold lets through
 MIN_VISIBLE = 0.3
 GATE_SEED_OFFSET = 80_000  # within the train range, past the other stages' scenes
 
@@ -50,8 +52,9 @@ class Examples:
 
 
 def box_embeddings(detector, img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The localiser's (refined) boxes in ``img`` as quads, and their crops' embeddings."""
-    rects, _ = detector.localise(img)
+    """The localiser's (refined) boxes in ``img`` down to ``EXAMPLE_THRESHOLD``, as
+    quads, and their crops' embeddings."""
+    rects, _ = detector.localise(img, threshold=EXAMPLE_THRESHOLD)
     if not len(rects):
         return np.zeros((0, 4, 2), np.float32), np.zeros((0, 256), np.float32)
     quads, crops = detector.cut(img, rects)
