@@ -26,7 +26,9 @@ Why each number (waitress's defaults in brackets):
 
 * ``connection_limit`` 1000 [100]: at the limit waitress stops accepting until a
   connection closes. A connection costs a file descriptor and a few kB, so the limit is
-  high and the process's descriptor limit is raised to fit it.
+  high and the process's descriptor limit is raised to fit it. Connections without the
+  token are kept under ``UNPROVEN_LIMIT`` (768), so only the clients with it could
+  ever bring it to that limit.
 * ``channel_timeout`` 15 s [120] and ``cleanup_interval`` 2 s [30]: an idle connection
   is closed 15-17 s after its last byte. A camera posts every 250 ms and a page polls
   never, so only idle and stalled sockets are closed; a browser reconnects by itself.
