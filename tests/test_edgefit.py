@@ -60,8 +60,8 @@ def test_a_box_written_across_keeps_its_axes():
 def test_a_side_past_the_frame_comes_back():
     """A card cut by the frame's bottom edge: the box runs past the frame, where the
     image has no edge, and is cut back to a card's aspect from its top."""
-    card = (200.0, 290.0, 60.0, 60.0 * CARD_ASPECT, 0.0)
-    img = _table(card)
+    card = (200.0, 450.0, 60.0, 60.0 * CARD_ASPECT, 0.0)
+    img = _table(card, (480, 400))
     box = _bottom_overhang(card, 40)
     out = fit_edges(img, np.array([box], np.float32))[0]
     assert _iou(out, card) > _iou(box, card) + 0.1
@@ -71,6 +71,16 @@ def test_a_side_past_the_frame_comes_back():
 def test_a_box_of_a_cards_aspect_is_left_alone(box):
     rects = np.array([box], np.float32)
     assert np.array_equal(fit_edges(_table(), rects), rects)
+
+
+def test_a_close_up_is_left_alone():
+    """A box over 40% of the frame's height (a close-up, cut by the frame on more than
+    one side) has no aspect to trust."""
+    img = _table()
+    rects = np.array([_bottom_overhang(CARD, 40)], np.float32)
+    assert rects[0, 3] > 0.4 * img.shape[0]
+    assert np.array_equal(fit_edges(img, rects), rects)
+    assert not np.array_equal(fit_edges(img, rects, EdgeFitParams(max_share=1.0)), rects)
 
 
 def test_a_featureless_image_leaves_every_box_alone():

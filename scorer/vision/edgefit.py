@@ -40,7 +40,6 @@ SIDE_POINTS = 16    # samples along each side
 CARD_W, CARD_H = 48, 78   # a box's size in its patch (portrait), pixels
 PAD = 40            # patch margin around the box, pixels: how far a side may move out
 PATCH_W, PATCH_H = CARD_W + 2 * PAD, CARD_H + 2 * PAD
-SIDES = "left", "right", "top", "bottom"
 
 
 @dataclass(frozen=True)
@@ -48,12 +47,15 @@ class EdgeFitParams:
     """``tol``: the |log(aspect / CARD_ASPECT)| a box may have untouched; ``unsupported``:
     a side whose edge strength is at most this share of the patch's strongest is on no
     edge; ``window``: patch pixels either side of a position that count as on it;
-    ``min_edge``: patches whose strongest edge is weaker (colour levels) are left alone."""
+    ``min_edge``: patches whose strongest edge is weaker (colour levels) are left alone;
+    ``max_share``: boxes longer than this share of the image's height are left alone
+    (a close-up card, cut by the frame on more than one side, has no aspect to trust)."""
 
     tol: float = 0.08
     unsupported: float = 0.1
     window: int = 1
     min_edge: float = 4.0
+    max_share: float = 0.4
 
 
 def _portrait(rect) -> tuple[float, float, float, float, float]:
@@ -138,7 +140,8 @@ def fit_edges(image: np.ndarray, rects: np.ndarray,
     out = rects.copy()
     ports = np.array([_portrait(r) for r in rects], np.float64).reshape(-1, 5)
     off = np.abs(np.log(ports[:, 3] / np.maximum(ports[:, 2], 1e-6) / CARD_ASPECT)) > p.tol
-    todo = np.nonzero(off & (ports[:, 2] > 2) & (ports[:, 3] > 2))[0]
+    small = ports[:, 3] <= p.max_share * image.shape[0]
+    todo = np.nonzero(off & small & (ports[:, 2] > 2) & (ports[:, 3] > 2))[0]
     if not len(todo):
         return out
     prof = side_profiles(image, ports[todo])
