@@ -23,6 +23,11 @@ the side in or out. A side is *unsupported* when its strength where it is is at 
 ``unsupported`` times the patch's strongest profile value; of those, the one whose move
 to a card's aspect lands on the most edge (relative to where it was) is moved. Boxes on a
 featureless patch are left unchanged.
+
+Measured (realistic validation scenes, 80 a kind, against the refiner's boxes): boxes on
+their card (IoU >= 0.8) 0.883 -> 0.892 of required cards, partly hidden 0.729 -> 0.752,
+top cards 0.916 -> 0.913 (one card); F1 0.943 -> 0.944, no kind down by more than 0.004;
+about 1.5 ms a 20-card frame. So the detector runs it only when asked (``edge_fit``).
 """
 
 from __future__ import annotations
