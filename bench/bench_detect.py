@@ -51,7 +51,9 @@ def main(argv=None) -> int:
     p.add_argument("--crops", type=int, default=16,
                    help="with --profile: crops a card in the enrolled deck (at most 16)")
     p.add_argument("--compare", default=None, metavar="MODEL",
-                   help="another localiser ONNX file, timed alternating frame by frame")
+                   help="another localiser ONNX file, timed alternating frame by frame; "
+                        "'eighth': the eighth model, the ship rule's speed reference, read "
+                        "from the repository's history")
     a = p.parse_args(argv)
     from scorer.errors import InputError
     from scorer.vision import Detector
@@ -65,6 +67,14 @@ def main(argv=None) -> int:
     except InputError as exc:
         print(f"bench_detect: error: {exc}", file=sys.stderr)
         return 2
+    if a.compare == "eighth":
+        from training import REPO_ROOT
+        from training.measure.reference import ReferenceUnavailable, reference_model
+        try:
+            a.compare = str(reference_model(REPO_ROOT / "runs" / "reference-model"))
+        except ReferenceUnavailable as exc:
+            print(f"bench_detect: error: {exc}", file=sys.stderr)
+            return 2
     other = Detector(a.compare, threads=a.threads, tta=False if a.no_tta else None) \
         if a.compare else None
     profile = (lambda: decks.profile(a.profile, det)) if decks is not None else None
