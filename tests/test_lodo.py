@@ -12,9 +12,9 @@ from scorer.vision import Detector
 from scorer.vision.detector import Detections
 from scorer.vision.geometry import rect_to_quad
 from training import DEFAULT_ART_DIR, REPO_ROOT
-from training.stages.lodo import _crop_batches, export_lodo, train_lodo
+from training.stages.lodo import crop_batches, export_lodo, train_lodo
 from training.recipe import LodoConfig
-from training.measure.slices import _month_misreads
+from training.measure.slices import month_misreads
 
 SHIPPED = REPO_ROOT / "models" / "hanafuda-localiser.onnx"
 
@@ -22,7 +22,7 @@ SHIPPED = REPO_ROOT / "models" / "hanafuda-localiser.onnx"
 def test_crop_batches_are_fixed_size_and_keep_every_crop():
     loader = [{"cls_x": torch.full((n, 2), float(i)), "cls_y": torch.arange(n),
                "img": torch.zeros(2, 1)} for i, n in enumerate((5, 3, 9))]
-    out = list(_crop_batches(loader, 4))
+    out = list(crop_batches(loader, 4))
     assert [len(x) for x, _, _ in out] == [4, 4, 4, 4]
     assert [s for *_, s in out] == [2, 4, 6, 6]
     assert torch.cat([y for _, y, _ in out]).tolist() == [0, 1, 2, 3, 4, 0, 1, 2, 0, 1, 2,
@@ -60,7 +60,7 @@ def test_month_misreads_name_the_true_and_the_read_month():
     march = SimpleNamespace(quad=rect_to_quad(300, 100, 60, 96, 0), class_id=8)
     det = Detections.from_quads(np.stack([rect_to_quad(*rect), rect_to_quad(300, 100, 60, 96, 0)]),
                                 np.ones(2), np.eye(49)[[25, 9]], (640, 480))  # 07-2, 03-2
-    assert _month_misreads(det, [april, march]) == ["04->07"]
+    assert month_misreads(det, [april, march]) == ["04->07"]
     far = Detections.from_quads(rect_to_quad(500, 400, 60, 96, 0)[None], np.ones(1),
                                 np.eye(49)[[25]], (640, 480))
-    assert _month_misreads(far, [april]) == []
+    assert month_misreads(far, [april]) == []

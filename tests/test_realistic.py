@@ -83,18 +83,18 @@ def test_a_lost_card_is_told_apart_by_where_its_box_went():
     from types import SimpleNamespace
 
     from scorer.vision.geometry import rect_to_quad
-    from training.measure.slices import _why_lost
+    from training.measure.slices import why_lost
     card = SimpleNamespace(quad=rect_to_quad(100, 100, 60, 96, 0.0))
     aligned = rect_to_quad(102, 101, 60, 96, 0.0)[None]
     skewed = rect_to_quad(100, 140, 60, 96, 0.0)[None]  # IoU about 0.4
     far = rect_to_quad(300, 300, 60, 96, 0.0)[None]
     none = np.zeros((0, 4, 2), np.float32)
-    assert _why_lost(aligned, aligned, card) == "aligned_box_misread_or_dropped"
-    assert _why_lost(skewed, skewed, card) == "skewed_box"
-    assert _why_lost(far, np.concatenate([far, aligned]), card) == "box_dropped_by_its_read"
-    assert _why_lost(none, skewed, card) == "box_dropped_by_its_read"
-    assert _why_lost(none, far, card) == "no_box"
-    assert _why_lost(none, none, card) == "no_box"
+    assert why_lost(aligned, aligned, card) == "aligned_box_misread_or_dropped"
+    assert why_lost(skewed, skewed, card) == "skewed_box"
+    assert why_lost(far, np.concatenate([far, aligned]), card) == "box_dropped_by_its_read"
+    assert why_lost(none, skewed, card) == "box_dropped_by_its_read"
+    assert why_lost(none, far, card) == "no_box"
+    assert why_lost(none, none, card) == "no_box"
 
 
 @pytest.mark.art

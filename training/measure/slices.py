@@ -98,12 +98,12 @@ def evaluate_realistic(detector, art_dir=None, split: str = "test", per_kind: in
             for key, sits in box_quality(found_boxes.quads, req,
                                          top if len(cards) > 1 else None):
                 boxes[key].add(sits)
-            months.update(_month_misreads(det, req))
+            months.update(month_misreads(det, req))
             for c, r in zip(req, reads):
                 ok_read = r < 48 and EQUIV[r] == EQUIV[c.class_id]
                 recalls["true_outline"].add(ok_read)
                 if ok_read and EQUIV[c.class_id] not in found:
-                    loss[_why_lost(det.quads, found_boxes.quads, c)] += 1
+                    loss[why_lost(det.quads, found_boxes.quads, c)] += 1
     res = {"tag": tag, "split": split, "sets": list(sets) if sets else list(ART_SETS),
            "per_kind_scenes": per_kind, "min_px": MIN_PX,
            "realistic_framing": overall.report(),
@@ -141,7 +141,7 @@ def box_quality(quads: Sequence[np.ndarray], cards, top) -> list[tuple[str, bool
     return out
 
 
-def _month_misreads(det, cards) -> list[str]:
+def month_misreads(det, cards) -> list[str]:
     """"true month -> read month" for each required card whose best-aligned box (IoU at
     least 0.5) was read as another month's card, e.g. "04->07" (April read as July)."""
     out = []
@@ -156,7 +156,7 @@ def _month_misreads(det, cards) -> list[str]:
     return out
 
 
-def _why_lost(kept: Sequence[np.ndarray], boxes: Sequence[np.ndarray], card) -> str:
+def why_lost(kept: Sequence[np.ndarray], boxes: Sequence[np.ndarray], card) -> str:
     """Where a card the classifier reads right from its true outline went missing, from
     the detections ``kept`` and every box the localiser found (``boxes``, quads): kept
     as a poorly aligned box (IoU < 0.5) or an aligned one, either read as another card;

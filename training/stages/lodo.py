@@ -28,7 +28,7 @@ from training.data.stream import StreamConfig, scene_loader
 from training.nets import checkpoint
 
 
-def _crop_batches(loader, batch: int):
+def crop_batches(loader, batch: int):
     """Fixed-size batches of (crops, labels, scenes read so far) from the scene stream."""
     xs, ys, n, scenes = [], [], 0, 0
     for b in loader:
@@ -63,7 +63,7 @@ def train_lodo(art_dir: str, out_dir: Path, cfg: LodoConfig, lodo_set: str,
     read = {"scenes": start}
 
     def batches():
-        for x, y, n in _crop_batches(loader, cfg.batch):
+        for x, y, n in crop_batches(loader, cfg.batch):
             read["scenes"] = start + n
             yield x, y
 
