@@ -83,5 +83,13 @@ def test_the_threshold_is_the_fewest_photo_false_cards_that_keeps_every_kind(tmp
     scenes = [("pile", cand([0.9, 0.35], [0, 4]), [0, 4], [])]  # a true card the gate doubts
     photos = [("photo", cand([0.25, 0.45], [8, 12]), [], [])]  # two phantoms
     best, table = choose_threshold(scenes, photos, det, (0.3, 0.4, 0.5), guard=0.005)
-    assert [row["photo_false_cards"] for row in table] == [2, 1, 1, 0]
-    assert best == 0.3  # 0.4 would lose the doubted card: over the guard
+    one_threshold = [r for r in table if r["threshold"] == r["large_threshold"]]
+    assert [row["photo_false_cards"] for row in one_threshold] == [2, 1, 1, 0]
+    assert best == (0.3, 0.3)  # 0.4 would lose the doubted card: over the guard
+
+
+def test_close_up_boxes_may_have_a_threshold_of_their_own():
+    gate = FaceGate(np.zeros(2, np.float32), 0.0, 0.3, 0.6)
+    face = np.array([0.5, 0.5], np.float32)
+    assert gate.lets_through(face, np.array([False, True])).tolist() == [True, False]
+    assert FaceGate.from_config({"face_gate": gate.to_config()}).large_threshold == 0.6

@@ -192,8 +192,8 @@ class Detector:
         if found.probs is None:
             raise ValueError("candidates without probs (Detections.probs) cannot be picked")
         heights, frame_h = found.heights(), found.image_size[1]
-        faces = None if self.gate is None or found.face is None \
-            else found.face >= self.gate.threshold
+        faces = None if self.gate is None or found.face is None else \
+            self.gate.lets_through(found.face, self.localiser.close_ups(heights, frame_h))
         return select_cards(found.loc_score, found.probs,
                             self.box_thresholds(heights, frame_h),
                             self.cls_thresholds(heights, frame_h), found.quads,

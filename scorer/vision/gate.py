@@ -20,6 +20,9 @@ class FaceGate:
     weights: np.ndarray  # (D,) over the L2-normalised embedding
     bias: float
     threshold: float  # a box whose face probability is below this is not a card
+    # the same for close-up boxes (``Localiser.close_ups``), which real photos of other
+    # cards fill most often; None: ``threshold``
+    large_threshold: float | None = None
 
     @classmethod
     def from_config(cls, cfg: Mapping[str, Any]) -> "FaceGate | None":
@@ -27,12 +30,20 @@ class FaceGate:
         g = cfg.get("face_gate")
         if not g:
             return None
+        large = g.get("large_threshold")
         return cls(np.asarray(g["weights"], np.float32), float(g["bias"]),
-                   float(g.get("threshold", 0.5)))
+                   float(g.get("threshold", 0.5)), None if large is None else float(large))
 
     def to_config(self) -> dict:
         return {"weights": [round(float(v), 6) for v in self.weights],
-                "bias": round(self.bias, 6), "threshold": self.threshold}
+                "bias": round(self.bias, 6), "threshold": self.threshold,
+                "large_threshold": self.large_threshold}
+
+    def lets_through(self, face: np.ndarray, close_up: np.ndarray) -> np.ndarray:
+        """(N,) bool: the boxes whose face probability reaches their threshold (close-up
+        boxes: ``large_threshold``)."""
+        large = self.threshold if self.large_threshold is None else self.large_threshold
+        return face >= np.where(close_up, large, self.threshold)
 
     def face_prob(self, embedding: np.ndarray) -> np.ndarray:
         """(N,) the probability that each box holds a hanafuda face."""

@@ -253,10 +253,12 @@ def score_by_kind(scenes: list, select) -> tuple[dict, dict[str, dict]]:
 
 def pick(cand, loc_threshold: float, cls_threshold: float, overlap_iou: float | None = None,
          large_threshold: float | None = None, large_box: float = 0.4,
-         large_cls_threshold: float | None = None, face_threshold: float | None = None):
+         large_cls_threshold: float | None = None, face_threshold: float | None = None,
+         face_large_threshold: float | None = None):
     """The class ids ``Detector.detect`` would keep from ``cand`` with these settings
     (a close-up box is one ``large_box`` of the frame's height or taller; None: the
-    same threshold as the others; ``face_threshold``: the face gate's, None: no gate)."""
+    same threshold as the others; ``face_threshold``: the face gate's, None: no gate,
+    ``face_large_threshold`` its own for close-up boxes)."""
     from scorer.vision.detector import select_cards
     from scorer.vision.stages import close_up_boxes
     thr = np.full(len(cand), loc_threshold, np.float32)
@@ -267,7 +269,11 @@ def pick(cand, loc_threshold: float, cls_threshold: float, overlap_iou: float | 
             thr[large] = large_threshold
         if large_cls_threshold is not None:
             cls_thr[large] = large_cls_threshold
-    faces = None if face_threshold is None or cand.face is None \
-        else cand.face >= face_threshold
+    faces = None
+    if face_threshold is not None and cand.face is not None and len(cand):
+        from scorer.vision.gate import FaceGate
+        gate = FaceGate(np.zeros(0, np.float32), 0.0, face_threshold, face_large_threshold)
+        faces = gate.lets_through(cand.face, close_up_boxes(cand.heights(),
+                                                            cand.image_size[1], large_box))
     return cand.class_id[select_cards(cand.loc_score, cand.probs, thr, cls_thr,
                                       cand.quads, overlap_iou, faces)]

@@ -49,20 +49,23 @@ def face_gate(run: Run) -> Path:
     det = Detector(loc, threads=run.threads)
     scenes = realistic_candidates(det, run.art_dir, "val", cfg.val_per_kind,
                                   loc_threshold=min(det.loc_threshold, det.large_threshold))
-    threshold, table = choose_threshold(scenes, photo_candidates(det, choose_part), det,
+    chosen, table = choose_threshold(scenes, photo_candidates(det, choose_part), det,
                                         cfg.grid, cfg.guard)
     run.eval_dir.mkdir(parents=True, exist_ok=True)
     (run.eval_dir / "face-gate-val.json").write_text(json.dumps(
-        {"threshold": threshold, "faces": int(ex.label.sum()),
+        {"threshold": None if chosen is None else chosen[0],
+         "large_threshold": None if chosen is None else chosen[1],
+         "faces": int(ex.label.sum()),
          "others": int((ex.label == 0).sum()), "fit_photos": len(fit_part),
          "choose_photos": len(choose_part), "grid": table}, indent=2) + "\n")
-    if threshold is None:
+    if chosen is None:
         set_config(loc, {"face_gate": None})
         run.log(f"face gate: no threshold keeps every kind within {cfg.guard}: left out")
     else:
-        set_config(loc, {"face_gate": FaceGate(weights, bias, threshold).to_config()})
-        row = next(g for g in table if g["threshold"] == threshold)
-        run.log(f"face gate at {threshold}: {row['photo_false_cards']} false cards on "
+        set_config(loc, {"face_gate": FaceGate(weights, bias, *chosen).to_config()})
+        row = next(g for g in table if (g["threshold"], g["large_threshold"]) == chosen)
+        run.log(f"face gate at {chosen[0]} (close-ups {chosen[1]}): "
+                f"{row['photo_false_cards']} false cards on "
                 f"{row['photos']} held-back train photos (without it "
                 f"{table[0]['photo_false_cards']}); candidate {loc}")
     return loc

@@ -129,28 +129,28 @@ def split_by_sitting(photos: list, share: float) -> tuple[list, list]:
 
 
 def choose_threshold(scenes: list, photos: list, detector, grid, guard: float
-                     ) -> tuple[float | None, list[dict]]:
-    """The gate threshold with the fewest false cards on ``photos`` (candidates of photos
-    without hanafuda) among those that keep each realistic kind of ``scenes`` within
-    ``guard`` of its F1 without the gate (ties: the lower threshold); None when none
-    does. Each grid point's figures too."""
+                     ) -> tuple[tuple[float, float] | None, list[dict]]:
+    """The gate's thresholds (for other boxes, for close-up boxes; each from ``grid``)
+    with the fewest false cards on ``photos`` (candidates of photos without hanafuda)
+    among those that keep each realistic kind of ``scenes`` within ``guard`` of its F1
+    without the gate (ties: the lower thresholds); None when none does. Each grid
+    point's figures too."""
     from training.measure.slices import pick, score_by_kind
 
-    def select(t):
-        cfg = detector.cfg
+    def select(t, tl):
         return lambda c: pick(c, detector.loc_threshold, detector.cls_threshold,
                               detector.overlap_iou, detector.large_threshold,
-                              float(cfg.get("large_box", 0.4)), detector.large_cls_threshold,
-                              t)
-    _, ref = score_by_kind(scenes, select(None))
+                              float(detector.cfg.get("large_box", 0.4)),
+                              detector.large_cls_threshold, t, tl)
+    _, ref = score_by_kind(scenes, select(None, None))
     table, best = [], None
-    for t in [None, *grid]:
-        _, kinds = score_by_kind(scenes, select(t))
-        false_cards = sum(len(select(t)(c)) for _, c, _, _ in photos)
+    for t, tl in [(None, None)] + [(a, b) for a in grid for b in grid]:
+        _, kinds = score_by_kind(scenes, select(t, tl))
+        false_cards = sum(len(select(t, tl)(c)) for _, c, _, _ in photos)
         ok = all(kinds[k]["equiv"]["f1"] >= ref[k]["equiv"]["f1"] - guard for k in ref)
-        table.append({"threshold": t, "photo_false_cards": false_cards, "photos": len(photos),
-                      "eligible": ok,
+        table.append({"threshold": t, "large_threshold": tl, "photo_false_cards": false_cards,
+                      "photos": len(photos), "eligible": ok,
                       "kinds": {k: v["equiv"]["f1"] for k, v in kinds.items()}})
         if t is not None and ok and (best is None or false_cards < best[1]):
-            best = (t, false_cards)
+            best = ((t, tl), false_cards)
     return (best[0] if best else None), table
