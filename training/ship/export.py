@@ -17,7 +17,7 @@ from training.nets import checkpoint
 from training.nets.networks import DELTA_SCALE, RefNet, build_classifier, build_localiser
 
 
-class _Softmax(nn.Module):
+class ProbsAndEmbedding(nn.Module):
     """The classifier's two outputs: card probabilities, and the L2-normalised embedding
     they are computed from (for comparing a crop with a deck's own cards)."""
 
@@ -54,7 +54,7 @@ def export_classifier(cls_ckpt: Path | dict, path: Path, cfg: dict | None = None
     cls.eval()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        torch.onnx.export(_Softmax(cls), torch.rand(2, 3, CROP_H, CROP_W) * 255, str(path),
+        torch.onnx.export(ProbsAndEmbedding(cls), torch.rand(2, 3, CROP_H, CROP_W) * 255, str(path),
                           input_names=["crops"], output_names=["probs", "embedding"],
                           opset_version=17, dynamic_axes={"crops": {0: "n"}, "probs": {0: "n"},
                                                           "embedding": {0: "n"}},

@@ -1,0 +1,98 @@
+"""Torch weights recovered from an exported (int8, QDQ) classifier.
+
+The shipped classifier's training checkpoint was lost; only its ONNX file is left. A
+classifier training round starts from torch weights, so this reads them back: each
+Conv/Gemm node is named after its torch module (``/blocks.0/_depthwise_conv/Conv``),
+its weights are dequantized (``(q - zero_point) * scale`` per output channel), and as
+the export folded each batch norm into the convolution before it, that batch norm
+becomes an identity plus the folded bias (weight 1, mean 0, variance ``1 - eps``). A
+batch norm the export kept (the head's, after the side branch's sum) is copied as is.
+The recovered network matches the ONNX one up to the int8 rounding of activations.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from training.nets.networks import build_classifier
+
+# the batch norm after each convolution, as EfficientNet-Lite's blocks name them
+_BN = {"_expand_conv": "_bn0", "_depthwise_conv": "_bn1", "_project_conv": "_bn2"}
+
+
+def _weights(graph) -> dict[str, np.ndarray]:
+    """The graph's constant tensors by name, DequantizeLinear outputs in float."""
+    from onnx import numpy_helper
+
+    const = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    out = {k: v.astype(np.float32) for k, v in const.items()}
+    for n in graph.node:
+        if n.op_type != "DequantizeLinear" or n.input[0] not in const:
+            continue
+        q = const[n.input[0]].astype(np.float64)
+        scale = const[n.input[1]].astype(np.float64)
+        zp = (const[n.input[2]].astype(np.float64) if len(n.input) > 2 and n.input[2]
+              else np.zeros_like(scale))
+        if scale.size > 1:  # per channel, along ``axis``
+            axis = next((a.i for a in n.attribute if a.name == "axis"), 1)
+            shape = [1] * q.ndim
+            shape[axis] = -1
+            scale, zp = scale.reshape(shape), zp.reshape(shape)
+        out[n.output[0]] = ((q - zp) * scale).astype(np.float32)
+    return out
+
+
+def classifier_from_onnx(path: Path) -> tuple[torch.nn.Module, str]:
+    """The classifier exported (and quantized) by ``training.ship.export`` at ``path`` as
+    a torch ``Lite0Cls`` in eval mode, and its arch (the file's ``classifier_arch``)."""
+    import onnx
+
+    model = onnx.load(str(path))
+    meta = {p.key: p.value for p in model.metadata_props}
+    arch = json.loads(meta.get("hanafuda", "{}")).get("classifier_arch")
+    if not arch:
+        raise ValueError(f"{path}: no classifier_arch in its metadata")
+    net = build_classifier(arch)
+    mods = dict(net.named_modules())
+    w = _weights(model.graph)
+    loaded: set[str] = set()
+
+    def put(name: str, **tensors: np.ndarray | float) -> None:
+        for k, v in tensors.items():
+            t = getattr(mods[name], k)
+            src = torch.as_tensor(v, dtype=t.dtype)
+            if src.ndim and src.shape != t.shape:
+                raise ValueError(f"{name}.{k}: {tuple(src.shape)} in the file, "
+                                 f"{tuple(t.shape)} in {arch}")
+            t.copy_(src.expand_as(t))
+            loaded.add(f"{name}.{k}")
+
+    with torch.no_grad():
+        for n in model.graph.node:
+            if n.op_type not in ("Conv", "Gemm", "BatchNormalization"):
+                continue
+            parts = n.name.strip("/").split("/")[:-1]  # ["stem", "stem.0"], ["blocks.0", "_expand_conv"]
+            name = parts[-1] if parts[0] == "stem" else ".".join(parts)
+            ins = [w[i] if i else None for i in n.input[1:]]
+            if n.op_type == "BatchNormalization":
+                put(name, weight=ins[0], bias=ins[1], running_mean=ins[2], running_var=ins[3])
+                continue
+            put(name, weight=ins[0])
+            bias = ins[1] if len(ins) > 1 else None
+            if bias is None:
+                continue
+            if n.op_type == "Gemm":
+                put(name, bias=bias)
+                continue
+            parent, _, leaf = name.rpartition(".")
+            bn = "stem.1" if name == "stem.0" else f"{parent}.{_BN[leaf]}"
+            put(bn, weight=1.0, bias=bias, running_mean=0.0, running_var=1.0 - mods[bn].eps)
+    missing = [k for k, v in net.state_dict().items()
+               if v.is_floating_point() and not k.startswith("norm.") and k not in loaded]
+    if missing:
+        raise ValueError(f"{path}: no weights for {', '.join(missing)}")
+    return net.eval(), arch
