@@ -170,6 +170,19 @@ class FaceGateConfig:
 
 
 @dataclass(frozen=True)
+class RealRoundConfig:
+    """The classifier round on the localiser's own boxes with real photos as "not a
+    card" (``training.stages.real_round``)."""
+    scenes_per_kind: int = 200  # realistic train scenes a kind whose boxes it reads
+    photo_val_share: float = 0.25  # each sitting's last share of the photos' train part
+    # is held back (tuning and checks), the rest gives "not a card" boxes
+    steps: int = 600
+    batch: int = 64
+    lr: float = 1e-4
+    photo_weight: float = 2.0  # a real photo's box is drawn this many times as often
+
+
+@dataclass(frozen=True)
 class EvaluateConfig:
     realistic_per_kind: int = 120
     lodo_per_kind: int = 60
@@ -193,6 +206,7 @@ class Recipe:
     shift: ShiftConfig = field(default_factory=ShiftConfig)
     tune: TuneConfig = field(default_factory=TuneConfig)
     face_gate: FaceGateConfig = field(default_factory=FaceGateConfig)
+    real_round: RealRoundConfig = field(default_factory=RealRoundConfig)
     evaluate: EvaluateConfig = field(default_factory=EvaluateConfig)
 
 
@@ -248,7 +262,8 @@ def parse_recipe(data: dict) -> Recipe:
     parts = {"classifier": ClassifierConfig, "refiner": RefinerConfig, "export": ExportConfig,
              "realistic": RealisticConfig, "lodo": LodoConfig, "lite_localiser": LiteLocConfig,
              "shift": ShiftConfig,
-             "tune": TuneConfig, "face_gate": FaceGateConfig, "evaluate": EvaluateConfig}
+             "tune": TuneConfig, "face_gate": FaceGateConfig,
+             "real_round": RealRoundConfig, "evaluate": EvaluateConfig}
     kw = {k: _record(cls, data.pop(k, {}), k) for k, cls in parts.items()}
     if rounds and any(r.grow for r in rounds) and not kw["classifier"].arch.startswith("lite0-b"):
         raise RecipeError("classifier_round.grow needs a truncated EfficientNet-Lite0 "

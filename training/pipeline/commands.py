@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from training.pipeline import campaign, chain, gating, judge, shipping
+from training.pipeline import campaign, chain, gating, judge, rounds, shipping
 from training.pipeline.context import Run
 
 
@@ -71,6 +71,10 @@ COMMANDS: dict[str, Command] = {
                          "on the networks' boxes on realistic scenes and real photos, as a "
                          "candidate in the run's gated-model/",
                          lambda run, a: gating.face_gate(run)),
+    "cls-real": Command("a classifier round on the networks' own boxes with the real "
+                        "photos' train part as 'not a card', from the shipped classifier's "
+                        "weights, as a tuned candidate in the run's cls-real-model/",
+                        lambda run, a: rounds.classifier_round(run)),
     "keep": Command("copy the lite localiser's checkpoint, in half precision, into "
                     "training/campaign/ to commit (at most once an hour) so a later piece "
                     "resumes from it on any machine",

@@ -1,0 +1,39 @@
+"""The classifier round reads the localiser's own boxes (cards by overlap, a real photo's
+boxes as "not a card") and trains, resumably, from the shipped classifier's weights."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from scorer.vision import Detector
+from training.nets import checkpoint
+from training.pipeline.rounds import CLASSIFIER_STATE
+from training.recipe import RealRoundConfig
+from training.stages.real_round import NOT_A_CARD, join, photo_crops, scene_crops, train_round
+
+WESTERN = Path(__file__).parent / "fixtures" / "western-jack.jpg"
+
+
+@pytest.mark.art
+def test_a_round_reads_the_boxes_and_trains_from_the_shipped_classifier(tmp_path):
+    det = Detector(threads=1)
+    scenes = scene_crops(det, None, per_kind=1)
+    photos = photo_crops(det, [WESTERN])
+    assert len(scenes.labels) and scenes.crops.shape[1:] == (112, 72, 3)
+    assert (scenes.labels < NOT_A_CARD).any() and set(scenes.sources) <= {
+        "pile", "physical", "closeup", "clutter", "upside_down"}
+    assert len(photos.labels) >= 1 and (photos.labels == NOT_A_CARD).all()
+    logs: list[str] = []
+    out = train_round(join([scenes, photos]), CLASSIFIER_STATE, tmp_path,
+                      RealRoundConfig(steps=2, batch=4), log=logs.append)
+    trained, start = (checkpoint.load(p) for p in (out, CLASSIFIER_STATE))
+    assert trained["step"] == 2 and trained["config"]["arch"] == start["config"]["arch"]
+    w = "fc.weight"
+    assert not torch.allclose(checkpoint.weights(trained, "cls")[w],
+                              checkpoint.weights(start, "cls")[w])
+    train_round(join([scenes, photos]), CLASSIFIER_STATE, tmp_path,
+                RealRoundConfig(steps=2, batch=4), log=logs.append)
+    assert any("finished already" in line for line in logs)  # resumed, not retrained

@@ -1,0 +1,52 @@
+"""``python -m training cls-real``: a classifier round on the networks' own boxes with
+real photographs as "not a card", exported beside their localiser and refiner as a
+candidate in the run's ``cls-real-model/`` and tuned (``ship --candidate`` judges it)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from training import REPO_ROOT
+from training.pipeline import judge
+from training.pipeline.context import Run
+
+# the shipped classifier's weights, recovered from its ONNX file (training.nets.recover)
+CLASSIFIER_STATE = REPO_ROOT / "training" / "campaign" / "classifier.pt"
+
+
+def classifier_round(run: Run) -> Path:
+    """Read the boxes, train the round, export it int8 beside the networks, tune it."""
+    import onnx
+
+    from scorer.vision import Detector
+    from training.data.real_photos import split_photos
+    from training.data.scenes import ART_SETS
+    from training.ship.export import export_classifier, onnx_config, quantize_classifier
+    from training.stages.face_gate import split_by_sitting
+    from training.stages.real_round import join, photo_crops, scene_crops, train_round
+    cfg, r = run.recipe.real_round, run.recipe
+    networks = run.networks()
+    det = Detector(networks, threads=run.threads)
+    fit_part, _ = split_by_sitting(split_photos(run.photos_dir)["train"], cfg.photo_val_share)
+    sets = [s for s in ART_SETS if s != r.lodo_set]
+    data = join([scene_crops(det, run.art_dir, cfg.scenes_per_kind, sets),
+                 photo_crops(det, fit_part)])
+    run.log(f"classifier round on {int((data.labels < 48).sum())} card boxes and "
+            f"{int((data.labels == 48).sum())} others "
+            f"({int((data.sources == 'photo').sum())} on real photos)")
+    ck = train_round(data, CLASSIFIER_STATE, run.run_dir / "cls-real", cfg, r.seed, run.log)
+    out = run.run_dir / "cls-real-model"
+    loc = judge.candidate_copy(run, networks, out / networks.name)
+    cls_path = out / onnx_config(loc)["classifier"]
+    meta = {p.key: p.value for p in onnx.load(str(cls_path)).metadata_props}
+    export_classifier(ck, cls_path, json.loads(meta.get("hanafuda", "{}")))
+    rng = np.random.default_rng(r.seed)
+    quantize_classifier(cls_path, data.crops[rng.choice(len(data.labels),
+                                                        min(512, len(data.labels)),
+                                                        replace=False)])
+    run.log(f"exported {cls_path}")
+    judge.tune(run, loc)
+    return loc
