@@ -218,3 +218,27 @@ def test_a_decision_is_recorded_and_only_a_pass_hands_the_files_over(tmp_path):
     assert json.loads((models / "eval" / "photos-test-shipped.json").read_text()) == \
         {"false_cards_per_photo": 0.17}
     assert models / "eval" / "ship-decision.json" in written
+
+
+def test_the_shipped_models_figures_come_from_its_records_or_this_runs_measure_since(tmp_path):
+    import json
+    import os
+
+    from training.pipeline.context import Run
+    from training.pipeline.judge import SHIPPED_RECORDS, shipped_figures
+    from training.recipe import DEFAULT_RECIPE, load_recipe
+    run = Run(load_recipe(), DEFAULT_RECIPE, tmp_path / "run", tmp_path / "models", "", "")
+    (tmp_path / "models" / "eval").mkdir(parents=True)
+    run.shipped.write_bytes(b"model")
+    old = _figures(0.9, {"pile": 0.9})
+    del old["box_quality"]  # records from before the box measure
+    for n in SHIPPED_RECORDS:
+        (tmp_path / "models" / "eval" / n).write_text(json.dumps(old))
+    assert shipped_figures(run) is None  # measured again
+    run.eval_dir.mkdir(parents=True)
+    for n in SHIPPED_RECORDS:
+        (run.eval_dir / n).write_text(json.dumps(_figures(0.91, {"pile": 0.9})))
+    assert shipped_figures(run).realistic["realistic_framing"]["equiv"]["f1"] == 0.91
+    later = run.shipped.stat().st_mtime + 60  # another model shipped since that measure
+    os.utime(run.shipped, (later, later))
+    assert shipped_figures(run) is None

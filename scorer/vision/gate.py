@@ -15,6 +15,14 @@ from typing import Any, Mapping
 import numpy as np
 
 
+def faces_passing(face: np.ndarray, close_up: np.ndarray, threshold: float,
+                  large_threshold: float | None = None) -> np.ndarray:
+    """(N,) bool: the boxes whose face probability reaches ``threshold``, or for close-up
+    boxes ``large_threshold`` (None: the same)."""
+    large = threshold if large_threshold is None else large_threshold
+    return face >= np.where(close_up, large, threshold)
+
+
 @dataclass(frozen=True)
 class FaceGate:
     weights: np.ndarray  # (D,) over the L2-normalised embedding
@@ -40,10 +48,8 @@ class FaceGate:
                 "large_threshold": self.large_threshold}
 
     def lets_through(self, face: np.ndarray, close_up: np.ndarray) -> np.ndarray:
-        """(N,) bool: the boxes whose face probability reaches their threshold (close-up
-        boxes: ``large_threshold``)."""
-        large = self.threshold if self.large_threshold is None else self.large_threshold
-        return face >= np.where(close_up, large, self.threshold)
+        """(N,) bool: the boxes whose face probability reaches their threshold."""
+        return faces_passing(face, close_up, self.threshold, self.large_threshold)
 
     def face_prob(self, embedding: np.ndarray) -> np.ndarray:
         """(N,) the probability that each box holds a hanafuda face."""

@@ -210,16 +210,20 @@ def photo_candidates(detector, photos_dir, loc_threshold: float = 0.1) -> list:
     """The candidates in each photograph of the real photos' *train* part (no hanafuda in
     them: every card picked there is a false one), as scenes without cards for
     ``score_selection``: tuning then weighs the phantom cards a real table brings."""
-    import cv2
-
     from training.data.real_photos import split_photos
-    out = []
     with _thresholds_at(detector, loc_threshold):
-        for path in tqdm(split_photos(photos_dir)["train"], desc="candidates photos (train)",
-                         unit="photo", mininterval=5):
-            img = cv2.imread(str(path), cv2.IMREAD_COLOR)
-            if img is not None:
-                out.append(("photo", detector.candidates(img), [], []))
+        return candidates_of_photos(detector, split_photos(photos_dir)["train"])
+
+
+def candidates_of_photos(detector, photos: list) -> list:
+    """Each of ``photos``' candidates (at the detector's thresholds) as a scene without
+    cards (kind "photo")."""
+    import cv2
+    out = []
+    for path in tqdm(photos, desc="candidates photos", unit="photo", mininterval=5):
+        img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if img is not None:
+            out.append(("photo", detector.candidates(img), [], []))
     return out
 
 
@@ -271,9 +275,9 @@ def pick(cand, loc_threshold: float, cls_threshold: float, overlap_iou: float | 
             cls_thr[large] = large_cls_threshold
     faces = None
     if face_threshold is not None and cand.face is not None and len(cand):
-        from scorer.vision.gate import FaceGate
-        gate = FaceGate(np.zeros(0, np.float32), 0.0, face_threshold, face_large_threshold)
-        faces = gate.lets_through(cand.face, close_up_boxes(cand.heights(),
-                                                            cand.image_size[1], large_box))
+        from scorer.vision.gate import faces_passing
+        faces = faces_passing(cand.face, close_up_boxes(cand.heights(), cand.image_size[1],
+                                                        large_box),
+                              face_threshold, face_large_threshold)
     return cand.class_id[select_cards(cand.loc_score, cand.probs, thr, cls_thr,
                                       cand.quads, overlap_iou, faces)]

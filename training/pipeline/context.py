@@ -57,15 +57,19 @@ class Run:
     def shipped(self) -> Path:
         return self.models_dir / f"{self.name}-localiser.onnx"
 
+    def model(self, folder: str) -> Path:
+        """The localiser of a model the run exports into its ``folder``."""
+        return self.run_dir / folder / f"{self.name}-localiser.onnx"
+
     @property
     def base(self) -> Path:
         """The chain's own export, before the realistic stage."""
-        return self.run_dir / "base-model" / f"{self.name}-localiser.onnx"
+        return self.model("base-model")
 
     @property
     def chain(self) -> Path:
         """The realistic stage's export: the classifier and refiner a new localiser joins."""
-        return self.run_dir / "realistic-model" / f"{self.name}-localiser.onnx"
+        return self.model("realistic-model")
 
     @property
     def lodo(self) -> Path:
@@ -75,17 +79,7 @@ class Run:
     def candidate(self) -> Path:
         """The lite localiser's export beside the classifier and refiner: what ``ship``
         judges by default."""
-        return self.run_dir / "lite-loc-model" / f"{self.name}-localiser.onnx"
-
-    @property
-    def tuned(self) -> Path:
-        """The shipped model's copy that ``tune`` re-tunes (a candidate, never models/)."""
-        return self.run_dir / "tuned-model" / f"{self.name}-localiser.onnx"
-
-    @property
-    def gated(self) -> Path:
-        """The networks with a face gate fitted on their boxes (``face-gate``)."""
-        return self.run_dir / "gated-model" / f"{self.name}-localiser.onnx"
+        return self.model("lite-loc-model")
 
     def networks(self) -> Path:
         """The localiser whose classifier and refiner a new localiser joins: the

@@ -11,17 +11,6 @@ from training.pipeline import judge
 from training.pipeline.context import Run
 
 
-def photo_candidates(det, photos: list) -> list:
-    """Each photo's candidates as a scene without cards (``choose_threshold``)."""
-    import cv2
-    out = []
-    for path in photos:
-        img = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if img is not None:
-            out.append(("photo", det.candidates(img), [], []))
-    return out
-
-
 def face_gate(run: Run) -> Path:
     """Fit the gate on the networks ``run.networks()`` (the shipped ones unless this run
     made its own), choose its threshold, and write both into a copy of them."""
@@ -29,19 +18,21 @@ def face_gate(run: Run) -> Path:
     from scorer.vision.gate import FaceGate
     from training.data.real_photos import split_photos
     from training.data.scenes import ART_SETS
-    from training.measure.slices import realistic_candidates
+    from training.measure.slices import candidates_of_photos, realistic_candidates
     from training.ship.export import set_config
-    from training.stages.face_gate import (Examples, choose_threshold, fit, photo_examples,
-                                           scene_examples, split_by_sitting)
+    from training.data.boxes import join, photo_crops, scene_crops
+    from training.stages.face_gate import (GATE_SEED_OFFSET, choose_threshold, examples, fit,
+                                           split_by_sitting)
     cfg, r = run.recipe.face_gate, run.recipe
-    loc = judge.candidate_copy(run, run.networks(), run.gated)
+    loc = judge.candidate_copy(run, run.networks(), run.model("gated-model"))
     set_config(loc, {"face_gate": None})
     det = Detector(loc, threads=run.threads)
     fit_part, choose_part = split_by_sitting(split_photos(run.photos_dir)["train"],
                                              cfg.photo_val_share)
     sets = [s for s in ART_SETS if s != r.lodo_set]  # as the localiser: never the held-out deck
-    ex = Examples.join([photo_examples(det, fit_part),
-                        scene_examples(det, run.art_dir, "train", cfg.scenes_per_kind, sets)])
+    ex = examples(det, join([photo_crops(det, fit_part),
+                             scene_crops(det, run.art_dir, cfg.scenes_per_kind, sets,
+                                         offset=GATE_SEED_OFFSET)]))
     weights, bias = fit(ex, cfg.photo_weight, cfg.c)
     run.log(f"face gate fitted on {int(ex.label.sum())} faces and {int((ex.label == 0).sum())} "
             f"other boxes ({sum(s == 'photo' for s in ex.source)} on real photos)")
@@ -49,7 +40,7 @@ def face_gate(run: Run) -> Path:
     det = Detector(loc, threads=run.threads)
     scenes = realistic_candidates(det, run.art_dir, "val", cfg.val_per_kind,
                                   loc_threshold=min(det.loc_threshold, det.large_threshold))
-    chosen, table = choose_threshold(scenes, photo_candidates(det, choose_part), det,
+    chosen, table = choose_threshold(scenes, candidates_of_photos(det, choose_part), det,
                                         cfg.grid, cfg.guard)
     run.eval_dir.mkdir(parents=True, exist_ok=True)
     (run.eval_dir / "face-gate-val.json").write_text(json.dumps(

@@ -69,7 +69,7 @@ def tune(run: Run, loc_path: Path, sets=None, tag: str | None = None) -> dict:
     if not Path(loc_path).is_file():
         raise InputError(f"model file not found: {loc_path}")
     if Path(loc_path).resolve().parent == run.models_dir.resolve():
-        loc_path = candidate_copy(run, loc_path, run.tuned)
+        loc_path = candidate_copy(run, loc_path, run.model("tuned-model"))
         run.log(f"tuning a copy of the shipped model: {loc_path}")
     t = run.recipe.tune
     scenes = tuning_scenes(run, Detector(loc_path, threads=run.threads), sets)
@@ -162,18 +162,35 @@ def figures(run: Run, loc_path: Path, tag: str, reference: Path | None = None) -
     """A model's figures for the ship rule: the realistic test, the shift slice and the
     real photos' test part; with ``reference`` (the model the speed limit is set
     against), its median frame time and the reference's, timed alternating in one run,
-    and its size. The shipped model's come from its records in ``models/eval``."""
-    records = run.models_dir / "eval"
-    if tag == "shipped" and all((records / n).is_file() for n in SHIPPED_RECORDS):
-        r, sh, ph = (json.loads((records / n).read_text()) for n in SHIPPED_RECORDS)
-        if box_share(r) is not None:  # records from before the box measure: measure again
-            return Figures(r, sh, ph)
+    and its size. The shipped model's come from its records in ``models/eval``, or from
+    this run's measure of it once they predate a figure the rule reads."""
+    if tag == "shipped":
+        kept = shipped_figures(run)
+        if kept is not None:
+            return kept
     res = evaluate(run, loc_path, tag, lodo=False)
     ms = ref_ms = mib = None
     if reference is not None:
         ms, ref_ms = frame_ms(loc_path, run.threads, reference)
         mib = model_mib(loc_path)
     return Figures(res["realistic"], res["shift"], res["photos"], ms, mib, ref_ms)
+
+
+def shipped_figures(run: Run) -> Figures | None:
+    """The shipped model's figures as recorded: its records in ``models/eval``, else the
+    run's own measure of it (``evaluate`` writes the same names) made since it shipped;
+    None when neither holds the box measure."""
+    since = run.shipped.stat().st_mtime if run.shipped.is_file() else 0.0
+    for folder in (run.models_dir / "eval", run.eval_dir):
+        paths = [folder / n for n in SHIPPED_RECORDS]
+        if not all(p.is_file() for p in paths):
+            continue
+        if folder == run.eval_dir and min(p.stat().st_mtime for p in paths) < since:
+            continue
+        r, sh, ph = (json.loads(p.read_text()) for p in paths)
+        if box_share(r) is not None:
+            return Figures(r, sh, ph)
+    return None
 
 
 def model_files(loc_path: Path) -> list[Path]:

@@ -26,21 +26,22 @@ def classifier_round(run: Run) -> Path:
     from training.data.scenes import ART_SETS
     from training.ship.export import export_classifier, onnx_config, quantize_classifier
     from training.stages.face_gate import split_by_sitting
-    from training.stages.real_round import join, photo_crops, scene_crops, train_round
+    from training.data.boxes import join, photo_crops, scene_crops
+    from training.stages.real_round import ROUND_SEED_OFFSET, train_round
     cfg, r = run.recipe.real_round, run.recipe
     networks = run.networks()
     det = Detector(networks, threads=run.threads)
     fit_part, _ = split_by_sitting(split_photos(run.photos_dir)["train"], cfg.photo_val_share)
     sets = [s for s in ART_SETS if s != r.lodo_set]
-    data = join([scene_crops(det, run.art_dir, cfg.scenes_per_kind, sets),
+    data = join([scene_crops(det, run.art_dir, cfg.scenes_per_kind, sets,
+                             offset=ROUND_SEED_OFFSET),
                  photo_crops(det, fit_part)])
     run.log(f"classifier round on {int((data.labels < 48).sum())} card boxes and "
             f"{int((data.labels == 48).sum())} others "
             f"({int((data.sources == 'photo').sum())} on real photos)")
     ck = train_round(data, CLASSIFIER_STATE, run.run_dir / "cls-real", cfg, r.seed, run.log)
-    out = run.run_dir / "cls-real-model"
-    loc = judge.candidate_copy(run, networks, out / networks.name)
-    cls_path = out / onnx_config(loc)["classifier"]
+    loc = judge.candidate_copy(run, networks, run.model("cls-real-model"))
+    cls_path = loc.parent / onnx_config(loc)["classifier"]
     meta = {p.key: p.value for p in onnx.load(str(cls_path)).metadata_props}
     export_classifier(ck, cls_path, json.loads(meta.get("hanafuda", "{}")))
     rng = np.random.default_rng(r.seed)

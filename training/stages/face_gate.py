@@ -20,17 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from tqdm import tqdm
 
-from scorer.vision.geometry import quad_iou, quad_to_rect, rect_to_quad
-from training.data.realistic import KINDS, realistic_scene, realistic_seed
-from training.data.scenes import SEED_RANGES, get_library
+from training.data.boxes import NOT_A_CARD, BoxCrops
 
-FACE_IOU = 0.5  # a box this close to a card (at least MIN_VISIBLE seen) holds its face
-NO_CARD_IOU = 0.1  # a box this far from every card holds none
-EXAMPLE_THRESHOLD = 0.1  # boxes are collected down to this localiser score: more, and
-# more varied, than the few a tuned threshold lets through
-MIN_VISIBLE = 0.3
 GATE_SEED_OFFSET = 80_000  # within the train range, past the other stages' scenes
 
 
@@ -41,60 +33,14 @@ class Examples:
     label: np.ndarray
     source: list[str]
 
-    @classmethod
-    def join(cls, parts: list["Examples"]) -> "Examples":
-        parts = [p for p in parts if len(p.label)]
-        if not parts:
-            return cls(np.zeros((0, 256), np.float32), np.zeros(0, np.int64), [])
-        return cls(np.concatenate([p.emb for p in parts]),
-                   np.concatenate([p.label for p in parts]),
-                   [s for p in parts for s in p.source])
 
-
-def box_embeddings(detector, img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The localiser's (refined) boxes in ``img`` down to ``EXAMPLE_THRESHOLD``, as
-    quads, and their crops' embeddings."""
-    rects, _ = detector.localise(img, threshold=EXAMPLE_THRESHOLD)
-    if not len(rects):
-        return np.zeros((0, 4, 2), np.float32), np.zeros((0, 256), np.float32)
-    quads, crops = detector.cut(img, rects)
-    return quads, detector.embed(crops)
-
-
-def scene_examples(detector, art_dir, split: str = "train", per_kind: int = 60,
-                   sets=None, offset: int = GATE_SEED_OFFSET) -> Examples:
-    """Boxes on realistic scenes of ``split``: those on a card are faces, those on
-    none are not; boxes half on a card are left out."""
-    lib = get_library(art_dir)
-    start = SEED_RANGES[split][0] + (offset if split == "train" else 0)
-    embs, labels, sources = [], [], []
-    for kind in KINDS:
-        for k in tqdm(range(per_kind), desc=f"face gate {split} {kind}", unit="scene",
-                      mininterval=5):
-            img, cards, _ = realistic_scene(lib, realistic_seed(start, kind, k), kind, sets)
-            quads, emb = box_embeddings(detector, img)
-            truth = [rect_to_quad(*quad_to_rect(c.quad)) for c in cards
-                     if c.visible >= MIN_VISIBLE]
-            for q, e in zip(quads, emb):
-                best = max((quad_iou(q, t) for t in truth), default=0.0)
-                if best >= FACE_IOU or best < NO_CARD_IOU:
-                    embs.append(e)
-                    labels.append(int(best >= FACE_IOU))
-                    sources.append(kind)
-    return Examples(np.array(embs, np.float32).reshape(-1, 256), np.array(labels, np.int64),
-                    sources)
-
-
-def photo_examples(detector, photos: list) -> Examples:
-    """Every box proposed on the real photographs ``photos`` (no hanafuda in them)."""
-    import cv2
-    embs = []
-    for path in tqdm(photos, desc="face gate photos", unit="photo", mininterval=5):
-        img = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if img is not None:
-            embs.append(box_embeddings(detector, img)[1])
+def examples(detector, boxes: BoxCrops, chunk: int = 256) -> Examples:
+    """The boxes' embeddings (in chunks), each labelled by whether it holds a card."""
+    embs = [detector.embed(boxes.crops[i:i + chunk])
+            for i in range(0, len(boxes.labels), chunk)]
     emb = np.concatenate(embs) if embs else np.zeros((0, 256), np.float32)
-    return Examples(emb, np.zeros(len(emb), np.int64), ["photo"] * len(emb))
+    return Examples(emb.astype(np.float32), (boxes.labels < NOT_A_CARD).astype(np.int64),
+                    list(boxes.sources))
 
 
 def fit(ex: Examples, photo_weight: float = 3.0, c: float = 1.0) -> tuple[np.ndarray, float]:
