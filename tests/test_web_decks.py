@@ -137,6 +137,7 @@ def test_card_images_named_by_code_make_a_partial_deck(client, tmp_path) -> None
     assert r.status_code == 201 and r.json["cards"] == 3, r.json
 
 
+@pytest.mark.art
 def test_deck_names_are_trimmed_as_the_page_trims_them(client) -> None:
     """'home ' and 'home  ' are home, through the API as on the page (issue 29)."""
     lib = get_library()
