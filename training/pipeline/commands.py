@@ -80,8 +80,8 @@ COMMANDS: dict[str, Command] = {
                     "resumes from it on any machine",
                     lambda run, a: campaign.keep(run, a.force)),
     "ship": Command("the ship rule: a candidate against the shipped model on the realistic "
-                    "test, the shift slice, the real photos, speed beside the eighth model "
-                    "and size; it replaces models/ only if it passes (the only command that "
+                    "test, the shift slice, the real photos, speed beside the shipped "
+                    "model and size; it replaces models/ only if it passes (the only command that "
                     "writes models/)", lambda run, a: shipping.ship(run, a.candidate)),
     "shift": Command("the domain-shift slice: held-out art, real photographs as tables, "
                      "another camera and light",

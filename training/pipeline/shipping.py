@@ -15,7 +15,6 @@ def ship(run: Run, candidate: Path | None = None) -> bool:
     refiner beside it) replaces the shipped files only if it passes the ship rule
     (``training.measure.compare``); the decision goes to the run's
     ``eval/ship-decision.json`` and the log, each failed figure with it."""
-    from training.measure.reference import reference_model
     from training.nets.checkpoint import checkpoint_step
     from training.ship.handover import decide, hand_over
     from training.ship.lineage import lineage, stamp
@@ -24,7 +23,8 @@ def ship(run: Run, candidate: Path | None = None) -> bool:
         raise RecipeError(f"no candidate at {candidate}: run python -m training lite-loc "
                           f"first (or give --candidate)")
     tag = candidate.parent.name
-    reference = reference_model(run.run_dir / "reference-model")
+    # the speed limit is a ratio to the shipped model, timed beside it in this run
+    reference = run.shipped if run.shipped.is_file() else None
     new = judge.figures(run, candidate, tag, reference=reference)
     old = judge.figures(run, run.shipped, "shipped") if run.shipped.is_file() else None
     decision = decide(old, new, tag)
