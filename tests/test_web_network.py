@@ -146,6 +146,49 @@ def test_connections_are_capped_per_client_address(served) -> None:
             s.close()
 
 
+def test_127_0_0_2_is_loopback_to_the_token_and_a_client_apart_to_the_caps(tmp_path) -> None:
+    """Issue 49: the one rule the README states. A server bound on 127.0.0.2 is a
+    loopback server (plain HTTP, no token, its Host answered); the connection rules
+    still count each loopback client address apart (127.0.0.2 and 127.0.0.3 each have
+    their own cap), and the 403 for a foreign Host names the whole loopback range, as
+    ``hanafuda serve --help`` does."""
+    from webui.command import LOOPBACK, resolve_token
+    from webui.security import LOOPBACK_ONLY
+    from webui.server import make_server
+    assert resolve_token("127.0.0.2", None) is None
+    assert LOOPBACK in LOOPBACK_ONLY and "127.0.0.1 or localhost only" not in LOOPBACK_ONLY
+    app = make_app(tmp_path)                                    # no token: a loopback server
+    server = make_server(app, "127.0.0.2", 0, per_address=2)
+    threading.Thread(target=server.run, daemon=True).start()
+    port = server.effective_port
+    try:
+        assert _status(port, host="127.0.0.2") == 200           # plain HTTP, no token
+        conn = http.client.HTTPConnection("127.0.0.2", port, timeout=20)
+        conn.request("GET", "/api/health", headers={"Host": "evil.example"})
+        refused = conn.getresponse()
+        assert refused.status == 403 and LOOPBACK in refused.read().decode()
+        conn.close()
+        held = [socket.create_connection(("127.0.0.2", port), source_address=("127.0.0.3", 0))
+                for _ in range(3)]
+        try:
+            answered = 0
+            for s in held:
+                s.settimeout(20)
+                try:
+                    s.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.2\r\n\r\n")
+                    answered += s.recv(12).startswith(b"HTTP/1.1 200")
+                except OSError:
+                    pass
+            assert answered == 2                                # 127.0.0.3's own cap
+            assert _status(port, host="127.0.0.2") == 200       # 127.0.0.2's connections apart
+        finally:
+            for s in held:
+                s.close()
+    finally:
+        server.close()
+        server.task_dispatcher.shutdown(timeout=1)
+
+
 # ------------------------------------------------------------------ fair turns
 class _Task:
     """A stand-in for a waitress channel: its client address, whether it carries the

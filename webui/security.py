@@ -52,7 +52,9 @@ CSRF_HEADER = "X-Requested-With"
 CSRF_VALUE = "hanafuda"
 LOOPBACK_NAMES = {"localhost", "ip6-localhost"}
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-LOOPBACK_ONLY = ("this server answers on 127.0.0.1 or localhost only "
+#: The loopback range, as ``hanafuda serve``'s help names it (``webui.command.LOOPBACK``).
+LOOPBACK = "any of 127.0.0.0/8, ::1 or localhost"
+LOOPBACK_ONLY = (f"this server answers on a loopback address ({LOOPBACK}) only "
                  "(start it with --host to reach it by another name)")
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; "

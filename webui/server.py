@@ -5,7 +5,9 @@ for a huge header, 500) carrying the page's security headers.
 
 waitress reads every request (headers and body) on its one event loop and hands only a
 complete one to a request thread, so a slow sender never holds a thread. What it lacks,
-added here (loopback is not exempt: 127.0.0.2 is another host to these rules):
+added here. Its rules count clients by their IP address, loopback ones too: 127.0.0.2 is
+loopback (this machine: a loopback server asks it no token, ``webui.security.is_loopback``),
+and a client apart from 127.0.0.1 (as the tests and ``bench.attack_server`` use it):
 
 * **A deadline for a whole request's headers** (``header_deadline`` 10 s): a connection
   must have sent its request line and headers within 10 s of its first byte (and of
