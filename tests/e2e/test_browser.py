@@ -73,6 +73,15 @@ def toast_takes_no_clicks(page) -> None:
         return document.elementFromPoint(t.left + t.width / 2, t.top + t.height / 2)?.id !== 'toast'; }""")
 
 
+def places_saying(page, text: str) -> list[str]:
+    """Where the page shows ``text`` now: each visible element whose own text holds it
+    (the innermost), by its id or class. A message said once is one place."""
+    return page.evaluate("""(text) => [...document.querySelectorAll('body *')]
+        .filter((e) => e.checkVisibility() && e.textContent.includes(text)
+                && ![...e.children].some((c) => c.textContent.includes(text)))
+        .map((e) => e.id || e.className || e.tagName)""", text)
+
+
 def launch(p, y4m: Path):
     return p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=chromium_args(y4m))
 

@@ -18,7 +18,7 @@ import pytest
 
 from e2e_harness import SceneDetector, ServerThread, chromium_args, render, write_y4m
 from gate import SCENE_JPEG
-from test_browser import (CHROMIUM, capture, choose_photo, fill_new_game, launch,
+from test_browser import (CHROMIUM, capture, choose_photo, fill_new_game, launch, places_saying,
                           screenshot_path, start_game, wait_ready)
 from tests.web_helpers import FakeDetector, make_app
 from webui import create_app
@@ -154,6 +154,24 @@ def test_a_photo_too_large_to_send_says_so_beside_its_pile(playwright_sync, tmp_
         assert note.text_content() == "photo not read: this photo is 9.0 MB; the limit is 8.4 MB"
         assert "HTTP 413" not in page.text_content("#round-error")
         fits(page, "after a refused photo")
+        browser.close()
+
+
+def test_a_photo_just_over_the_limit_says_two_sizes_once(playwright_sync, tmp_path: Path) -> None:
+    """8,400,000 bytes against the 8 MiB cap (8,388,608 bytes) are both "8.4 MB" to one
+    decimal: the sizes are given with the decimals that tell them apart, and the message
+    is said once, beside the pile (not again under Confirm round nor in a toast)."""
+    junk = tmp_path / "odd.jpg"
+    junk.write_bytes(b"\xff\xd8\xff" + b"\x00" * (8_400_000 - 3))
+    with ServerThread(make_app(tmp_path)) as server:
+        browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        owner = new_game(page, server.url)
+        choose_photo(page, owner, junk)
+        note = page.locator(f"article.pile[data-owner='{owner}'] .pile-error")
+        note.wait_for()
+        assert note.text_content() == "photo not read: this photo is 8.40 MB; the limit is 8.39 MB"
+        assert places_saying(page, "the limit is") == ["pile-error error-message"]
         browser.close()
 
 

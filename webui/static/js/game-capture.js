@@ -5,7 +5,7 @@ import { LiveCapture, detectPhoto, drawBoxes } from "./camera.js";
 import { followCamera } from "./piles.js";
 import { $, checksOf, draftOf, labelOf, openDraft, pileOf, shownCodes, state } from "./game-state.js";
 import { shrinkPhoto, tooLargeText } from "./shrink.js";
-import { render, renderDeck, renderPiles, showRoundError } from "./game-render.js";
+import { render, renderDeck, renderPiles } from "./game-render.js";
 
 // The deck profile frames are read with: the game's deck while it is enrolled and usable.
 function readWith() {
@@ -117,9 +117,10 @@ export async function photo(owner) {
     if (!file) return;
     const pile = pileOf(owner);
     pile.note = "";
+    let shrunk = { blob: file };
     try {
       if (state.capturing) endCapture(true);
-      const shrunk = await shrinkPhoto(file);     // a phone's 12 MB photo: about 1 MB
+      shrunk = await shrinkPhoto(file);     // a phone's 12 MB photo: about 1 MB
       const { result, crops, conf, url } = await detectPhoto(shrunk.blob, readWith());
       const codes = [...conf.keys()];
       forgetCamera(owner);
@@ -131,11 +132,9 @@ export async function photo(owner) {
       toast(`${count(codes.length, "card")} found in the photo` +
         (result.hints?.length ? `: ${result.hints[0]}` : ""));
     } catch (err) {
-      // shown beside the pile (and under Confirm round): the photo, not the round, failed
-      const shown = err.status === 413 ? new Error(tooLargeText(file, err)) : err;
-      pile.note = `photo not read: ${shown.message}`;
+      // said once, beside the pile: the photo, not the round, failed
+      pile.note = `photo not read: ${err.status === 413 ? tooLargeText(shrunk.blob, err) : err.message}`;
       renderPiles();
-      showRoundError(shown);
     }
   };
   input.click();

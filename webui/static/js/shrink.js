@@ -9,9 +9,19 @@
 export const PHOTO_SIDE = 1920;        // at least the detector's useful side (1792)
 const QUALITY = 0.9;
 
-// "12.0 MB", as a phone shows a photo's size.
-export function megabytes(bytes) {
-  return `${(bytes / 1e6).toFixed(1)} MB`;
+// "12.0 MB", as a phone shows a photo's size (with `places` decimals).
+export function megabytes(bytes, places = 1) {
+  return `${(bytes / 1e6).toFixed(places)} MB`;
+}
+
+// Two sizes with as many decimals as it takes to read them apart ("8.40 MB" against
+// "8.39 MB", not "8.4 MB" twice), as the server's 413 writes them (webui/oversize.py);
+// bytes where even 6 decimals do not.
+export function apart(a, b) {
+  for (let places = 1; places <= 6; places++) {
+    if (megabytes(a, places) !== megabytes(b, places)) return [megabytes(a, places), megabytes(b, places)];
+  }
+  return [`${a.toLocaleString("en")} bytes`, `${b.toLocaleString("en")} bytes`];
 }
 
 // -> {blob, width, height, note}: the photo to send and a line saying what was done.
@@ -41,8 +51,11 @@ export async function shrinkPhoto(file, maxSide = PHOTO_SIDE) {
     note: `photo ${width}×${height} (${megabytes(file.size)}) sent as ${canvas.width}×${canvas.height} (${megabytes(blob.size)})` };
 }
 
-// The message for a photo the server refused as too large (its JSON 413).
-export function tooLargeText(file, err) {
+// The message for a photo the server refused as too large (its JSON 413): the size of
+// what was sent (`sent`, the file or its shrunk copy) against the limit, read apart.
+export function tooLargeText(sent, err) {
   const limit = err.data && err.data.limit_bytes;
-  return limit ? `this photo is ${megabytes(file.size)}; the limit is ${megabytes(limit)}` : err.message;
+  if (!limit) return err.message;
+  const [size, cap] = apart(err.data.size_bytes || sent.size, limit);
+  return `this photo is ${size}; the limit is ${cap}`;
 }
