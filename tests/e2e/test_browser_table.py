@@ -317,10 +317,17 @@ def test_a_new_player_names_and_another_tabs_unsaved_pile(playwright_sync, tmp_p
         ann = two.locator("article.pile[data-owner='Ann']")
         assert ann.locator(".elsewhere").text_content() == \
             "2 cards of Ann's pile are not saved yet in another tab"
+        _by_hand(two, "Ann", ["03-1"])                     # and one card in tab two
         ann.locator("button.save-pile").click()
-        asked = ann.locator("button.confirm-save").text_content()
-        assert "over the 2 cards not saved in the other tab" in asked, asked
+        # each button says what it does: save over the other tab's, save nothing, or
+        # throw this tab's card away (not "Keep it" beside "Discard")
+        buttons = ann.locator(".pile-save button").all_text_contents()
+        assert buttons == ["Save this pile over the 2 cards not saved in the other tab",
+                           "Cancel: save nothing", "Discard this tab's 1 card"], buttons
         ann.locator("button.keep").click()
+        assert ann.locator(".pile-save button").all_text_contents() == \
+            ["Save pile", "Discard this tab's 1 card"]
+        ann.locator("button.discard").click()
         game = _call(context.request, "GET", f"/api/games/{gid}")
         assert not [r for r in game["rounds"] if "Ann" in r["piles"]]       # nothing saved over it
         # once tab one saves it, tab two has nothing to ask about

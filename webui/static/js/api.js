@@ -112,12 +112,13 @@ export function localTime(iso) {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
 }
 
-// A button that asks first: it becomes "<question>" (class `yesClass`) and "Keep it";
-// yes runs `onYes`, Keep it runs `onNo` (both usually redraw what the button was in).
-export function askBefore(button, question, onYes, onNo, yesClass = "confirm") {
+// A button that asks first: it becomes "<question>" (class `yesClass`) and `noText`
+// ("Keep it", or what not doing it means where that reads two ways); yes runs `onYes`,
+// the other `onNo` (both usually redraw what the button was in).
+export function askBefore(button, question, onYes, onNo, yesClass = "confirm", noText = "Keep it") {
   button.addEventListener("click", () => {
     const yes = el("button", { type: "button", class: `danger ${yesClass}` }, question);
-    const no = el("button", { type: "button", class: "keep" }, "Keep it");
+    const no = el("button", { type: "button", class: "keep" }, noText);
     button.replaceWith(yes, no);
     no.addEventListener("click", onNo);
     yes.addEventListener("click", onYes);

@@ -128,7 +128,8 @@ export function renderPiles() {
       (draft || (!saved && !stale)) ? el("div", { class: "pile-save" },
         saveButton(owner, codes.length, elsewhere),
         draft && state.capturing !== owner ? el("button", { type: "button", class: "discard",
-          onclick: () => actions.discard(owner) }, saved ? "Discard changes" : "Discard") : null) : null);
+          onclick: () => actions.discard(owner) }, saved ? "Discard this tab's changes"
+          : `Discard this tab's ${count(codes.length, "card")}`) : null) : null);
   }));
 }
 
@@ -141,7 +142,7 @@ function saveButton(owner, cards, elsewhere) {
   if (elsewhere === undefined) button.addEventListener("click", () => actions.save(owner));
   else {
     askBefore(button, `Save ${cards ? "this pile" : "an empty pile"} over the ${count(elsewhere, "card")} not saved in the other tab`,
-      () => actions.save(owner), renderPiles, "confirm-save");
+      () => actions.save(owner), renderPiles, "confirm-save", "Cancel: save nothing");
   }
   return button;
 }
