@@ -180,6 +180,8 @@ class RealRoundConfig:
     batch: int = 64
     lr: float = 1e-4
     photo_weight: float = 2.0  # a real photo's box is drawn this many times as often
+    western_per_kind: int = 0  # scenes a kind of Western playing cards
+    # (training.data.western) whose boxes it reads too (0: none)
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,10 @@
 """The boxes the shipped localiser (and refiner) really propose, cut as the classifier's
 crops and labelled: on realistic scenes by their overlap with the cards (a box on a card,
-IoU >= 0.5, is that card; a box on none, IoU < 0.1, is "not a card"; half boxes are left
-out), on the real photographs (no hanafuda in them) all "not a card". The face gate
+IoU >= 0.5, is that card; a box on none, IoU < 0.1, or one that spans two or more
+cards' faces without sitting on either, is "not a card"; other half boxes are left
+out), on scenes of Western playing cards (``training.data.western``) the same way, with
+every box on a playing card "not a card", and on the real photographs (no hanafuda in
+them) all "not a card". The face gate
 (``training.stages.face_gate``) and the classifier round (``training.stages.real_round``)
 learn from them."""
 
@@ -9,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 from tqdm import tqdm
 
@@ -20,6 +24,9 @@ NOT_A_CARD = 48
 FACE_IOU = 0.5  # a box this close to a card (at least MIN_VISIBLE seen) holds its face
 NO_CARD_IOU = 0.1  # a box this far from every card holds none
 MIN_VISIBLE = 0.3
+SPAN_IOU = 0.35  # a box below this IoU with every card that holds two cards' most
+# visible points spans several cards: a pile's box, "not a card"
+WESTERN_SEED_OFFSET = 200_000  # within each split's range, past the realistic scenes
 EXAMPLE_THRESHOLD = 0.1  # boxes are collected down to this localiser score: more, and
 # more varied, than the few a tuned threshold lets through
 
@@ -33,36 +40,84 @@ class BoxCrops:
     sources: np.ndarray
 
 
+def label_box(quad: np.ndarray, cards: list) -> int | None:
+    """The class of a box ``quad`` among a scene's ``cards``: the card it sits on (IoU
+    >= FACE_IOU), NOT_A_CARD when it sits on none (IoU < NO_CARD_IOU) or spans two or
+    more cards' most visible points, else None (a half box, left out)."""
+    seen = [c for c in cards if c.visible >= MIN_VISIBLE]
+    best, cid = max(((quad_iou(quad, rect_to_quad(*quad_to_rect(c.quad))), c.class_id)
+                     for c in seen), default=(0.0, NOT_A_CARD))
+    if best >= FACE_IOU:
+        return cid
+    if best < NO_CARD_IOU:
+        return NOT_A_CARD
+    contour = quad.reshape(-1, 1, 2).astype(np.float32)
+    inside = sum(cv2.pointPolygonTest(contour, (float(c.seen_at[0]), float(c.seen_at[1])),
+                                      False) >= 0 for c in seen if c.seen_at is not None)
+    return NOT_A_CARD if best < SPAN_IOU and inside >= 2 else None
+
+
+def boxes_of_scenes(detector, scenes, desc: str) -> BoxCrops:
+    """The labelled boxes ``detector`` proposes on ``scenes`` (an iterable of
+    (image, cards, source))."""
+    crops, labels, sources = [], [], []
+    for img, cards, source in tqdm(scenes, desc=desc, unit="scene", mininterval=5):
+        rects, _ = detector.localise(img, threshold=EXAMPLE_THRESHOLD)
+        if not len(rects):
+            continue
+        quads, cut = detector.cut(img, rects)
+        for q, crop in zip(quads, cut):
+            label = label_box(q, cards)
+            if label is not None:
+                crops.append(crop)
+                labels.append(label)
+                sources.append(source)
+    return _record(crops, labels, sources)
+
+
 def scene_crops(detector, art_dir, per_kind: int, sets=None, split: str = "train",
                 offset: int = 0) -> BoxCrops:
     """The boxes of ``per_kind`` realistic scenes of each kind of ``split`` (from
     ``offset`` within the split's seeds), labelled by their overlap with the cards."""
     lib = get_library(art_dir)
     start = SEED_RANGES[split][0] + offset
-    crops, labels, sources = [], [], []
-    for kind in KINDS:
-        for k in tqdm(range(per_kind), desc=f"boxes {split} {kind}", unit="scene",
-                      mininterval=5):
-            img, cards, _ = realistic_scene(lib, realistic_seed(start, kind, k), kind, sets)
-            rects, _ = detector.localise(img, threshold=EXAMPLE_THRESHOLD)
-            if not len(rects):
-                continue
-            quads, cut = detector.cut(img, rects)
-            truth = [(rect_to_quad(*quad_to_rect(c.quad)), c.class_id) for c in cards
-                     if c.visible >= MIN_VISIBLE]
-            for q, crop in zip(quads, cut):
-                best, cid = max(((quad_iou(q, t), i) for t, i in truth),
-                                default=(0.0, NOT_A_CARD))
-                if best >= FACE_IOU or best < NO_CARD_IOU:
-                    crops.append(crop)
-                    labels.append(cid if best >= FACE_IOU else NOT_A_CARD)
-                    sources.append(kind)
-    return _record(crops, labels, sources)
+
+    def scenes():
+        for kind in KINDS:
+            for k in range(per_kind):
+                img, cards, _ = realistic_scene(lib, realistic_seed(start, kind, k), kind, sets)
+                yield img, cards, kind
+    return boxes_of_scenes(detector, scenes(), f"boxes {split} realistic")
+
+
+def western_crops(detector, art_dir, per_kind: int, sets=None, split: str = "train",
+                  photos: list | None = None) -> BoxCrops:
+    """The boxes of ``per_kind`` scenes of each kind of Western playing cards
+    (``training.data.western``) of ``split``, labelled as ``scene_crops``'s; ``photos``
+    (real photographs of ``split``'s part) give court figures and tables."""
+    from training.data.real_photos import crop_to
+    from training.data.western import WESTERN_KINDS, western_scene
+    lib = get_library(art_dir)
+    start = SEED_RANGES[split][0] + WESTERN_SEED_OFFSET
+    pictures = list(photos or [])
+
+    def photo(rng, w, h, scale=(0.15, 0.6)):
+        img = cv2.imread(str(pictures[int(rng.integers(len(pictures)))]), cv2.IMREAD_COLOR)
+        return None if img is None else crop_to(img, rng, w, h, scale)
+
+    def scenes():
+        for i, kind in enumerate(WESTERN_KINDS):
+            for k in range(per_kind):
+                sc = western_scene(lib, start + i * 4_000 + k, kind, sets,
+                                   picture=photo if pictures else None,
+                                   table=(lambda r, w, h: photo(r, w, h, (0.75, 1.0)))
+                                   if pictures else None)
+                yield sc.image, sc.cards, kind
+    return boxes_of_scenes(detector, scenes(), f"boxes {split} western")
 
 
 def photo_crops(detector, photos: list) -> BoxCrops:
     """Every box proposed on ``photos`` (no hanafuda in them): "not a card"."""
-    import cv2
     crops = []
     for path in tqdm(photos, desc="boxes photos", unit="photo", mininterval=5):
         img = cv2.imread(str(path), cv2.IMREAD_COLOR)

@@ -26,19 +26,24 @@ def classifier_round(run: Run) -> Path:
     from training.data.scenes import ART_SETS
     from training.ship.export import export_classifier, onnx_config, quantize_classifier
     from training.stages.face_gate import split_by_sitting
-    from training.data.boxes import join, photo_crops, scene_crops
+    from training.data.boxes import join, photo_crops, scene_crops, western_crops
+    from training.data.western import WESTERN_KINDS
     from training.stages.real_round import ROUND_SEED_OFFSET, train_round
     cfg, r = run.recipe.real_round, run.recipe
     networks = run.networks()
     det = Detector(networks, threads=run.threads)
     fit_part, _ = split_by_sitting(split_photos(run.photos_dir)["train"], cfg.photo_val_share)
     sets = [s for s in ART_SETS if s != r.lodo_set]
-    data = join([scene_crops(det, run.art_dir, cfg.scenes_per_kind, sets,
-                             offset=ROUND_SEED_OFFSET),
-                 photo_crops(det, fit_part)])
+    parts = [scene_crops(det, run.art_dir, cfg.scenes_per_kind, sets, offset=ROUND_SEED_OFFSET),
+             photo_crops(det, fit_part)]
+    if cfg.western_per_kind:
+        parts.append(western_crops(det, run.art_dir, cfg.western_per_kind, sets,
+                                   photos=fit_part))
+    data = join(parts)
     run.log(f"classifier round on {int((data.labels < 48).sum())} card boxes and "
             f"{int((data.labels == 48).sum())} others "
-            f"({int((data.sources == 'photo').sum())} on real photos)")
+            f"({int((data.sources == 'photo').sum())} on real photos, "
+            f"{int(np.isin(data.sources, WESTERN_KINDS).sum())} on Western cards' scenes)")
     ck = train_round(data, CLASSIFIER_STATE, run.run_dir / "cls-real", cfg, r.seed, run.log)
     loc = judge.candidate_copy(run, networks, run.model("cls-real-model"))
     cls_path = loc.parent / onnx_config(loc)["classifier"]
