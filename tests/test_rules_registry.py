@@ -210,3 +210,13 @@ def test_a_new_game_is_one_module_and_one_registry_line(monkeypatch):
     assert standings(setup, [res]).totals == {"A": 7, "B": 0}
     with pytest.raises(InputError, match="not played in teams"):
         GameSetup.parse(["A", "B"], rs, teams=[["A"], ["B"]])
+
+
+def test_no_preset_description_names_a_number_of_rounds():
+    """The game page's header adds the game's own number of rounds to the preset's
+    description: a description with its own ("4 rounds, cumulative") repeats or
+    contradicts it (issue 49.3)."""
+    import re
+    from scorer.rules import list_presets
+    for rs in list_presets():
+        assert not re.search(r"\d+ rounds?\b", rs.description), (rs.name, rs.description)

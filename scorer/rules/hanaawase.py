@@ -70,7 +70,7 @@ ALIASES: tuple[Alias, ...] = (Alias("paulownia_row", keys=("yaku.paulownia_row",
 
 PRESETS: tuple[Preset, ...] = (
     Preset("hanaawase", "hanaawase", "Hana-Awase, card values 20/10/5/1 plus yaku "
-           "(additive score); 12 rounds", {"settlement": "additive"}),
+           "(additive score)", {"settlement": "additive"}),
     Preset("hanaawase-zero-sum", "hanaawase", "Hana-Awase settled zero-sum against the "
            "par (264 / players)", {"settlement": "zero_sum"}),
 )

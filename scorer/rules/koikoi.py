@@ -156,7 +156,7 @@ ALIASES: tuple[Alias, ...] = (
 
 PRESETS: tuple[Preset, ...] = (
     Preset("koikoi", "koikoi", "Nintendo Koi-Koi: 10/8/7/5, +1 extras, exclusive groups, "
-           "sake cup also chaff, viewing 5, ×2 at 7+, ×2 if the opponent called; 12 rounds"),
+           "sake cup also chaff, viewing 5, ×2 at 7+, ×2 if the opponent called"),
     Preset("koikoi-modern", "koikoi", "online/app table: goko 15, shiko 10, ame-shiko 8, "
            "sanko 6, akatan/aotan 6, yaku stack, no viewing yaku, no multipliers",
            {"point_table": "15-10-8-6-tan6", "animal_group": "stack_flat",

@@ -82,7 +82,7 @@ OPTIONS: tuple[Option, ...] = (
 
 PRESETS: tuple[Preset, ...] = (
     Preset("sakura", "sakura", "Hanafuda Hawaii: card points minus 50 per yaku held by "
-           "each opponent; 4 rounds, cumulative (the default game)"),
+           "each opponent, the rounds' scores added up (the default game)"),
     Preset("sakura-victories", "sakura", "Sakura counted in round victories "
            "(Paradise Factors): chu 2, basa 3",
            {"game_scoring": "victories", "chu_basa": "combined"}),

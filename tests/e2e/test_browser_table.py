@@ -334,3 +334,22 @@ def test_a_new_player_names_and_another_tabs_unsaved_pile(playwright_sync, tmp_p
         save_pile(one, "Ann")
         two.wait_for_selector("article.pile[data-owner='Ann'] .elsewhere", state="detached")
         browser.close()
+
+
+def test_the_game_header_says_its_rounds_once(playwright_sync, tmp_path: Path) -> None:
+    """The header under the game's title names the number of rounds once, the game's own:
+    a default Sakura game "4 rounds" once (not the preset's "4 rounds, cumulative" and
+    again "· 4 rounds"), a 6-round one "6 rounds" and no "4 rounds", a 3-round Koi-Koi
+    game no "12 rounds"."""
+    import re
+    with ServerThread(make_app(tmp_path)) as server:
+        browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        for preset, rounds, said in (("sakura", None, 4), ("sakura", 6, 6), ("koikoi", 3, 3)):
+            fill_new_game(page, server.url, ("Ann", "Bob"), preset)
+            if rounds:
+                page.fill("#rounds", str(rounds))
+            start_game(page)
+            info = page.text_content("#game-info")
+            assert re.findall(r"\d+ rounds?", info) == [f"{said} rounds"], info
+        browser.close()
