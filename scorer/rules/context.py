@@ -18,8 +18,8 @@ from scorer.errors import InputError
 #: The most koi-koi calls one player can make in a round (one per turn, 8 turns).
 MAX_CALLS = 20
 
-FIELD_KINDS = ("player", "count_per_player", "choice_per_player", "month", "codes", "choice",
-               "count", "players")
+FIELD_KINDS = ("player", "count_per_player", "choice_per_player", "codes_per_player", "month",
+               "codes", "choice", "count", "players")
 
 C = TypeVar("C", bound="Context")
 
@@ -30,6 +30,7 @@ class ContextField:
 
     ``player`` a player's name or nobody; ``count_per_player`` {player: integer
     ``minimum``..``maximum``}; ``choice_per_player`` {player: one of ``choices``};
+    ``codes_per_player`` {player: card codes} (a player's dealt hand);
     ``month`` 1..12 or none; ``codes`` card codes; ``choice`` one of ``choices`` or none;
     ``count`` one integer ``minimum``..``maximum`` (0 if not given); ``players`` player
     names in an order (each once).
@@ -175,6 +176,11 @@ def _per_player(value: Any, spec: ContextField,
                                  f"{lo} to {hi}, not {raw!r}")
             out[name] = raw
             continue
+        if spec.kind == "codes_per_player":
+            codes = parse_codes(raw, f"{spec.key} for {name}")
+            if codes:
+                out[name] = tuple(codes)
+            continue
         if raw is None or not str(raw).strip():
             continue                       # no choice for this player
         out[name] = _choice(raw, spec, f"{spec.key} for {name}")
@@ -246,7 +252,8 @@ class Context:
         for f in fields(self):
             value = getattr(self, f.name)
             out[f.name] = list(value) if isinstance(value, tuple) else (
-                dict(value) if isinstance(value, dict) else value)
+                {k: list(v) if isinstance(v, tuple) else v for k, v in value.items()}
+                if isinstance(value, dict) else value)
         return out
 
     @classmethod

@@ -1,0 +1,65 @@
+"""Hachi-Hachi's house rules: each rule the sources disagree on as an option with the
+default of docs/RULES-hachihachi.md, the presets, and how the page groups the options.
+Each option's ``source`` names its sources (``scorer.rules.hachihachi.sources``)."""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from scorer.rules.base import MAX_ROUNDS, Preset
+from scorer.rules.hachihachi.sources import cite
+from scorer.rules.options import Option, boolean, choice, integer
+
+OPTIONS: tuple[Option, ...] = (
+    integer("rounds", 12, "months in a game (12 a year, 6 half a year)",
+            cite("BGA", "JA-WP"), 1, MAX_ROUNDS),
+    choice("mon_per_kan", 12, "mon (points) in a kan", cite("BGA", "VINGEL", "JA-WP"),
+           (12, "12 mon a kan"), (10, "10 mon a kan")),
+    choice("yaku_payment", "each", "who pays a yaku (teyaku or dekiyaku)",
+           cite("KIRISAME", "SHIRAGIKU", "BGA"),
+           ("each", "each other active player pays its whole value"),
+           ("split", "its value is split between the two other active players")),
+    choice("teyaku_combine", "one_each", "how many dealt-hand yaku one hand scores",
+           cite("PORG", "KIRISAME"),
+           ("one_each", "one set-based and one chaff-based, added"),
+           ("best_only", "only the best one")),
+    boolean("willow_as_chaff", True, "every willow card counts as a chaff for the yaku "
+            "(its card points stay)", cite("BGA")),
+    boolean("field_carry", True, "a second light among the table cards carries its field "
+            "over to the next month", cite("BGA", "KIRISAME")),
+    choice("goko_with_shiko", "goko_only", "a pile holding all five brights",
+           cite("SHIRAGIKU"),
+           ("goko_only", "scores gokō only"),
+           ("both", "scores gokō and shikō (shikō was made first)")),
+    integer("sujuroku_extra", 2, "kan for each chaff beyond 16 in su-jūroku",
+            cite("PORG-CUR"), 0, 100),
+    boolean("stop_voids_card_points", True, "a month ended when a dekiyaku was made "
+            "settles no card points", cite("PORG-CUR")),
+    integer("sit_out_fee", 0, "mon each player sitting out a month pays (before the "
+            "field multiplier)", cite("KIRISAME", "KUSABA"), 0, 1000),
+    choice("sit_out_paid_to", "winner", "who receives the sitting-out fee",
+           cite("KUSABA"),
+           ("winner", "the month's winner"), ("dealer", "the dealer"),
+           ("active", "the three active players, shared")),
+    integer("mizuten_kan", 1, "kan each player sitting out pays a dealer who declared "
+            "mizuten (played blind)", cite("BGA"), 0, 100),
+)
+
+OPTION_GROUPS: Mapping[str, str] = {
+    "rounds": "The game", "mon_per_kan": "The game",
+    "yaku_payment": "Payments", "sit_out_fee": "Payments", "sit_out_paid_to": "Payments",
+    "mizuten_kan": "Payments", "stop_voids_card_points": "Payments",
+    "teyaku_combine": "Yaku", "willow_as_chaff": "Yaku", "goko_with_shiko": "Yaku",
+    "sujuroku_extra": "Yaku", "field_carry": "The field",
+}
+
+PRESETS: tuple[Preset, ...] = (
+    Preset("hachihachi", "hachihachi", "Hachi-Hachi 八八: 3 active players a month (3-7 at "
+           "the table), card points against 88, teyaku and dekiyaku in kan, small/big/grand "
+           "field ×1/×2/×4 from the table's lights; 12 months, 12 mon a kan"),
+    Preset("hachihachi-half", "hachihachi", "Hachi-Hachi half a year: 6 months",
+           {"rounds": 6}),
+    Preset("hachihachi-bga", "hachihachi", "Hachi-Hachi as Board Game Arena plays it: a "
+           "yaku's value split between the two other players",
+           {"yaku_payment": "split"}),
+)
