@@ -149,7 +149,7 @@ def option_rows(rs: RuleSet) -> list[dict[str, Any]]:
     """Each option of the rule set's game with its value here, its default, the group
     the page folds it in, and what a player reads (``scorer.rules.wording``): the
     ``sentence`` at its value, the ``template`` with ``{}`` for a number, the
-    ``sentences`` of a choice's or switch's values."""
+    ``sentences`` of a choice's or switch's values and their ``words`` alone."""
     rows = []
     variant = get_variant(rs.game)
     for opt in variant.options:
@@ -170,6 +170,7 @@ def _words(rs: RuleSet, opt: Option) -> dict[str, Any]:
                            "template": wording.template(rs.game, opt)}
     if opt.kind != "int":
         out["sentences"] = wording.sentences(rs.game, opt)
+        out["words"] = wording.words(rs.game, opt)
     return out
 
 

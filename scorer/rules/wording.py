@@ -136,6 +136,19 @@ def sentence(game: str, option: Option, value: Any) -> str:
     return _CODE.sub(lambda m: hwatu.hwatu_code(m.group()), text) if hwatu.is_hwatu(game) else text
 
 
+def value_words(game: str, option: Option, value: Any) -> str:
+    """The value's own words, as the sentence has them ("3 points"; in a hwatu game its
+    cards' codes with the hwatu month numbers): what a choice's list shows."""
+    text = _value_words(game, option, value)
+    return _CODE.sub(lambda m: hwatu.hwatu_code(m.group()), text) if hwatu.is_hwatu(game) else text
+
+
+def words(game: str, option: Option) -> dict[str, str]:
+    """A choice's or switch's value words for each of its values (by the value as text)."""
+    return {str(v).lower() if isinstance(v, bool) else str(v): value_words(game, option, v)
+            for v in option.allowed}
+
+
 def sentences(game: str, option: Option) -> dict[str, str]:
     """A choice's or switch's sentence for each of its values (by the value as text, as
     the page's form has it): what the form shows as the player changes it."""

@@ -11,8 +11,8 @@ import cv2
 
 from e2e_harness import ServerThread, write_y4m
 from gate import SCENE_JPEG
-from test_browser import (fill_new_game, launch, pick_several, save_pile, screenshot_path,
-                          shown, start_game, wait_ready)
+from test_browser import (fill_new_game, launch, pick_several, places_saying, save_pile,
+                          screenshot_path, shown, start_game, wait_ready)
 from tests.web_helpers import CSRF, make_app
 
 TEN_PI = ["01-3", "01-4", "02-3", "02-4", "03-3", "03-4", "04-3", "04-4", "05-3", "05-4"]
@@ -104,6 +104,12 @@ def test_go_order_shown_when_needed_and_errors_name_the_fields(playwright_sync, 
             page.click(f"article.pile[data-owner='{owner}'] button.add")
             pick_several(page, codes)
             save_pile(page, owner)
+        # a stop under the minimum: refused once, under Confirm round, naming no preset key
+        page.select_option("#ctx-stopped_by", "Bob")
+        page.click("#confirm-round")
+        page.wait_for_selector("#round-error:text('below the stop minimum')")
+        assert page.text_content("#round-error") == "Bob stopped with 0 points, below the stop minimum 3"
+        assert places_saying(page, "below the stop minimum") == ["round-error"]
         order = page.locator("label[data-shown-with='goes']")
         assert order.is_hidden() and "Go order" in order.text_content()
         page.select_option("#ctx-stopped_by", "Ann")
@@ -137,9 +143,14 @@ def test_a_house_rule_set_on_the_page_changes_the_score(playwright_sync, tmp_pat
         page.click("details.option-group[data-group='Card points'] > summary")
         row = page.locator("#house-rules-body .option[data-key='godori']")
         assert "the game's usual rule" in row.text_content() and "G6" not in row.text_content()
+        # each choice reads as its value's words in the list, the sentence once above it
+        assert row.inner_text().count("Godori, the five birds") == 1, row.inner_text()
         page.select_option("#house-rules-body select[data-key='godori']", "3")
         assert "1 changed (Godori, the five birds 02-1 04-1 08-2: 3 points.)" in \
             page.text_content("#house-rules-summary")
+        # changed: the note under it says so, with the preset's rule it replaces
+        assert row.locator(".small").text_content() == "a house rule: this preset has 5 points"
+        assert row.inner_text().count("Godori, the five birds") == 1, row.inner_text()
         start_game(page)
         assert "house rules: Godori, the five birds 02-1 04-1 08-2: 3 points." in \
             page.text_content("#game-info")

@@ -55,7 +55,7 @@ def check_round(rnd: CheckedRound, rs: RuleSet) -> None:
         goes = ctx.goes.get(winner, 0)
         raise InputError(f"{winner} stopped with {best} points" + (
             f" + {goes} go" if goes else "") + f", below the stop minimum "
-            f"{rs['stop_minimum']} of {rs.name}")
+            f"{rs['stop_minimum']}")
     callers = [p for p in tallies if p != winner and ctx.goes.get(p, 0) > 0]
     if rs["gobak"] == "both_shares" and len(callers) > 1 and \
             not set(callers) <= set(ctx.go_order):

@@ -1,7 +1,7 @@
 // The game page's rendering: the open round's piles, the round's context form, results,
 // standings, the deck setting and the rounds played. What a button does is in `actions`,
 // filled in by game.js (capture and the writes to the server render through here).
-import { askBefore, count, el, signed, toast } from "./api.js";
+import { askBefore, count, el, signed } from "./api.js";
 import { runningChart } from "./chart.js";
 import { cardLabel, colourChip, monthLabel, monthOrder, roleOf, shownCode } from "./cards.js";
 import { countNote } from "./piles.js";
@@ -15,9 +15,10 @@ import { $, checksOf, draftOf, labelOf, markStale, openRound, otherOwnerOf, pile
 // apply(owner) (this screen's changes onto a pile changed elsewhere); a round's: reopen(number).
 export const actions = {};
 
+// A refused confirm (or other round-wide error), said once: under Confirm round, where
+// the player just pressed (no toast repeating it).
 export function showRoundError(err) {
   $("round-error").textContent = err.message;
-  toast(err.message, true);
 }
 
 function zoom(src, caption) {

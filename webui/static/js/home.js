@@ -67,9 +67,25 @@ async function renderOptions() {
   showChanged();
 }
 
+// A value as a player reads it: a choice's or switch's words ("3 points", "yes").
 function shownValue(o, v) {
+  const key = String(v);
+  if (o.words && key in o.words) return o.words[key];
   if (o.kind === "bool") return v ? "yes" : "no";
-  return String(v);
+  return key;
+}
+
+// The note under an option, following its input: the game's usual rule (or the preset's
+// where it differs from it); once changed, that it is a house rule and what the preset has.
+function optionNote(o, value) {
+  const preset = shownValue(o, o.value);
+  const usual = o.default === null ? null : shownValue(o, o.default);
+  if (value !== String(o.value)) {
+    return `a house rule: this preset has ${preset}` +
+      (usual !== null && usual !== preset ? `; the game's usual rule is ${usual}` : "");
+  }
+  return usual === null || usual === preset ? "the game's usual rule"
+    : `the game's usual rule is ${usual}; this preset has ${preset}`;
 }
 
 // The option at `value` (as the form has it: text) as a player reads it.
@@ -84,8 +100,8 @@ function optionRow(o) {
   const data = { key: o.key, preset: String(o.value) };
   let input;
   if (o.kind === "choice") {
-    input = el("select", { dataset: data }, o.allowed.map((v) =>
-      el("option", { value: String(v), text: o.sentences[String(v)] })));
+    input = el("select", { dataset: data }, o.allowed.map((v) =>      // the sentence is above
+      el("option", { value: String(v), text: shownValue(o, v) })));
     input.value = String(o.value);
   } else if (o.kind === "bool") {
     input = el("input", { type: "checkbox", dataset: data });
@@ -94,14 +110,16 @@ function optionRow(o) {
     input = el("input", { type: "number", min: o.minimum, max: o.maximum, value: o.value, dataset: data });
   }
   const words = el("span", { class: "sentence", text: o.sentence });
-  const follow = () => { words.textContent = optionSentence(o, optionValue(input)); showChanged(); };
+  const note = el("div", { class: "small muted", text: optionNote(o, String(o.value)) });
+  const follow = () => {
+    words.textContent = optionSentence(o, optionValue(input));
+    note.textContent = optionNote(o, optionValue(input));
+    showChanged();
+  };
   input.addEventListener("input", follow);
   input.addEventListener("change", follow);
-  const def = o.default === null || o.default === o.value ? "the game's usual rule"
-    : `the game's usual rule is ${shownValue(o, o.default)}; this preset has ${shownValue(o, o.value)}`;
   return el("div", { class: "option", dataset: { key: o.key }, title: `${o.key}: ${o.help}; source: ${o.source || "—"}` },
-    el("label", {}, words, " ", input),
-    el("div", { class: "small muted" }, def));
+    el("label", {}, words, " ", input), note);
 }
 
 function optionValue(input) {
