@@ -57,7 +57,7 @@ def test_the_detector_applies_the_gate_in_its_models_metadata(tmp_path):
 
 
 def test_the_photos_train_part_is_split_by_sitting_for_fitting_and_choosing():
-    from training.stages.face_gate import split_by_sitting
+    from training.data.real_photos import split_by_sitting
     photos = [Path(f"IMG_{n}_x.jpg") for n in range(7700, 7708)] + \
         [Path(f"WIN_20240101_{k}.jpg") for k in range(4)]
     fit_part, choose_part = split_by_sitting(photos, 0.25)

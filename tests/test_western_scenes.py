@@ -61,3 +61,4 @@ def test_a_box_on_a_card_is_that_card_a_box_on_none_or_over_a_pile_is_not_a_card
     assert label_box(both, cards) == NOT_A_CARD  # a pile's box holds two cards' faces
     half = left.quad + np.float32([30, 0])  # half on one card, on no other's face
     assert label_box(half, [left]) is None
+

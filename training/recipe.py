@@ -153,6 +153,11 @@ class TuneConfig:
     # more false cards on the photos (0: off; training.stages.tuning)
     fallback_guard: float = 0.0  # the kinds' guard when no setting meets ``guard`` (the
     # photos' stays; 0: none, the best pooled F1 is taken)
+    shift_per_kind: int = 0  # the shift slice's validation scenes a kind (shift_val seeds):
+    # with them, the choice ranks by F1 on those and the photos, a stand-in for the real
+    # world; the realistic kinds only guard (0: pooled F1 over everything)
+    photo_part: str = "train"  # the photos tuning reads: the whole train part, or "val"
+    # (each sitting's held-back share, which no classifier round reads)
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,22 @@ def split_photos(folder: str | Path = DEFAULT_PHOTOS_DIR) -> dict[str, list[Path
     return out
 
 
+def split_by_sitting(photos: list, share: float) -> tuple[list, list]:
+    """(fit, choose): each sitting's last ``share`` of ``photos`` (the train part) is
+    held back to choose thresholds with; the rest is trained or fitted on. The test part
+    is never either."""
+    groups: dict[str, list] = defaultdict(list)
+    for p in photos:
+        groups[group_of(p.name)].append(p)
+    fit_part, choose_part = [], []
+    for g in sorted(groups):
+        members = sorted(groups[g])
+        n = int(round(len(members) * share))
+        fit_part += members[:len(members) - n]
+        choose_part += members[len(members) - n:]
+    return fit_part, choose_part
+
+
 @functools.lru_cache(maxsize=4)
 def encoded_photos(folder: str, part: str) -> tuple[bytes, ...]:
     """The ``part`` photos' files as bytes (decoded when drawn: a few MB, not a GB, in

@@ -40,6 +40,7 @@ SEED_RANGES = {
     "test": (2_000_000, 2_100_000),
     "lodo_test": (3_000_000, 3_100_000),
     "shift_test": (4_000_000, 4_100_000),  # the domain-shift slice (training.data.shift)
+    "shift_val": (4_100_000, 4_200_000),  # the same slice's seeds for choosing thresholds
 }
 
 

@@ -23,6 +23,7 @@ import numpy as np
 from tqdm import tqdm
 
 from scorer.vision.geometry import quad_iou, quad_to_rect, rect_to_quad
+from training.measure.calibration import expected_calibration_error
 from training.measure.counting import EQUIV, Recall, Tally
 from training.data.realistic import KINDS, realistic_scene, realistic_seed
 from training.data.scenes import ART_SETS, SEED_RANGES, get_library
@@ -58,6 +59,7 @@ def evaluate_realistic(detector, art_dir=None, split: str = "test", per_kind: in
     loss = Counter()
     months = Counter()
     ms = []
+    reported: list[tuple[float, bool]] = []  # each card reported: its confidence, right?
     for kind in kinds:
         for k in tqdm(range(per_kind), desc=f"{tag} {kind}", unit="scene", mininterval=5):
             img, cards, info = scene(lib, realistic_seed(start, kind, k), kind, sets)
@@ -74,6 +76,8 @@ def evaluate_realistic(detector, art_dir=None, split: str = "test", per_kind: in
             for t in (overall, per_kind_t[kind]):
                 t.add(pred, [c.class_id for c in req], [c.class_id for c in opt])
             found = {EQUIV[i] for i in pred}
+            present = {EQUIV[c.class_id] for c in cards if c.visible > 0}
+            reported += [(float(p), EQUIV[i] in present) for i, p in zip(pred, det.confidence)]
             reads = _true_outline_reads(detector, img, req)
             top = cards[-1] if cards else None
             for c, r in zip(cards, readable):
@@ -113,6 +117,8 @@ def evaluate_realistic(detector, art_dir=None, split: str = "test", per_kind: in
                            for k, v in boxes.items()},
            "lost_though_read_right_on_true_outline": dict(loss),
            "month_misreads": dict(months.most_common()),
+           "calibration": expected_calibration_error([c for c, _ in reported],
+                                                     [r for _, r in reported]),
            "infer_ms_median": round(float(np.median(ms)), 2) if ms else None}
     if out_dir is not None:
         out_dir = Path(out_dir)
@@ -186,9 +192,12 @@ def summary_rows(res: dict) -> list[tuple[str, str]]:
 
 
 def realistic_candidates(detector, art_dir=None, split: str = "val", per_kind: int = 60,
-                         sets=None, kinds=KINDS, loc_threshold: float = 0.1) -> list:
+                         sets=None, kinds=KINDS, loc_threshold: float = 0.1,
+                         scene=realistic_scene, prefix: str = "") -> list:
     """Each scene's candidates (every box at or above ``loc_threshold``, classified) with
-    its required and don't-care card ids, for choosing how the cards are picked."""
+    its required and don't-care card ids, for choosing how the cards are picked.
+    ``scene(lib, seed, kind, sets)`` renders them (the realistic scenes, or the shift
+    slice's); ``prefix`` goes before each scene's kind (``"shift "``)."""
     lib = get_library(art_dir)
     start = SEED_RANGES[split][0]
     out = []
@@ -196,23 +205,29 @@ def realistic_candidates(detector, art_dir=None, split: str = "val", per_kind: i
         for kind in kinds:
             for k in tqdm(range(per_kind), desc=f"candidates {split} {kind}", unit="scene",
                           mininterval=5):
-                img, cards, _ = realistic_scene(lib, realistic_seed(start, kind, k), kind, sets)
+                img, cards, _ = scene(lib, realistic_seed(start, kind, k), kind, sets)
                 s = min(detector.in_w / img.shape[1], detector.in_h / img.shape[0])
                 req = [c.class_id for c in cards
                        if c.visible >= REQUIRED_VIS and c.height * s >= MIN_PX]
                 opt = [c.class_id for c in cards if c.visible > 0 and
                        not (c.visible >= REQUIRED_VIS and c.height * s >= MIN_PX)]
-                out.append((kind, detector.candidates(img), req, opt))
+                out.append((prefix + kind, detector.candidates(img), req, opt))
     return out
 
 
-def photo_candidates(detector, photos_dir, loc_threshold: float = 0.1) -> list:
-    """The candidates in each photograph of the real photos' *train* part (no hanafuda in
-    them: every card picked there is a false one), as scenes without cards for
-    ``score_selection``: tuning then weighs the phantom cards a real table brings."""
-    from training.data.real_photos import split_photos
+def photo_candidates(detector, photos_dir, loc_threshold: float = 0.1,
+                     part: str = "train", val_share: float = 0.25) -> list:
+    """The candidates in each photograph of the real photos' *train* part (``part``
+    "train"), or of its validation share (``part`` "val": each sitting's last
+    ``val_share``, which no classifier round reads), as scenes without cards for
+    ``score_selection`` (no hanafuda in them: every card picked there is a false one):
+    tuning then weighs the phantom cards a real table brings."""
+    from training.data.real_photos import split_photos, split_by_sitting
+    photos = split_photos(photos_dir)["train"]
+    if part == "val":
+        photos = split_by_sitting(photos, val_share)[1]
     with _thresholds_at(detector, loc_threshold):
-        return candidates_of_photos(detector, split_photos(photos_dir)["train"])
+        return candidates_of_photos(detector, photos)
 
 
 def candidates_of_photos(detector, photos: list) -> list:

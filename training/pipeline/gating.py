@@ -21,8 +21,8 @@ def face_gate(run: Run) -> Path:
     from training.measure.slices import candidates_of_photos, realistic_candidates
     from training.ship.export import set_config
     from training.data.boxes import join, photo_crops, scene_crops
-    from training.stages.face_gate import (GATE_SEED_OFFSET, choose_threshold, examples, fit,
-                                           split_by_sitting)
+    from training.data.real_photos import split_by_sitting
+    from training.stages.face_gate import GATE_SEED_OFFSET, choose_threshold, examples, fit
     cfg, r = run.recipe.face_gate, run.recipe
     loc = judge.candidate_copy(run, run.networks(), run.model("gated-model"))
     set_config(loc, {"face_gate": None})

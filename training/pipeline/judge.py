@@ -104,14 +104,23 @@ def tune(run: Run, loc_path: Path, sets=None, tag: str | None = None) -> dict:
 
 
 def tuning_scenes(run: Run, det, sets=None) -> list:
-    """The validation scenes' candidates (and the train photos', when tuning counts
-    them) under ``det``, drawn at the grid's lowest localiser threshold."""
+    """The validation scenes' candidates (and the shift slice's validation scenes' and
+    the photos', when tuning counts them) under ``det``, drawn at the grid's lowest
+    localiser threshold."""
+    from training.data.shift import SHIFT_KINDS, shift_scene
     from training.measure.slices import photo_candidates, realistic_candidates
+    from training.stages.tuning import SHIFT_PREFIX
     t = run.recipe.tune
+    lowest = min(t.loc_grid)
     scenes = realistic_candidates(det, run.art_dir, "val", t.per_kind, sets=sets,
-                                  loc_threshold=min(t.loc_grid))
+                                  loc_threshold=lowest)
+    if t.shift_per_kind:
+        scenes += realistic_candidates(det, run.art_dir, "shift_val", t.shift_per_kind,
+                                       kinds=SHIFT_KINDS, loc_threshold=lowest,
+                                       scene=shift_scene, prefix=SHIFT_PREFIX)
     if t.photos:
-        scenes += photo_candidates(det, run.photos_dir, min(t.loc_grid))
+        scenes += photo_candidates(det, run.photos_dir, lowest, part=t.photo_part,
+                                   val_share=run.recipe.real_round.photo_val_share)
     return scenes
 
 

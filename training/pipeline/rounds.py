@@ -22,10 +22,9 @@ def classifier_round(run: Run) -> Path:
     import onnx
 
     from scorer.vision import Detector
-    from training.data.real_photos import split_photos
+    from training.data.real_photos import split_by_sitting, split_photos
     from training.data.scenes import ART_SETS
     from training.ship.export import export_classifier, onnx_config, quantize_classifier
-    from training.stages.face_gate import split_by_sitting
     from training.data.boxes import join, photo_crops, scene_crops, western_crops
     from training.data.western import WESTERN_KINDS
     from training.stages.real_round import ROUND_SEED_OFFSET, train_round

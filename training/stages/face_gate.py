@@ -56,24 +56,6 @@ def fit(ex: Examples, photo_weight: float = 3.0, c: float = 1.0) -> tuple[np.nda
     return model.coef_[0].astype(np.float32), float(model.intercept_[0])
 
 
-def split_by_sitting(photos: list, share: float) -> tuple[list, list]:
-    """(fit, choose): each sitting's last ``share`` of ``photos`` chooses the threshold,
-    the rest fits the gate (the real photos' test part is never used here)."""
-    from collections import defaultdict
-
-    from training.data.real_photos import group_of
-    groups: dict[str, list] = defaultdict(list)
-    for p in photos:
-        groups[group_of(p.name)].append(p)
-    fit_part, choose_part = [], []
-    for g in sorted(groups):
-        members = sorted(groups[g])
-        n = int(round(len(members) * share))
-        fit_part += members[:len(members) - n]
-        choose_part += members[len(members) - n:]
-    return fit_part, choose_part
-
-
 def choose_threshold(scenes: list, photos: list, detector, grid, guard: float
                      ) -> tuple[tuple[float, float] | None, list[dict]]:
     """The gate's thresholds (for other boxes, for close-up boxes; each from ``grid``)

@@ -17,9 +17,10 @@ import itertools
 import json
 from dataclasses import dataclass
 
-from training.measure.slices import pick, score_by_kind
+from training.measure.slices import pick, score_by_kind, score_selection
 
 PHOTO_KIND = "photo"  # the kind ``photo_candidates`` gives its scenes
+SHIFT_PREFIX = "shift "  # before the kinds of the shift slice's validation scenes
 
 
 @dataclass(frozen=True)
@@ -42,10 +43,21 @@ def _summary(report: dict) -> dict:
     return {"f1": report["equiv"]["f1"], "false_cards": report["equiv"]["fp"]}
 
 
+def stand_in(scenes: list) -> list:
+    """The scenes that stand in for the real world: the shift slice's and the real
+    photos' (none when the shift slice is not among ``scenes``)."""
+    if not any(s[0].startswith(SHIFT_PREFIX) for s in scenes):
+        return []
+    return [s for s in scenes if s[0].startswith(SHIFT_PREFIX) or s[0] == PHOTO_KIND]
+
+
 def score_grid(scenes: list, t) -> list[dict]:
     """Every setting of the grid ``t`` (a ``TuneConfig``) scored on ``scenes``: pooled
-    figures plus each kind's F1 and false cards. A grid value 0 means "the same as the
-    others" for the close-up thresholds and "off" for the overlap."""
+    figures plus each kind's F1 and false cards, and, when the shift slice's scenes are
+    among them, ``objective_f1``: the pooled F1 of those and the photos. A grid value 0
+    means "the same as the others" for the close-up thresholds and "off" for the
+    overlap."""
+    real = stand_in(scenes)
     grid = []
     for ov, lt, ct, large, large_cls in itertools.product(
             [v or None for v in t.overlap_grid], t.loc_grid, t.cls_grid,
@@ -57,6 +69,8 @@ def score_grid(scenes: list, t) -> list[dict]:
                      "large_threshold": large, "large_cls_threshold": large_cls,
                      **r["equiv"], "images_all_correct": r["images_all_correct"],
                      "kinds": {k: _summary(v) for k, v in kinds.items()}})
+        if real:
+            grid[-1]["objective_f1"] = score_selection(real, select)["equiv"]["f1"]
     return grid
 
 
@@ -84,14 +98,15 @@ def eligible(point: dict, reference: dict[str, dict], guard: float) -> bool:
 
 
 def _rank(g: dict):
-    return g["f1"], g["images_all_correct"], -g["loc_threshold"]
+    return g.get("objective_f1", g["f1"]), g["f1"], g["images_all_correct"], -g["loc_threshold"]
 
 
 def choose(grid: list[dict], reference: dict[str, dict] | None = None,
            guard: float = 0.0, fallback_guard: float = 0.0) -> Choice:
-    """The best pooled F1 (ties: more images all right, then the lower localiser
-    threshold); with a ``reference``, among the eligible points only, when there are any
-    (under ``guard``, else under ``fallback_guard`` when it is wider)."""
+    """The best ``objective_f1`` where measured, else pooled F1 (ties: pooled F1, more
+    images all right, then the lower localiser threshold); with a ``reference``, among
+    the eligible points only, when there are any (under ``guard``, else under
+    ``fallback_guard`` when it is wider)."""
     if reference is None:
         return Choice(max(grid, key=_rank))
     ok = [g for g in grid if eligible(g, reference, guard)]
