@@ -11,7 +11,7 @@ The spread attack of issue 45: ``--attack idle --addresses 40 --sockets 1000`` (
 sockets from each of 40 addresses; ``--attack reopen``: each re-opened as soon as the
 server closes it, as fast as this machine can).
 
-Attacks (``--attack``; the first three need no token, the last two have it):
+Attacks (``--attack``; idle, trickle, reopen and headers without the token, the others with it):
 
 * ``idle``: ``--sockets`` connections that send nothing (not re-opened).
 * ``trickle``: ``--sockets`` connections, each sending one header byte every
@@ -20,7 +20,14 @@ Attacks (``--attack``; the first three need no token, the last two have it):
 * ``flood``: ``--sockets`` connections (say 40) posting camera frames back to back.
 * ``progressive``: ``--sockets`` clients (say 2) posting a progressive JPEG of
   ``--megapixels`` (40: about 7 MB; refused from its header, over the 12 MP cap for
-  progressive ones; 12: the largest decoded) back to back.
+  progressive ones; 12: the largest decoded) back to back; ``--comment BYTES`` puts
+  comment segments of that many bytes before its frame header (issue 49: 140000).
+* ``kept`` (issue 49, with the token): ``--sockets`` connections, each asking one health
+  check with the token and then kept alive idle (re-opened when closed): 1000 from 40
+  ``--addresses``.
+* ``headers`` (issue 49): ``--sockets`` connections (say 32) from one host, each sending
+  requests of ``--header-count`` one-line headers (7000: 55 kB) back to back, without
+  the token (``--guest-token`` to send it too).
 
 The socket attacks run in a process of their own (another host's CPU, not the cameras'
 clients' interpreter). First the cameras run alone for ``--quiet-seconds`` (the quiet figure), then beside the
@@ -111,6 +118,8 @@ def sockets_attack(port: int, stop: threading.Event, count: int, mode: str,
     sel = selectors.DefaultSelector()
     last_sent: dict[socket.socket, float] = {}
     header = b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 100_000
+    ask = f"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Access-Token: {TOKEN}\r\n\r\n" \
+        .encode()
 
     opened = [0]
 
@@ -125,7 +134,7 @@ def sockets_attack(port: int, stop: threading.Event, count: int, mode: str,
             s.close()
             tally["open_errors"] = tally.get("open_errors", 0) + 1
             return
-        sel.register(s, selectors.EVENT_READ)
+        sel.register(s, selectors.EVENT_WRITE if mode == "kept" else selectors.EVENT_READ)
         last_sent[s] = time.monotonic() - interval * (len(last_sent) % 50) / 50
         tally["opened"] = tally.get("opened", 0) + 1
 
@@ -139,8 +148,15 @@ def sockets_attack(port: int, stop: threading.Event, count: int, mode: str,
         open_one()
     sent: dict[socket.socket, int] = {}
     while not stop.is_set():
-        for key, _ in sel.select(timeout=0.1):
+        for key, events in sel.select(timeout=0.1):
             s = key.fileobj
+            if events & selectors.EVENT_WRITE:      # kept: connected, ask once
+                try:
+                    s.send(ask)
+                    sel.modify(s, selectors.EVENT_READ)
+                except OSError:
+                    close(s)
+                continue
             try:
                 data = s.recv(4096)
             except BlockingIOError:
@@ -161,7 +177,7 @@ def sockets_attack(port: int, stop: threading.Event, count: int, mode: str,
                     except OSError:
                         pass
                     last_sent[s] = now
-        if mode in ("trickle", "reopen"):
+        if mode in ("trickle", "reopen", "kept"):
             while len(last_sent) < count and not stop.is_set():
                 open_one()
     for s in list(last_sent):
@@ -175,6 +191,49 @@ def attack_process(port: int, stop: Any, count: int, mode: str, interval: float,
     tally: dict = {}
     sockets_attack(port, stop, count, mode, interval, tally, addresses)
     tallies.put(tally)
+
+
+def with_comment(jpeg: bytes, size: int) -> bytes:
+    """``jpeg`` with comment segments of ``size`` bytes in all right after its start, so
+    that its frame header lies that much further in."""
+    out, left = [jpeg[:2]], size
+    while left > 0:
+        n = min(left, 65533)
+        out.append(b"\xff\xfe" + (n + 2).to_bytes(2, "big") + b"c" * n)
+        left -= n
+    return b"".join(out) + jpeg[2:]
+
+
+def header_flood(port: int, stop: threading.Event, count: int, headers: dict,
+                 tally: dict) -> None:
+    """Requests of ``count`` one-line headers (``X-Nnnnn: v``) on one keep-alive
+    connection from ATTACKER, back to back (a new one when the server closes it)."""
+    lines = "".join(f"X-{i:05d}: v\r\n" for i in range(count))
+    extra = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+    request = f"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n{extra}{lines}\r\n".encode()
+    s = None
+    while not stop.is_set():
+        try:
+            if s is None:
+                s = socket.create_connection(("127.0.0.1", port), timeout=30,
+                                             source_address=(ATTACKER, 0))
+            s.sendall(request)
+            answer = s.recv(65536)
+            if not answer:
+                raise ConnectionResetError
+            status = answer[9:12].decode("latin-1", "replace")
+            tally[status] = tally.get(status, 0) + 1
+            if status != "200" or b"connection: close" in answer.lower():
+                s.close()
+                s = None
+        except (OSError, ValueError):
+            tally["conn_errors"] = tally.get("conn_errors", 0) + 1
+            if s is not None:
+                s.close()
+            s = None
+            stop.wait(0.05)
+    if s is not None:
+        s.close()
 
 
 def progressive_jpeg(megapixels: float = 40) -> bytes:
@@ -300,7 +359,7 @@ def run(a: argparse.Namespace, out: Callable[[str], None] = print) -> int:
             stop: Any = threading.Event()
             tally: dict = {}
             attackers: list[Any]
-            if a.attack in ("idle", "trickle", "reopen"):
+            if a.attack in ("idle", "trickle", "reopen", "kept"):
                 # a process of its own, as another host: its loop does not take the GIL
                 # from the cameras' clients
                 fork = multiprocessing.get_context("fork")
@@ -308,17 +367,26 @@ def run(a: argparse.Namespace, out: Callable[[str], None] = print) -> int:
                 attackers = [fork.Process(target=attack_process, daemon=True,
                                           args=(port, stop, a.sockets, a.attack, a.interval,
                                                 a.addresses, tallies))]
+            elif a.attack == "headers":
+                guest = headers if a.guest_token else {}
+                attackers = [threading.Thread(target=header_flood, daemon=True,
+                                              args=(port, stop, a.header_count, guest, tally))
+                             for _ in range(a.sockets)]
             else:
                 payload = club_frames(1)[0] if a.attack == "flood" else \
-                    progressive_jpeg(a.megapixels)
+                    with_comment(progressive_jpeg(a.megapixels), a.comment)
                 attackers = [threading.Thread(target=sender, daemon=True,
                                               args=(port, stop, payload, headers, tally,
                                                     "image/jpeg", tls))
                              for _ in range(a.sockets)]
-            source = ATTACKER if a.addresses <= 1 or a.attack not in ("idle", "trickle", "reopen") \
+            source = ATTACKER if a.addresses <= 1 or \
+                a.attack not in ("idle", "trickle", "reopen", "kept") \
                 else f"{a.addresses} addresses ({ATTACKER} to {attacker(a.addresses - 1, a.addresses)})"
-            what = f" ({a.megapixels:g} MP, {len(payload) / 1e6:.1f} MB)" \
-                if a.attack == "progressive" else ""
+            what = f" ({a.megapixels:g} MP, {len(payload) / 1e6:.1f} MB" \
+                f"{f', a {a.comment:,}-byte comment first' if a.comment else ''})" \
+                if a.attack == "progressive" else \
+                f" ({a.header_count} headers{', with the token' if a.guest_token else ''})" \
+                if a.attack == "headers" else ""
             out(f"attack: {a.attack}{what} with {a.sockets} from {source}, {a.seconds:g} s")
             for th in attackers:
                 th.start()
@@ -329,7 +397,7 @@ def run(a: argparse.Namespace, out: Callable[[str], None] = print) -> int:
             peak = peak_mib(server.proc.pid) if server else float("nan")
             cpu = cpu_seconds(server.proc.pid) - cpu0 if server else float("nan")
             stop.set()
-            if a.attack in ("idle", "trickle", "reopen"):
+            if a.attack in ("idle", "trickle", "reopen", "kept"):
                 tally = tallies.get(timeout=60)
             for th in attackers:
                 th.join(60)
@@ -346,7 +414,8 @@ def run(a: argparse.Namespace, out: Callable[[str], None] = print) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--attack", choices=["idle", "trickle", "reopen", "flood", "progressive"],
+    p.add_argument("--attack", choices=["idle", "trickle", "reopen", "flood", "progressive",
+                                        "kept", "headers"],
                    default="trickle", help="what the stranger does (see above)")
     p.add_argument("--sockets", type=int, default=1001,
                    help="attacking connections (flood: say 40; progressive: say 2)")
@@ -359,8 +428,14 @@ def main(argv: list[str] | None = None) -> int:
                    help="the server on every address, so over HTTPS (as for phones)")
     p.add_argument("--megapixels", type=float, default=40,
                    help="progressive: the JPEG's size (the server takes at most 12)")
+    p.add_argument("--comment", type=int, default=0,
+                   help="progressive: bytes of comment segments before the frame header")
+    p.add_argument("--header-count", type=int, default=7000,
+                   help="headers: one-line headers a request")
+    p.add_argument("--guest-token", action="store_true",
+                   help="headers: the flooding requests carry the token")
     p.add_argument("--addresses", type=int, default=1,
-                   help="idle, trickle, reopen: spread the sockets over this many addresses, "
+                   help="idle, trickle, reopen, kept: spread the sockets over this many addresses, "
                         "127.0.0.2 onwards (issue 45: 40 addresses x 25 sockets)")
     p.add_argument("--cameras", type=int, default=1, help="honest cameras on 127.0.0.1")
     p.add_argument("--fps", type=float, default=4.0, help="frames a second per camera")

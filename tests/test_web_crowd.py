@@ -109,6 +109,54 @@ def test_a_connection_that_showed_the_token_is_never_shed(served) -> None:
             s.close()
 
 
+def test_kept_alive_connections_with_the_token_leave_room_for_a_new_camera(served) -> None:
+    """Issue 49: a guest with the token proves every connection it opens; from 5
+    addresses, 8 each (each under its cap), they are the whole connection limit. The
+    oldest idle ones are closed for newcomers, so a camera that never connected, and a
+    health check on a new connection, are answered beside them."""
+    port, server = served(connection_limit=40, per_address=8)
+    held: list[http.client.HTTPConnection] = []
+    try:
+        for a in range(5):
+            for _ in range(8):
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=3,
+                                                  source_address=(f"127.0.0.{2 + a}", 0))
+                held.append(conn)
+                try:
+                    _health(conn)                   # proven, then kept alive
+                except OSError:
+                    pass                            # not accepted (before issue 49)
+        camera = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        assert _health(camera) == 200               # a camera that never connected
+        health = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        assert _health(health) == 200               # and a health check beside it
+        assert _health(camera) == 200               # the camera's connection kept
+        assert server.connections.crowded >= 1
+        assert server.connections.total() < 40 - 2  # room kept under the limit
+        camera.close(), health.close()
+    finally:
+        for conn in held:
+            conn.close()
+
+
+def test_room_is_made_from_the_address_holding_the_most_idle_connections() -> None:
+    from webui.connections import Connections
+    conns = Connections(per_address=100, unproven_limit=100, most=5)
+    greedy = [_Channel("10.0.0.2") for _ in range(3)]
+    camera, busy = _Channel("10.0.0.1"), _Channel("10.0.0.3", reading=True)
+    for i, c in enumerate([*greedy, camera, busy]):
+        c.last_activity = float(i)
+        conns.opened(c)
+        conns.proven(c)                             # every one with the token
+    assert conns.full("10.0.0.2")                   # at the limit, the greediest waits
+    assert not conns.full("10.0.0.9") and not conns.full("10.0.0.1")
+    assert conns.make_room() == [greedy[0]]         # the greedy address's longest idle
+    greedy[0].requests = [object()]                 # ... now serving a request
+    assert conns.make_room() == [greedy[1]]         # busy ones are never closed
+    conns.closed(greedy[1])
+    assert conns.make_room() == []                  # room for one more already
+
+
 class _Channel:
     def __init__(self, ip: str, reading: bool = False) -> None:
         self.addr = (ip, 1)

@@ -28,6 +28,20 @@ else it re-opens each one at once, and every new connection costs the event loop
 channel (and over TLS a handshake's start) only to close an older one. Measured with 40
 addresses re-opening 1000 sockets over HTTPS: about 11,000 connections a second and
 0.6 of a core on the event loop, the camera beside it at 2.7 frames a second.
+
+**Room for a new connection** (issue 49): a guest with the token proves every
+connection it opens, and 25 kept-alive ones from each of 40 addresses filled the
+connection limit all the same: waitress stopped accepting, and a camera that had never
+connected (or a health check on a new connection) got nothing. So all connections
+together, proven or not, are kept under ``most`` (the connection limit less a little,
+for the listening sockets): when a new one would pass it, an idle connection (no
+request being read, served or answered) of the address holding the most connections is
+closed first, the longest idle of them; and at that limit a new connection from the
+address holding the most is refused at accept instead (it would only close one of its
+own, and re-opening as fast as it can would cost the event loop a channel each time).
+A camera has one or two connections, so it is never the one; a browser whose spare
+kept-alive connection is closed opens another. Only when every connection is busy does
+the server stop accepting, as waitress does.
 """
 
 from __future__ import annotations
@@ -51,22 +65,29 @@ class Connections:
     """Open connections per client address, shared by the listening sockets, and the
     unproven ones in the order they opened (see the module)."""
 
-    def __init__(self, per_address: int, unproven_limit: int) -> None:
+    def __init__(self, per_address: int, unproven_limit: int, most: int | None = None) -> None:
         self.per_address = per_address
         self.unproven_limit = unproven_limit
+        self.most = most if most is not None else 1 << 30     # all connections together
         self.count: Counter[str] = Counter()
         self.refused = 0                # closed at accept: over the per-address cap
         self.shed = 0                   # unproven ones closed for a newer connection
+        self.crowded = 0                # idle ones closed to keep room for a new one
         self._unproven: OrderedDict[Any, None] = OrderedDict()
+        self._open: dict[str, dict[Any, None]] = {}            # address -> its connections
         self._known: OrderedDict[str, float] = OrderedDict()    # address -> last token
         self._barred: OrderedDict[str, float] = OrderedDict()   # address -> until when
         self._lock = threading.Lock()   # proven() comes from the request threads
 
     def full(self, addr: str) -> bool:
         """Whether a new connection from ``addr`` is refused at accept: over the
-        per-address cap, or barred for a while after one of its sockets was shed."""
-        if self.count[addr] >= self.per_address:
+        per-address cap, holding the most connections when all of them are at ``most``,
+        or barred for a while after one of its sockets was shed."""
+        held = self.count[addr]
+        if held >= self.per_address:
             return True
+        if held and self.total() >= self.most and held >= max(self.count.values()):
+            return True                 # at the limit, the greediest address waits
         until = self._barred.get(addr)
         if until is None:
             return False
@@ -76,9 +97,11 @@ class Connections:
         return False
 
     def opened(self, channel: Any) -> None:
-        self.count[peer(channel.addr)] += 1
+        ip = peer(channel.addr)
+        self.count[ip] += 1
         with self._lock:
             self._unproven[channel] = None
+            self._open.setdefault(ip, {})[channel] = None
 
     def closed(self, channel: Any) -> None:
         ip = peer(channel.addr)
@@ -87,6 +110,34 @@ class Connections:
             del self.count[ip]
         with self._lock:
             self._unproven.pop(channel, None)
+            mine = self._open.get(ip)
+            if mine is not None:
+                mine.pop(channel, None)
+                if not mine:
+                    del self._open[ip]
+
+    def total(self) -> int:
+        return sum(self.count.values())
+
+    def make_room(self) -> list[Any]:
+        """The idle connections to close so that one more fits under ``most``: each the
+        longest idle of the address holding the most connections (see the module);
+        called on the event loop, after ``victims``."""
+        over = self.total() - self.most + 1
+        if over <= 0:
+            return []
+        chosen: list[Any] = []
+        with self._lock:
+            held = Counter({ip: len(mine) for ip, mine in self._open.items()})
+            while len(chosen) < over and held:
+                ip, _ = held.most_common(1)[0]
+                idle = [c for c in self._open.get(ip, ()) if c not in chosen and not _busy(c)]
+                if not idle:
+                    del held[ip]                # all busy: the next address
+                    continue
+                chosen.append(min(idle, key=lambda c: getattr(c, "last_activity", 0.0)))
+                held[ip] -= 1
+        return chosen
 
     def proven(self, channel: Any) -> None:
         """``channel`` served a request with the token: never shed for a stranger."""
@@ -142,3 +193,11 @@ def _reading(channel: Any) -> bool:
     request = getattr(channel, "request", None)
     return bool(getattr(channel, "requests", None)) or \
         (request is not None and bool(getattr(request, "headers_finished", False)))
+
+
+def _busy(channel: Any) -> bool:
+    """Whether a connection is reading a request, serving one or sending its answer (a
+    connection between kept-alive requests is idle)."""
+    return bool(getattr(channel, "requests", None)) or getattr(channel, "request", None) \
+        is not None or bool(getattr(channel, "total_outbufs_len", 0)) \
+        or bool(getattr(channel, "will_close", False))

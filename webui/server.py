@@ -21,6 +21,10 @@ and a client apart from 127.0.0.1 (as the tests and ``bench.attack_server`` use 
   capped at ``unproven_limit`` (768), the oldest idle one closed for a new arrival, so
   many addresses' idle sockets never fill the ``connection_limit`` and a camera or a
   health check with the token always gets in.
+* **Room for a new connection** (``webui.connections``): all connections together,
+  with the token or not, stay ``ROOM`` under the ``connection_limit``; past that, an
+  idle one of the address holding the most is closed for the newcomer, so a guest with
+  the token cannot fill the limit with kept-alive connections either.
 * **Fair request threads** (``webui.dispatcher``): turns per client address, and the
   requests without the access token behind the others, on at most two threads.
 
@@ -96,6 +100,7 @@ HEADER_DEADLINE = 10.0
 REQUEST_DEADLINE = 120.0
 PER_ADDRESS = 32
 UNPROVEN_LIMIT = 768        # connections without the token yet, of the 1000
+ROOM = 16                   # of the connection limit: the listening sockets' (and a margin)
 GUEST_THREADS = 2
 ACCEPT_BATCH = 64
 LARGE_BLOCK = 4 * 1024 * 1024
@@ -340,6 +345,9 @@ class Server(TcpWSGIServer):
             for victim in self.connections.victims():
                 self.connections.shed += 1
                 _reset(victim)
+            for victim in self.connections.make_room():
+                self.connections.crowded += 1
+                _reset(victim)
             self.channel_class(self, conn, self.fix_addr(addr), self.adj, map=self._map)
 
     def maintenance(self, now: float) -> None:
@@ -407,8 +415,8 @@ def make_server(app: Any, host: str, port: int, threads: int = THREADS,
     if admits is None:
         from webui.security import admits_for
         admits = admits_for(app)
-    shared = Connections(per_address, max(1, min(unproven_limit,
-                                                 int(settings["connection_limit"]) - 16)))
+    most = max(1, int(settings["connection_limit"]) - ROOM)
+    shared = Connections(per_address, max(1, min(unproven_limit, most)), most)
     dispatcher = FairDispatcher(admits, guest_threads, proven=shared.proven)
     dispatcher.set_thread_count(threads)
     if judge is None and "hanafuda" in getattr(app, "extensions", {}):
