@@ -9,6 +9,12 @@ track's last box, moved as the whole view moved; a reading of the track's own co
 preferred, so two overlapping cards of a fan stay two tracks). A track joins the pile once
 it was seen in at least ``need`` of the last ``window`` frames since it began, so one
 flickering frame never changes a score.
+A reading may be *weak*: a box the still-photo thresholds refuse but that the networks
+still read as a card (``Reading.sure`` False). Weak readings never count towards those
+``need`` frames; but a track read the same way in most of its frames, ``WEAK_NEED`` of
+its last ``WEAK_WINDOW`` and its code ``WEAK_SHARE`` of its readings or more, joins the
+pile *unsure* (``Track.unsure``: the page marks it for one tap to accept). A card the
+camera sees only now and then, or reads two ways, never joins that way.
 Its code is the one with the most accumulated probability over the frames it was seen
 (a rival must overtake, not merely tie), so a card whose reading flickers between two
 codes lands once; when the track changes its mind, the pile changes with it. A track
@@ -28,6 +34,9 @@ MAX_MISS = 4        # frames a track may go unseen and still be matched
 UNSURE = 0.7        # a card whose code held less than this share of its frames is unsure
 RIVAL = 0.5         # a runner-up reading with this share of the winner's votes is close:
                     # worth offering (a distant one was almost never the right card)
+WEAK_WINDOW = 10    # frames a track with weak readings is judged over
+WEAK_NEED = 8       # frames of those it must be seen in (sure or weak) to join unsure
+WEAK_SHARE = 0.8    # the least share of its readings its code must hold
 
 Box = Sequence[float]
 
@@ -39,6 +48,7 @@ class Reading:
     code: str
     confidence: float
     box: Box
+    sure: bool = True   # False: below the still-photo thresholds (a weak reading)
 
 
 @dataclass
@@ -53,10 +63,21 @@ class Track:
     code: str = ""
     count: int = 1                                     # frames seen in all
     joined: int = -1                                   # order it joined the pile; -1: not yet
+    sure: list[bool] = field(default_factory=list)     # per frame: seen by a sure reading
+    readings: dict[str, int] = field(default_factory=dict)  # readings of each code
+    unsure: bool = False                               # joined on weak readings only
 
     @property
-    def hits(self) -> int:
-        return sum(self.seen)
+    def sure_hits(self) -> int:
+        return sum(self.sure)
+
+    def steady(self) -> bool:
+        """Read the same way in most of its frames: seen in ``WEAK_NEED`` of the last
+        ``WEAK_WINDOW`` and its code ``WEAK_SHARE`` of its readings or more."""
+        recent = self.seen[-WEAK_WINDOW:]
+        total = sum(self.readings.values())
+        return (sum(recent) >= WEAK_NEED and total > 0
+                and self.readings.get(self.code, 0) >= WEAK_SHARE * total)
 
     @property
     def confidence(self) -> float:
@@ -175,7 +196,8 @@ class StabilityTracker:
     def push(self, readings: Iterable[Reading | Mapping]) -> list[str]:
         """Add one frame's detections; return the pile (codes, in the order they joined)."""
         frame = [r if isinstance(r, Reading) else
-                 Reading(str(r["code"]), float(r["confidence"]), list(r["box"]))
+                 Reading(str(r["code"]), float(r["confidence"]), list(r["box"]),
+                         bool(r.get("sure", True)))
                  for r in readings]
         self.frame += 1
         live = self.live()
@@ -187,7 +209,9 @@ class StabilityTracker:
         for t in live:
             reading = got.get(id(t))
             t.seen.append(reading is not None)
-            t.seen = t.seen[-self.window:]
+            t.seen = t.seen[-max(self.window, WEAK_WINDOW):]
+            t.sure.append(reading is not None and reading.sure)
+            t.sure = t.sure[-self.window:]
             if reading is None:
                 t.misses += 1
                 continue
@@ -195,16 +219,22 @@ class StabilityTracker:
             t.count += 1
             t.box = reading.box
             t.votes[reading.code] = t.votes.get(reading.code, 0.0) + reading.confidence
+            t.readings[reading.code] = t.readings.get(reading.code, 0) + 1
             t.code = decide(t.votes, t.code)
         taken = {ri for _, ri in matched}
         for ri, r in enumerate(frame):
             if ri not in taken:
                 self.tracks.append(Track(self._next_id, r.box, {r.code: r.confidence}, [True],
-                                         0, r.code, 1))
+                                         0, r.code, 1, sure=[r.sure], readings={r.code: 1}))
                 self._next_id += 1
         for t in self.tracks:
-            if t.joined < 0 and t.hits >= self.need:
+            if t.unsure and t.sure_hits >= self.need:
+                t.unsure = False  # the still thresholds caught up with it
+            if t.joined < 0 and t.sure_hits >= self.need:
                 t.joined = self._joined
+                self._joined += 1
+            elif t.joined < 0 and t.steady():
+                t.joined, t.unsure = self._joined, True
                 self._joined += 1
         # an unseen track that can no longer join is dropped
         self.tracks = [t for t in self.tracks if t.joined >= 0 or t.misses <= MAX_MISS]
@@ -227,6 +257,11 @@ class StabilityTracker:
     def confidence(self, code: str) -> float:
         """The best confidence among the pile's tracks that read ``code`` (0 if none)."""
         return max((t.confidence for t in self.joined() if t.code == code), default=0.0)
+
+    def unsure(self, code: str) -> bool:
+        """Whether ``code`` is in the pile on weak readings only (no sure track reads it)."""
+        tracks = [t for t in self.joined() if t.code == code]
+        return bool(tracks) and all(t.unsure for t in tracks)
 
     def rival(self, code: str) -> str:
         """The runner-up reading of the surest track that reads ``code`` ("" if none)."""

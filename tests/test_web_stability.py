@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorer.tracking import (MAX_MISS, NEED, WINDOW, Reading, StabilityTracker, decide, iou,
-                             match)
+from scorer.tracking import (MAX_MISS, NEED, WEAK_NEED, WEAK_WINDOW, WINDOW, Reading,
+                             StabilityTracker, decide, iou, match)
 
 A = [10.0, 10.0, 60.0, 90.0]            # three places on the table, far apart
 B = [200.0, 10.0, 250.0, 90.0]
@@ -157,6 +157,45 @@ def test_quiet_frames_count_since_the_pile_last_changed() -> None:
     assert t.quiet_frames == 5
     t.push([r("01-1", A), r("12-2", C)])     # a new box not yet in the pile: still quiet
     assert t.quiet_frames == 6
+
+
+def weak(code: str, box: list[float], p: float = 0.35) -> Reading:
+    return Reading(code, p, box, sure=False)
+
+
+def test_a_card_read_weakly_the_same_way_in_most_frames_joins_unsure() -> None:
+    t = StabilityTracker()
+    for i in range(WEAK_WINDOW):
+        seen = i not in (3, 7)  # missed in two frames of ten
+        t.push(([weak("09-1", A)] if seen else []) + [r("08-1", B)])
+    assert t.pile == ["08-1", "09-1"]
+    assert t.unsure("09-1") and not t.unsure("08-1")
+    for _ in range(NEED):  # the still thresholds catch up: it is sure now
+        t.push([r("09-1", A), r("08-1", B)])
+    assert not t.unsure("09-1") and t.pile == ["08-1", "09-1"]
+
+
+def test_weak_readings_never_add_a_flicker_or_a_card_read_two_ways() -> None:
+    t = StabilityTracker()
+    for i in range(30):
+        frame = [r("08-1", B)]
+        if i % 3 == 0:  # a weak box now and then: a third of the frames
+            frame.append(weak("12-2", C))
+        code = "05-4" if i % 2 else "05-2"  # a weak box read two ways in turn
+        frame.append(weak(code, A))
+        t.push(frame)
+    assert t.pile == ["08-1"]
+    seen_weakly = StabilityTracker()
+    for _ in range(WEAK_NEED - 1):  # one frame short of a steady track
+        seen_weakly.push([weak("09-1", A)])
+    assert seen_weakly.pile == []
+
+
+def test_weak_readings_alone_never_make_a_sure_card() -> None:
+    t = StabilityTracker()
+    for _ in range(NEED):
+        t.push([{"code": "09-1", "confidence": 0.3, "box": A, "sure": False}])
+    assert t.pile == []  # four weak frames: not the four sure ones a sure card needs
 
 
 def test_bad_parameters() -> None:
