@@ -127,8 +127,9 @@ def test_rules_lists_every_preset_and_option():
                  "settlement"]:
         assert name in proc.stdout
     out = ok_json("rules")
-    assert len(out["presets"]) == 9 and set(out["options"]) == {"sakura", "koikoi",
-                                                                "hanaawase", "gostop"}
+    assert len(out["presets"]) == 12 and set(out["options"]) == {"sakura", "koikoi",
+                                                                 "hanaawase", "gostop",
+                                                                 "hachihachi"}
     one = ok_json("rules", "koikoi-modern")
     rows = {r["key"]: r for r in one["options"]}
     assert rows["viewing"]["value"] == "off" and rows["viewing"]["default"] == "on"

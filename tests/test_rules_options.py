@@ -6,7 +6,8 @@ from scorer.errors import InputError
 from scorer.rules import VARIANTS, get_ruleset, list_presets, parse_set_args
 
 PRESET_NAMES = ["sakura", "sakura-victories", "koikoi", "koikoi-modern", "koikoi-classic",
-                "hanaawase", "hanaawase-zero-sum", "gostop", "matgo"]
+                "hanaawase", "hanaawase-zero-sum", "gostop", "matgo", "hachihachi",
+                "hachihachi-half", "hachihachi-bga"]
 
 
 def test_every_preset_of_rules_6_1():

@@ -3,6 +3,7 @@ from its own cards and not from one card less, and the rule switches of issue 16
 
 import pytest
 
+from scorer.cards import DECK, Kind
 from scorer.errors import InputError
 from scorer.rules import (VARIANTS, RoundInput, find_yaku, get_variant, get_ruleset,
                           koikoi_multiplier, score_round)
@@ -14,12 +15,16 @@ ENABLE = {("koikoi", "tsukifuda"): {"tsukifuda": "true"}}
 CONTEXT = {("koikoi", "tsukifuda"): {"month": 3}}
 MONTH_3 = ("03-1", "03-2", "03-3", "03-4")
 # Where the first cards of a yaku's pool would also form a better yaku of its group.
-SMALLEST = {("koikoi", "tan"): ["01-2", "02-2", "04-2", "05-2", "07-2"]}
+SMALLEST = {("koikoi", "tan"): ["01-2", "02-2", "04-2", "05-2", "07-2"],
+            ("hachihachi", "sujuroku"): [c.code for c in DECK
+                                         if c.kind is Kind.CHAFF and c.month != 11][:16]}
 
 
 def _cases():
     for name, game in VARIANTS.items():
         for yaku in game.yaku:
+            if yaku.group.startswith("teyaku_"):    # Hachi-Hachi's: from a dealt hand
+                continue
             yield pytest.param(name, yaku, id=f"{name}-{yaku.name}")
 
 
