@@ -34,6 +34,12 @@ examples:
       --pile Bob=01-3 --stopped-by Ann --goes Ann=1 --shakes Ann=1
   A draw (nagari): --stopped-by nobody. House rules: --set stop_minimum=5
   (hanafuda rules gostop lists them).
+  Hachi-Hachi (3 play a month, 3-7 at the table; scores in mon, 12 mon a kan): Ann
+  ends the month with shikō on a big field (the crane among the table cards):
+  hanafuda score --rules hachihachi --pile Ann=01-1,03-1,08-1,12-1 --pile Bob=01-3 \
+      --pile Cy=02-3 --stopped-by Ann --field-cards 01-1,02-4,04-3,05-3,06-3,07-3
+  A month played out lists all 48 cards in the piles; --dealt-hands Bob=CODE,... (7
+  cards) scores his teyaku, --sitting-out Dee with 4 or more at the table.
   hanafuda score round.json --json
 
 ROUND.json (every key but piles is optional):
@@ -61,6 +67,17 @@ ROUND.json (every key but piles is optional):
                "nagari": 1,                draws just before (default: none),
                "sake_cup": {"Ann": "junk"},  what 09-1 was declared: animal | junk,
                "bonus_junk": {"Cy": 2}}    junk value of bonus (joker) cards per pile
+  Hachi-Hachi ("rules": "hachihachi", "hachihachi-half" or "hachihachi-bga"):
+   "context": {"sitting_out": ["Dee"],     who sits the month out (4+ at the table),
+               "field": "big",             small | big | grand (default: from field_cards),
+               "field_cards": ["01-1"],    the six table cards at the deal,
+               "carried_field": "big",     carried from last month (a game carries it),
+               "dealt_hands": {"Bob": [...7 codes]},  for the teyaku,
+               "teyaku_sets": {"Ann": "sanbon"},   or teyaku declared by name,
+               "teyaku_chaff": {"Ann": "tanichi"},
+               "stopped_by": "Ann",        who ended the month with a dekiyaku,
+               "mizuten": "yes",           the dealer played blind,
+               "hatto": "Bob"}             who threw the bright that completed shikō
   Command-line --rules/--set/--rules-file override the file's rules and options, and
   the context options (one per context key, e.g. --stopped-by, --koikoi-calls) the
   file's context.
@@ -76,6 +93,10 @@ Go-Stop: card_points is a pile's base points, penalty what a loser pays, and eac
 result has "details": {"role", "points" (by role: gwang, yeol, tti, pi), "base",
 "counts", "bonus_junk", "goes", "shakes", "bombs", "factors", "baks": [{"name",
 "korean", "applies", "reason"}], "pays" | "receives"}.
+Hachi-Hachi: score is the net in mon, and each result has "details": {"role" (active
+| sitting_out), "card_points", "par", "over_par", "points_settled", "field": {"name",
+"multiplier", "reason", "carry", "text"}, "mon_per_kan", "payments": [{"payer",
+"payee", "mon", "why"}], "net_text"}.
 """
 
 
@@ -225,8 +246,9 @@ def format_result(res: RoundResult) -> str:
     lines = [f"{res.ruleset} round, dealer {res.dealer}", head]
     for r in rows:
         mid = f"×{r.multiplier:<3}" if multiplies else f"{r.penalty:>7}"
+        net = r.details.get("net_text")       # Hachi-Hachi: the net in kan and mon too
         lines.append(f"{r.owner:<{width}}  {r.card_points:>5}  {len(r.yaku):>4}  {mid}  "
-                     f"{r.score:>5}")
+                     f"{r.score:>5}" + (f"  ({net})" if net else ""))
     lines.append("")
     for r in rows:
         if r.yaku:

@@ -79,6 +79,24 @@ TEMPLATES: dict[tuple[str, str], str] = {
     ("gostop", "bonus_junk"): "Bonus junk in a pile scored on its own: {}.",
     ("gostop", "instant_win_points"): "An instant win (chongtong, three ppeok) costs each "
                                       "loser {} points (0: the stop minimum).",
+    # Hachi-Hachi
+    ("hachihachi", "rounds"): "A game is {} months.",
+    ("hachihachi", "mon_per_kan"): "A kan is {}.",
+    ("hachihachi", "yaku_payment"): "A yaku (teyaku or dekiyaku): {}.",
+    ("hachihachi", "teyaku_combine"): "A dealt hand scores {}.",
+    ("hachihachi", "willow_as_chaff"): "Every willow card counts as a chaff for the yaku: {}.",
+    ("hachihachi", "field_carry"): "A second light among the table cards carries its field "
+                                   "to the next month: {}.",
+    ("hachihachi", "goko_with_shiko"): "A pile holding all five brights {}.",
+    ("hachihachi", "sujuroku_extra"): "Su-jūroku (16 chaff) scores {} more kan for each "
+                                      "chaff beyond 16.",
+    ("hachihachi", "stop_voids_card_points"): "A month ended by a dekiyaku settles no card "
+                                              "points: {}.",
+    ("hachihachi", "sit_out_fee"): "Each player sitting out a month pays {} mon (times the "
+                                   "field).",
+    ("hachihachi", "sit_out_paid_to"): "The sitting-out fee goes to {}.",
+    ("hachihachi", "mizuten_kan"): "Against a dealer who played blind (mizuten), each player "
+                                   "sitting out pays {} kan.",
 }
 
 #: (game, key, value) -> the value's words where its meaning names other options' keys.

@@ -14,7 +14,7 @@ OPTIONS: tuple[Option, ...] = (
     integer("rounds", 12, "months in a game (12 a year, 6 half a year)",
             cite("BGA", "JA-WP"), 1, MAX_ROUNDS),
     choice("mon_per_kan", 12, "mon (points) in a kan", cite("BGA", "VINGEL", "JA-WP"),
-           (12, "12 mon a kan"), (10, "10 mon a kan")),
+           (12, "12 mon"), (10, "10 mon")),
     choice("yaku_payment", "each", "who pays a yaku (teyaku or dekiyaku)",
            cite("KIRISAME", "SHIRAGIKU", "BGA"),
            ("each", "each other active player pays its whole value"),

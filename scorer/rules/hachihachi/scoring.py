@@ -332,14 +332,15 @@ def _line(m: Month, p: str, specials: dict[str, YakuHit], stopper: str | None) -
     parts = []
     pts = m.points[p]
     diff = pts - PAR
+    cp = f"card point{'s' if pts != 1 else ''}"
     where = "over" if diff > 0 else "under" if diff < 0 else "exactly"
     if m.settles_points:
-        parts.append(f"{pts} card points, {abs(diff)} {where} {PAR}" if diff else
-                     f"{pts} card points, exactly {PAR}")
+        parts.append(f"{pts} {cp}, {abs(diff)} {where} {PAR}" if diff else
+                     f"{pts} {cp}, exactly {PAR}")
     elif specials:
-        parts.append(f"{pts} card points (not settled: su-jūroku was paid instead)")
+        parts.append(f"{pts} {cp} (not settled: su-jūroku was paid instead)")
     else:
-        parts.append(f"{pts} card points (not settled: {stopper} ended the month)")
+        parts.append(f"{pts} {cp} (not settled: {stopper} ended the month)")
     for y in m.teyaku[p]:
         parts.append(f"teyaku {y.name} {y.points} kan")
     for y in m.dekiyaku[p] + ([specials[p]] if p in specials else []):
