@@ -80,6 +80,13 @@ BAKS: dict[str, Word] = {
     "meong-bak": Word("멍박", "meongbak"), "go-bak": Word("고박", "gobak"),
 }
 
+#: The winner's multipliers that are no bak, by the key the Go-Stop table gives them
+#: (its factors' ``why``: "shake", "2 shakes", "3 goes", "meongtta", "nagari").
+MULTIPLIERS: dict[str, Word] = {
+    "goes": FORM["goes"], "shakes": FORM["shakes"], "bombs": FORM["bombs"],
+    "nagari": FORM["nagari"], "meongtta": Word("멍따", "meongtta"),
+}
+
 #: The presets' names at the table.
 PRESETS: dict[str, Word] = {"gostop": Word("고스톱", "Go-Stop"), "matgo": Word("맞고", "Matgo")}
 
@@ -127,6 +134,7 @@ def to_dict() -> dict[str, Any]:
                            "named": c.code in CARD_NAMES} for c in DECK},
         "form": {k: w.to_dict() for k, w in FORM.items()},
         "baks": {k: w.to_dict() for k, w in BAKS.items()},
+        "multipliers": {k: w.to_dict() for k, w in MULTIPLIERS.items()},
         "sets": {k: {**w.to_dict(), "role": r} for k, (w, r) in SETS.items()},
         "presets": {k: w.to_dict() for k, w in PRESETS.items()},
         "games": list(HWATU_GAMES),

@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from scorer import hwatu
+from scorer.cards import card
 from scorer.rules.options import Option
 
 #: (game, key) -> the sentence with ``{}`` for the value's words.
@@ -152,6 +153,14 @@ def sentence(game: str, option: Option, value: Any) -> str:
     with the hwatu month numbers: the willow ribbon 11-3 is 12-3)."""
     text = template(game, option).replace("{}", _value_words(game, option, value))
     return _CODE.sub(lambda m: hwatu.hwatu_code(m.group()), text) if hwatu.is_hwatu(game) else text
+
+
+def card_name(game: str, code: str) -> str:
+    """A card as the game's page names it: ``11-4 (Willow: lightning)``, or in a hwatu
+    game with its hwatu number and words, ``12-4 (비쌍피 bi-ssangpi)``."""
+    if hwatu.is_hwatu(game):
+        return f"{hwatu.hwatu_code(code)} ({hwatu.card_word(code).text})"
+    return f"{code} ({card(code).name})"
 
 
 def value_words(game: str, option: Option, value: Any) -> str:

@@ -17,6 +17,7 @@ from typing import Any, Sequence
 
 from scorer.cards import card
 from scorer.errors import InputError, StalePile, StateError
+from scorer.rules.wording import card_name
 from scorer.session import GameSession
 from scorer.store.database import Database
 from scorer.store.rows import (Confirmation, CorrectionRecord, GameRecord, GameSummary,
@@ -217,7 +218,7 @@ class GameStore:
             session = GameSession(self._load_game(conn, game_id))
             round_id = self._open_round(conn, session, number, owner, create=True)
             row = self._pile_at(conn, round_id, owner, version)
-            self._check_conflicts(conn, round_id, owner, final)
+            self._check_conflicts(conn, round_id, owner, final, session.ruleset.game)
             now = _now()
             conn.execute(
                 "INSERT INTO piles (round_id, owner, codes, detected, source, updated_at, crops,"
@@ -256,11 +257,12 @@ class GameStore:
             if row is None:
                 raise StateError(f"{_owner_label(owner)} pile is not saved yet")
             codes: list[str] = json.loads(row["codes"])
+            game = session.ruleset.game
             if old is not None and old not in codes:
-                raise InputError(f"card {old} ({card(old).name}) is not in "
+                raise InputError(f"card {card_name(game, old)} is not in "
                                  f"{_owner_label(owner)} pile")
             if new is not None and new in codes and new != old:
-                raise InputError(f"card {new} ({card(new).name}) is already in "
+                raise InputError(f"card {card_name(game, new)} is already in "
                                  f"{_owner_label(owner)} pile")
             crops: dict[str, str] = json.loads(row["crops"])
             if action == "remove" and old is not None:
@@ -272,7 +274,7 @@ class GameStore:
                 codes[codes.index(old)] = new
                 if old in crops:            # the crop shows the physical card: keep it
                     crops[new] = crops.pop(old)
-            self._check_conflicts(conn, round_id, owner, codes)
+            self._check_conflicts(conn, round_id, owner, codes, game)
             now = _now()
             conn.execute("UPDATE piles SET codes = ?, crops = ?, updated_at = ?, version = ?"
                          " WHERE id = ?", (json.dumps(codes), json.dumps(crops), now,
@@ -310,7 +312,7 @@ class GameStore:
             session = GameSession(game)
             session.check_open(number)
             existing = next((r for r in game.rounds if r.number == number), None)
-            missing = session.missing_piles(existing)
+            missing = session.missing_piles(existing, context)
             if existing is None or missing:
                 raise StateError("save every pile before confirming the round; missing: "
                                  + ", ".join(missing))
@@ -391,14 +393,16 @@ class GameStore:
 
     @staticmethod
     def _check_conflicts(conn: sqlite3.Connection, round_id: int, owner: str,
-                         codes: Sequence[str]) -> None:
+                         codes: Sequence[str], game: str) -> None:
+        """A card already in another pile of the round is refused, named as the game's
+        page names it (in a hwatu game: hwatu number and words)."""
         rows = conn.execute("SELECT owner, codes FROM piles WHERE round_id = ? AND owner != ?",
                             (round_id, owner)).fetchall()
         for row in rows:
             taken = set(json.loads(row["codes"]))
             for code in codes:
                 if code in taken:
-                    raise InputError(f"card {code} ({card(code).name}) is already in "
+                    raise InputError(f"card {card_name(game, code)} is already in "
                                      f"{_owner_label(row['owner'])} pile")
 
     @staticmethod

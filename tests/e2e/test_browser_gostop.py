@@ -11,9 +11,9 @@ import cv2
 
 from e2e_harness import ServerThread, write_y4m
 from gate import SCENE_JPEG
-from test_browser import (fill_new_game, launch, pick_several, places_saying, save_pile,
-                          screenshot_path, shown, start_game, wait_ready)
-from tests.web_helpers import CSRF, make_app
+from test_browser import (choose_photo, fill_new_game, launch, pick_several, places_saying,
+                          save_pile, screenshot_path, shown, start_game, wait_ready)
+from tests.web_helpers import CSRF, FakeDetector, make_app
 
 TEN_PI = ["01-3", "01-4", "02-3", "02-4", "03-3", "03-4", "04-3", "04-4", "05-3", "05-4"]
 ROUNDS = [
@@ -232,4 +232,52 @@ def test_a_korean_game_speaks_one_numbering_godori_apart(playwright_sync, tmp_pa
         wait_ready(page)
         cell = page.text_content("#last-result tr[data-owner='Ann'] td.points .role-points")
         assert cell == "고도리 godori 5 + 열끗 yeolkkeut 3 = 8", cell
+        browser.close()
+
+
+def test_a_korean_game_names_each_card_one_way_everywhere(playwright_sync, tmp_path: Path) -> None:
+    """A Go-Stop page names a card with the hwatu number and the Korean words wherever it
+    does: the refusal of a card already in another pile (once, beside the pile saved),
+    the labels drawn on the photo, the tooltips (no "Willow: lightning"), and the
+    result's multipliers (×2 흔들기, not ×2 shake)."""
+    photo = tmp_path / "pile.jpg"
+    cv2.imwrite(str(photo), cv2.imread(str(SCENE_JPEG)))
+    app = make_app(tmp_path, DETECTOR=FakeDetector(["11-4", "01-3"]))   # lightning: 12-4 in hwatu
+    with ServerThread(app) as server:
+        browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
+        context = browser.new_context(base_url=server.url, viewport={"width": 1280, "height": 900})
+        api = context.request
+        gid = api.post("/api/games", headers=CSRF,
+                       data={"preset": "gostop", "players": ["Ann", "Bob", "Cy"]}).json()["id"]
+        round_1 = {"Ann": ["01-1", "03-1", "08-1"], "Bob": ["02-3"], "Cy": ["02-4"]}
+        for owner, codes in round_1.items():
+            assert api.put(f"/api/games/{gid}/rounds/1/piles", headers=CSRF,
+                           data={"owner": owner, "codes": codes, "version": 0}).ok
+        assert api.post(f"/api/games/{gid}/rounds/1/confirm", headers=CSRF,
+                        data={"context": {"stopped_by": "Ann", "shakes": {"Ann": 1}}}).ok
+        assert api.put(f"/api/games/{gid}/rounds/2/piles", headers=CSRF,
+                       data={"owner": "Ann", "codes": ["11-4"], "version": 0}).ok
+        page = context.new_page()
+        page.goto(f"/games/{gid}")
+        wait_ready(page)
+        factors = page.text_content("#last-result tr[data-owner='Ann'] td.factors")
+        assert factors == "×2 흔들기 heundeulgi", factors
+
+        choose_photo(page, "Bob", photo)
+        page.wait_for_selector("article.pile.draft[data-owner='Bob'] li.card-item")
+        labels = page.evaluate("JSON.parse(document.getElementById('photo-overlay').dataset.texts || '[]')")
+        assert sorted(t.split()[0] for t in labels) == ["01-3", "12-4"], labels
+        assert "비쌍피" in " ".join(labels), labels
+        page.click("article.pile[data-owner='Bob'] button.save-pile")
+        error = page.locator("article.pile[data-owner='Bob'] .pile-error")
+        error.wait_for()
+        assert error.text_content() == "card 12-4 (비쌍피 bi-ssangpi) is already in Ann's pile"
+        assert places_saying(page, "is already in") == ["pile-error error-message"]
+
+        page.click("article.pile[data-owner='Cy'] button.add")
+        page.wait_for_selector("#picker[open]")
+        english = [m["english"] for m in api.get("/api/cards").json()["months"]]
+        titles = page.eval_on_selector_all("[title]", "els => els.map(e => e.title)")
+        said = [t for t in titles if any(name in t for name in english)]
+        assert not said, said
         browser.close()

@@ -11,7 +11,10 @@ const INTERVAL_MS = 250;
 export const FINISH_MS = 3000;      // a capture ends by itself after this long without a change
 export const FINISH_FRAMES = 8;     // ... and at least this many frames without one
 
-export function drawBoxes(overlay, sourceWidth, sourceHeight, cards, inPile, labelOf) {
+// The boxes on `overlay`, each labelled with its code as the page shows it (`codeOf`: in
+// a hwatu game the hwatu number), its name (`labelOf`) and confidence; the labels' places
+// and texts are kept on the canvas (data-labels, data-texts).
+export function drawBoxes(overlay, sourceWidth, sourceHeight, cards, inPile, labelOf, codeOf = (code) => code) {
   const rect = overlay.getBoundingClientRect();
   overlay.width = Math.max(1, Math.round(rect.width));
   overlay.height = Math.max(1, Math.round(rect.height));
@@ -33,8 +36,8 @@ export function drawBoxes(overlay, sourceWidth, sourceHeight, cards, inPile, lab
       ctx.strokeRect(x0 * sx, y0 * sy, (x1 - x0) * sx, (y1 - y0) * sy);
     }
   }
-  const texts = cards.map((c) => [`${c.code} ${labelOf(c.code)} ${Math.round(c.confidence * 100)}%`,
-    `${c.code} ${Math.round(c.confidence * 100)}%`, c.code]);
+  const texts = cards.map((c) => [`${codeOf(c.code)} ${labelOf(c.code)} ${Math.round(c.confidence * 100)}%`,
+    `${codeOf(c.code)} ${Math.round(c.confidence * 100)}%`, codeOf(c.code)]);
   const widths = texts.map((t) => t.map((s) => ctx.measureText(s).width + 6));
   const boxes = cards.map((c) => [c.box[0] * sx, c.box[1] * sy, c.box[2] * sx, c.box[3] * sy]);
   const spots = placeLabels(boxes, widths, 17, { w: overlay.width, h: overlay.height });
@@ -46,6 +49,7 @@ export function drawBoxes(overlay, sourceWidth, sourceHeight, cards, inPile, lab
     ctx.fillText(texts[i][s.choice], s.x + 3, s.y + 13);
   });
   overlay.dataset.labels = JSON.stringify(spots.filter(Boolean).map(({ x, y, w, h }) => [x, y, w, h]));
+  overlay.dataset.texts = JSON.stringify(spots.map((s, i) => s && texts[i][s.choice]).filter(Boolean));
 }
 
 export function progressText(cards, quietMs, finishing, auto) {
@@ -59,8 +63,9 @@ export function progressText(cards, quietMs, finishing, auto) {
 export class LiveCapture {
   // onPile(tracker) after every frame; onFinish() when the pile has settled by itself.
   // readWith() -> {deck, onDeckFallback}: the deck profile to read with (api.js detect).
-  constructor({ video, overlay, select, status, progress, labelOf, onPile, onFinish, autoFinish, readWith }) {
+  constructor({ video, overlay, select, status, progress, labelOf, codeOf, onPile, onFinish, autoFinish, readWith }) {
     Object.assign(this, { video, overlay, select, status, progress, labelOf, onPile, onFinish, autoFinish });
+    this.codeOf = codeOf || ((code) => code);
     this.readWith = readWith || (() => ({}));
     this.stream = null;
     this.running = false;
@@ -135,7 +140,7 @@ export class LiveCapture {
     const t = this.tracker;
     const pile = t.push(result.cards);
     if (t.changedAt !== this.seenChange) { this.seenChange = t.changedAt; this.changedAt = performance.now(); }
-    drawBoxes(this.overlay, canvas.width, canvas.height, result.cards, new Set(pile), this.labelOf);
+    drawBoxes(this.overlay, canvas.width, canvas.height, result.cards, new Set(pile), this.labelOf, this.codeOf);
     const quietMs = performance.now() - this.changedAt;
     const auto = this.autoFinish();
     const finishing = auto && pile.length > 0 && t.quietFrames >= FINISH_FRAMES && quietMs >= FINISH_MS;

@@ -112,7 +112,8 @@ export function pickCard(deck, title, flags = new Map(), { multi = false, pictur
       const note = flags.get(c.code);
       const pic = pictures.get(c.code);
       const btn = el("button", {
-        type: "button", class: "pick" + (note ? " flagged" : ""), title: note || c.name,
+        type: "button", class: "pick" + (note ? " flagged" : ""),
+        title: `${shownCode(deck, c.code)} ${cardLabel(deck, c.code)}${note ? ` (${note})` : ""}`,
         dataset: { code: c.code }, "aria-pressed": multi ? "false" : null,
         onclick: () => {
           if (!multi) { chosen.push(c.code); dialog.close("picked"); return; }

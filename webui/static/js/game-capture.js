@@ -3,7 +3,7 @@
 import { count, toast } from "./api.js";
 import { LiveCapture, detectPhoto, drawBoxes } from "./camera.js";
 import { followCamera } from "./piles.js";
-import { $, checksOf, draftOf, labelOf, openDraft, pileOf, shownCodes, state } from "./game-state.js";
+import { $, checksOf, codeOf, draftOf, labelOf, openDraft, pileOf, shownCodes, state } from "./game-state.js";
 import { shrinkPhoto, tooLargeText } from "./shrink.js";
 import { render, renderDeck, renderPiles } from "./game-render.js";
 
@@ -20,7 +20,7 @@ function liveCapture() {
   if (!live) {
     live = new LiveCapture({
       video: $("video"), overlay: $("overlay"), select: $("camera-select"), status: $("camera-status"),
-      progress: $("capture-progress"), labelOf, autoFinish: () => $("auto-finish").checked, readWith,
+      progress: $("capture-progress"), labelOf, codeOf, autoFinish: () => $("auto-finish").checked, readWith,
       onPile: (tracker) => {
         const draft = draftOf(state.capturing);
         if (!draft) return;
@@ -152,5 +152,5 @@ async function showPhoto(owner, url, result, note = "") {
   showSide("photo");
   await img.decode().catch(() => {});
   drawBoxes($("photo-overlay"), result.width, result.height, result.cards,
-    new Set(result.cards.map((c) => c.code)), labelOf);
+    new Set(result.cards.map((c) => c.code)), labelOf, codeOf);
 }

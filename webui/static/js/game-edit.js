@@ -5,7 +5,7 @@ import { cardLabel, pickCard, shownCode } from "./cards.js";
 import { describeRescore, lastRescores, wasReopened } from "./rescore.js";
 import { $, base, draftOf, openDraft, openRound, pictures, pileOf, savedPile, savedVersion, shownCodes, staleOf,
   state, storeExpected, unsavedOwners, usedFlags } from "./game-state.js";
-import { context, formWords, missingContext, render, renderDeck, showRoundError } from "./game-render.js";
+import { context, formWords, missingContext, render, renderDeck, showPileError, showRoundError } from "./game-render.js";
 
 // A 409 for a stale write: the pile as it is now, and this screen's change kept as a draft
 // made on the pile it saw, shown as its changes ("add 09-1") to apply onto the pile now.
@@ -31,11 +31,12 @@ export async function applyChanges(owner) {
       { owner, codes, detected: saved ? saved.detected : pile.detected, source: saved ? saved.source : pile.source,
         version: savedVersion(owner), crops });
     pile.close();
+    pile.note = "";
     state.game = data.game;
     render();
     toast(`${owner}'s pile saved with your changes`);
   } catch (err) {
-    if (!(await showStale(owner, err))) showRoundError(err);
+    if (!(await showStale(owner, err))) showPileError(owner, err);
   }
 }
 
@@ -57,6 +58,7 @@ export async function correction(owner, action, oldCode, newCode) {
   try {
     const data = await api("POST", `${base}/rounds/${state.game.open_round}/corrections`,
       { owner, action, old_code: oldCode, new_code: newCode, version });
+    pileOf(owner).note = "";
     state.game = data.game;
     render();
     toast("correction saved");
@@ -67,7 +69,7 @@ export async function correction(owner, action, oldCode, newCode) {
       if (newCode && !codes.includes(newCode)) codes.push(newCode);
       openDraft(owner, "manual", codes, [], seen.codes, version);
     }
-    if (!(await showStale(owner, err))) showRoundError(err);
+    if (!(await showStale(owner, err))) showPileError(owner, err);
   }
 }
 
@@ -99,11 +101,12 @@ export async function savePile(owner) {
       { owner, codes: draft.codes, detected: draft.detected, source: draft.source, version: draft.baseVersion,
         crops: pileOf(owner).cropsOf(draft.codes), fixes: draft.fixList ? draft.fixList() : [] });
     pileOf(owner).close();
+    pileOf(owner).note = "";
     state.game = data.game;
     render();
     toast(`${owner}'s pile saved`);
   } catch (err) {
-    if (!(await showStale(owner, err))) showRoundError(err);
+    if (!(await showStale(owner, err))) showPileError(owner, err);
   }
 }
 

@@ -21,6 +21,13 @@ export function showRoundError(err) {
   $("round-error").textContent = err.message;
 }
 
+// A refused write to one pile (a card already in another pile...), said once: beside
+// that pile, until the pile is written or photographed again.
+export function showPileError(owner, err) {
+  pileOf(owner).note = err.message;
+  renderPiles();
+}
+
 function zoom(src, caption) {
   $("zoom-image").src = src;
   $("zoom-caption").textContent = caption;

@@ -1,6 +1,6 @@
 // The game page's state: the game as the server last sent it, and the piles' drafts (what
 // this page knows of each pile beyond the server), with the questions the other modules ask.
-import { shortLabel } from "./cards.js";
+import { shortLabel, shownCode } from "./cards.js";
 import { checkFirst } from "./piles.js";
 import { countKey, draftKey, loadCounts, loadDrafts, othersUnsaved, storeCounts, storeDrafts, storeUnsaved,
   unsavedKey } from "./drafts.js";
@@ -26,7 +26,7 @@ class PileDraft {
     this.baseVersion = 0;
     this.stale = false;
     this.cards = new Map();
-    this.note = "";           // why the last photo of this pile was not read (shown beside it)
+    this.note = "";           // why the last photo or write of this pile failed (shown beside it)
     this.checked = new Set(); // codes whose "check" mark the player dismissed
     this.fixes = new Map();   // new code -> the detected code it replaced (a Fix before saving)
   }
@@ -218,6 +218,8 @@ export function usedFlags(owner) {
 }
 
 export function labelOf(code) { return shortLabel(state.deck, code); }
+// The code as this game's page shows it (cards.js shownCode: hwatu numbers in a hwatu game).
+export function codeOf(code) { return shownCode(state.deck, code); }
 
 // ------------------------------------------------------------------ the tab's storage
 // The open drafts go to this tab's sessionStorage on every render of the piles.

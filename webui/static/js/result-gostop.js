@@ -33,8 +33,20 @@ function calls(d, hwatu) {
   return parts.length ? parts.join(" · ") : "—";
 }
 
+// A multiplier's reason in the table's words: a bak (피박 pibak), or a call or count
+// ("shake", "2 shakes", "3 goes", "meongtta") as 흔들기 heundeulgi, 2 흔들기 heundeulgi...
+const PLURAL = { go: "goes", goes: "goes", shake: "shakes", shakes: "shakes", bomb: "bombs", bombs: "bombs" };
+
+function factorWord(why, hwatu) {
+  if (hwatu.baks && hwatu.baks[why]) return hwatu.baks[why].text;
+  const m = /^(?:(\d+) )?([a-z-]+)$/.exec(why);
+  const key = m && (PLURAL[m[2]] || m[2]);
+  const w = key && hwatu.multipliers && hwatu.multipliers[key];
+  return w ? (m[1] ? `${m[1]} ${w.text}` : w.text) : why;
+}
+
 function factors(d, hwatu) {
-  return d.factors.length ? d.factors.map((f) => `×${f.factor} ${word(hwatu.baks, f.why, f.why)}`).join(" ") : "—";
+  return d.factors.length ? d.factors.map((f) => `×${f.factor} ${factorWord(f.why, hwatu)}`).join(" ") : "—";
 }
 
 function baks(d, hwatu) {
