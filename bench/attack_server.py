@@ -206,9 +206,9 @@ def with_comment(jpeg: bytes, size: int) -> bytes:
 
 def header_flood(port: int, stop: threading.Event, count: int, headers: dict,
                  tally: dict) -> None:
-    """Requests of ``count`` one-line headers (``X-Nnnnn: v``) on one keep-alive
+    """Requests of ``count`` one-line headers (``1b57:v``: 7000 in 56 kB) on one keep-alive
     connection from ATTACKER, back to back (a new one when the server closes it)."""
-    lines = "".join(f"X-{i:05d}: v\r\n" for i in range(count))
+    lines = "".join(f"{i:x}:v\r\n" for i in range(count))
     extra = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
     request = f"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n{extra}{lines}\r\n".encode()
     s = None

@@ -110,3 +110,39 @@ def test_over_https_a_body_over_the_cap_gets_the_json_413_too(tmp_path: Path) ->
     finally:
         server.close()
         server.task_dispatcher.shutdown(timeout=1)
+
+
+def _many_headers(count: int) -> bytes:
+    lines = "".join(f"{i:x}:v\r\n" for i in range(count))
+    return f"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n{lines}\r\n".encode()
+
+
+def test_a_request_with_thousands_of_headers_is_refused_before_they_are_parsed(tmp_path) -> None:
+    """Issue 49: 7,000 one-line headers (55 kB, under the header cap) are answered 431
+    from their count, never parsed and never seen by the app; a browser's 100 are
+    served."""
+    import socket
+
+    from waitress.adjustments import Adjustments
+
+    from webui.server import make_server
+    flood = _many_headers(7000)
+    assert 50_000 < len(flood) < 64 * 1024
+    p = parser_for(1000)(Adjustments())
+    p.received(flood)
+    assert p.completed and p.error.code == 431 and len(p.headers) < 10   # none parsed
+    app = make_app(tmp_path)
+    seen: list[str] = []
+    app.before_request(lambda: seen.append("seen") and None)
+    server = make_server(app, "127.0.0.1", 0)
+    threading.Thread(target=server.run, daemon=True).start()
+    try:
+        for request, status in ((flood, b"431"), (_many_headers(99), b"200")):
+            with socket.create_connection(("127.0.0.1", server.effective_port), timeout=20) as s:
+                for i in range(0, len(request), 1400):      # in pieces, as a socket sends
+                    s.sendall(request[i:i + 1400])
+                assert s.recv(12)[9:12] == status
+        assert seen == ["seen"]                             # only the browser's request
+    finally:
+        server.close()
+        server.task_dispatcher.shutdown(timeout=1)
