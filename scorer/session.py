@@ -162,9 +162,13 @@ class GameSession:
             return str(previous[0].result.get("next_dealer") or self.record.first_dealer)
         return self.record.first_dealer
 
-    def missing_piles(self, rnd: RoundLike | None) -> list[str]:
-        """The owners whose pile of the round is not saved yet."""
-        return [o for o in self.owners if rnd is None or o not in rnd.piles]
+    def missing_piles(self, rnd: RoundLike | None, raw_context: Any = None) -> list[str]:
+        """The owners whose pile of the round is not saved yet (an owner the round's
+        ``raw_context`` says has none, as a Hachi-Hachi player sitting out, needs none)."""
+        free = self.variant.without_pile(raw_context) if isinstance(raw_context, Mapping) \
+            else set()
+        return [o for o in self.owners if (rnd is None or o not in rnd.piles)
+                and o not in free]
 
     def score(self, rnd: RoundLike, raw_context: Any, dealer: str | None = None) -> Scored:
         """Score round ``rnd`` with the round context a caller sent (parsed by the game's

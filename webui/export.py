@@ -1,6 +1,7 @@
 """Export a game as CSV (one row per pile per round) or JSON, with safe file names.
 Go-Stop and Matgo have their own columns: the stopper, the points by role, the calls,
-the multipliers and the baks applied and escaped, with their reasons."""
+the multipliers and the baks applied and escaped, with their reasons; Hachi-Hachi its
+own (``webui.export_hachihachi``): a row a player a month, with every payment."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import csv
 import io
 import re
 from typing import Any
+
+from webui import export_hachihachi
 
 FORMATS = {"csv": "text/csv", "json": "application/json"}
 CSV_FIELDS = ("game", "preset", "round", "dealer", "pile", "cards", "leftovers_taken",
@@ -64,7 +67,12 @@ def _gostop_row(view: dict[str, Any], rnd: dict[str, Any], owner: str, pile: dic
 def to_csv(view: dict[str, Any]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    gostop = (view.get("ruleset") or {}).get("game") == "gostop"
+    game = (view.get("ruleset") or {}).get("game")
+    if game == "hachihachi":
+        writer.writerow(export_hachihachi.FIELDS)
+        writer.writerows(export_hachihachi.rows(view, _cell))
+        return out.getvalue()
+    gostop = game == "gostop"
     writer.writerow(GOSTOP_FIELDS if gostop else CSV_FIELDS)
     # the totals after each confirmed round, in order (a reopened round has none yet)
     running = iter(view.get("standings", {}).get("running") or [])

@@ -81,6 +81,10 @@ class Variant(Protocol):
         """Context values the next round takes from the rounds before it (a default
         where the round does not give them), e.g. Go-Stop's nagari carry."""
 
+    def without_pile(self, raw_context: Mapping[str, Any]) -> set[str]:
+        """The players a round's raw context says have no pile to save (Hachi-Hachi's
+        players sitting the month out)."""
+
 
 class BaseVariant:
     """Defaults for the optional parts of ``Variant``: no teams, no extra checks, won on
@@ -106,6 +110,9 @@ class BaseVariant:
     def context_from_log(self, results: Sequence[RoundResult],
                          rs: RuleSet) -> dict[str, Any]:
         return {}
+
+    def without_pile(self, raw_context: Mapping[str, Any]) -> set[str]:
+        return set()
 
     def total_text(self, summary: PileSummary) -> str:
         return (f"card points {summary.card_points} + yaku {summary.yaku_points} = "

@@ -41,7 +41,10 @@ class ContextField:
     explicit none of a ``player`` field ("nobody (nagari)"); the value ``nobody`` (or
     null) says it. ``shown_with``: a per-player count field; the page shows this one,
     among the fields in view, once two players have a count there (the go order, once
-    two players called go).
+    two players called go). ``photo``: the page offers to read the codes from a photo of
+    the cards (the table cards at the deal, a dealt hand). ``place``: ``view`` or
+    ``more`` where the page puts the field (default: by its kind). ``min_players``: the
+    page shows the field only in a game of at least that many players.
     """
 
     key: str
@@ -54,6 +57,9 @@ class ContextField:
     required: bool = False
     nobody: str = ""
     shown_with: str = ""
+    photo: bool = False
+    place: str = ""
+    min_players: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"key": self.key, "kind": self.kind, "label": self.label,
@@ -64,6 +70,12 @@ class ContextField:
             out["nobody"] = self.nobody
         if self.shown_with:
             out["shown_with"] = self.shown_with
+        if self.photo:
+            out["photo"] = True
+        if self.place:
+            out["place"] = self.place
+        if self.min_players:
+            out["min_players"] = self.min_players
         if self.minimum is not None:
             out["minimum"], out["maximum"] = self.minimum, self.maximum
         if self.choices:

@@ -33,18 +33,20 @@ class HachihachiContext(Context):
 
     FIELDS = (
         ContextField("sitting_out", "players", "Sitting out",
-                     "with 4 or more at the table: who sits this month out (3 play)"),
+                     "with 4 or more at the table: who sits this month out (3 play); "
+                     "their piles need not be saved", place="view", min_players=4),
         ContextField("field", "choice", "Field",
                      "small ×1, big ×2 (crane, curtain or moon on the table at the deal), "
                      "grand ×4 (rain man or phoenix); default: read from the table cards",
                      choices=FIELDS_ORDER),
         ContextField("field_cards", "codes", "Table cards at the deal",
-                     "the six cards dealt face up: their lights decide the field"),
+                     "the six cards dealt face up: their lights decide the field",
+                     photo=True, place="view"),
         ContextField("carried_field", "choice", "Field carried from last month",
                      "a second light at last month's deal carries its field to this month",
-                     choices=FIELDS_ORDER[1:]),
+                     choices=FIELDS_ORDER[1:], place="more"),
         ContextField("dealt_hands", "codes_per_player", "Dealt hand",
-                     "the seven cards a player was dealt, for his teyaku"),
+                     "the seven cards a player was dealt, for his teyaku", photo=True),
         ContextField("teyaku_sets", "choice_per_player", "Teyaku (sets)",
                      "a set-based dealt-hand yaku the player showed", choices=SET_TEYAKU),
         ContextField("teyaku_chaff", "choice_per_player", "Teyaku (chaff)",
@@ -55,10 +57,10 @@ class HachihachiContext(Context):
                      "was played out", nobody="nobody (played out)"),
         ContextField("mizuten", "choice", "Mizuten",
                      "yes: the dealer played blind, and each player sitting out pays him",
-                     choices=("yes", "no")),
+                     choices=("yes", "no"), place="more"),
         ContextField("hatto", "player", "Shikō hatto",
                      "who threw the forbidden fourth bright that completed another's "
-                     "shikō: he pays the whole shikō alone"),
+                     "shikō: he pays the whole shikō alone", place="more"),
     )
 
     @classmethod

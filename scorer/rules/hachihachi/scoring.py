@@ -175,26 +175,19 @@ def _active(rnd: CheckedRound, ctx: HachihachiContext) -> tuple[list[str], list[
     return [p for p in players if p not in sitting], sitting
 
 
-def _check_cards(rnd: CheckedRound, active: list[str], ctx: HachihachiContext,
-                 settles: bool) -> dict[str, str]:
-    """Where each card was seen (piles, table cards); every card when card points are
-    settled (a month played out captures all 48)."""
-    where: dict[str, str] = {}
-    for side in rnd.sides:
-        for code in side.codes:
-            where[code] = f"{side.name}'s pile"
-    if settles:
-        missing = [c.code for c in DECK if c.code not in where]
-        if missing:
-            shown = " ".join(missing[:8]) + (" ..." if len(missing) > 8 else "")
-            raise InputError(f"the piles hold {len(where)} cards, but a month played out "
-                             f"captures all {len(DECK)}: {len(missing)} missing ({shown}); "
-                             f"add them to the pile that took them, or say who ended the "
-                             f"month with a dekiyaku (stopped_by)")
-    table = {c: "the table cards at the deal" for c in ctx.field_cards}
-    if len(table) != len(ctx.field_cards):
-        raise InputError("a card is listed twice among the table cards at the deal")
-    return table
+def _check_cards(rnd: CheckedRound, settles: bool) -> None:
+    """Every card in the piles when card points are settled (a month played out
+    captures all 48)."""
+    if not settles:
+        return
+    where = {code for side in rnd.sides for code in side.codes}
+    missing = [c.code for c in DECK if c.code not in where]
+    if missing:
+        shown = " ".join(missing[:8]) + (" ..." if len(missing) > 8 else "")
+        raise InputError(f"the piles hold {len(where)} cards, but a month played out "
+                         f"captures all {len(DECK)}: {len(missing)} missing ({shown}); "
+                         f"add them to the pile that took them, or say who ended the "
+                         f"month with a dekiyaku (stopped_by)")
 
 
 def _card_point_payments(m: Month) -> None:
@@ -280,6 +273,13 @@ def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
     if stopper is not None and stopper not in active:
         raise InputError(f"{stopper} sat this month out, so cannot have ended it")
     piles = {s.name: list(s.codes) for s in rnd.sides}
+    # the facts of the deal first: the field, the dealt hands and their teyaku
+    field_ = month_field(ctx.field, ctx.field_cards, ctx.carried_field, rs["field_carry"])
+    table = {c: "the table cards at the deal" for c in ctx.field_cards}
+    if len(table) != len(ctx.field_cards):
+        raise InputError("a card is listed twice among the table cards at the deal")
+    tey = _teyaku(ctx, active, rs, dict(table))
+    # then the piles: the dekiyaku, who ended the month, every card when played out
     deki = {p: dekiyaku(piles.get(p, []), rs) for p in active}
     if stopper is not None and not deki[stopper]:
         raise InputError(f"{stopper} ended the month, but their pile forms no dekiyaku")
@@ -287,17 +287,7 @@ def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
     specials: dict[str, YakuHit] = {}
     if settles and not any(deki.values()):
         specials = {p: y for p in active if (y := sujuroku(piles.get(p, []), rs))}
-    table = _check_cards(rnd, active, ctx, settles)
-    taken = dict(table)
-    for side in rnd.sides:
-        for code in side.codes:
-            taken.setdefault(code, f"{side.name}'s pile")
-    # A dealt card ends in some pile; only clashes with other hands and the table count.
-    for code in list(taken):
-        if taken[code].endswith("pile"):
-            del taken[code]
-    field_ = month_field(ctx.field, ctx.field_cards, ctx.carried_field, rs["field_carry"])
-    tey = _teyaku(ctx, active, rs, taken)
+    _check_cards(rnd, settles)
     if ctx.hatto is not None:
         holders = [p for p in active if any(h.name == "shiko" for h in deki[p])]
         if ctx.hatto not in active:

@@ -37,6 +37,13 @@ class Hachihachi(BaseVariant):
                          rs: RuleSet) -> dict[str, Any]:
         return context_from_log(results, rs)
 
+    def without_pile(self, raw_context: Mapping[str, Any]) -> set[str]:
+        """The players sitting the month out (their pile is empty: none need be saved)."""
+        out = raw_context.get("sitting_out") or ()
+        names = out.split(",") if isinstance(out, str) else out
+        return {n.strip() for n in names if isinstance(n, str) and n.strip()} \
+            if isinstance(names, (list, tuple, str)) else set()
+
     def total_text(self, summary: PileSummary) -> str:
         return (f"card points: {summary.total} ({summary.total - 88:+d} against the par "
                 f"of 88; dekiyaku in kan)")

@@ -1,0 +1,129 @@
+"""A Hachi-Hachi game through the JSON API: four at the table (one sits out a month, no
+pile saved for him), the field read from the table cards and carried to the next month,
+a dealt hand's teyaku, a month ended by a dekiyaku, standings in mon, CSV and JSON
+export with kan and mon."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from scorer.cards import DECK
+from web_helpers import CSRF, make_app, with_version
+
+CHAFF = [c.code for c in DECK if c.kind.value == "chaff"]
+# A month played out with no dekiyaku: 98, 93 and 73 card points.
+SPLIT = [["01-1", "11-1", "02-1", "04-1", "06-1", "01-2", "06-2", "04-2", "11-3"] + CHAFF[:8],
+         ["03-1", "12-1", "05-1", "07-1", "11-2", "02-2", "09-2", "05-2"] + CHAFF[8:16],
+         ["08-1", "08-2", "09-1", "10-1", "03-2", "10-2", "07-2"] + CHAFF[16:]]
+
+
+@pytest.fixture
+def client(tmp_path: Path):
+    return make_app(tmp_path).test_client()
+
+
+def post(client, url, body=None, method="POST"):
+    return client.open(url, method=method, json=with_version(client, url, body), headers=CSRF)
+
+
+def save(client, gid, n, piles):
+    for owner, codes in piles.items():
+        r = post(client, f"/api/games/{gid}/rounds/{n}/piles", {"owner": owner,
+                                                                "codes": codes}, "PUT")
+        assert r.status_code == 200, r.json
+
+
+def confirm(client, gid, n, context):
+    return post(client, f"/api/games/{gid}/rounds/{n}/confirm", {"context": context})
+
+
+def test_presets_and_the_round_form(client) -> None:
+    presets = {p["name"]: p for p in client.get("/api/presets").json["presets"]}
+    assert (presets["hachihachi"]["min_players"], presets["hachihachi"]["max_players"]) == (3, 7)
+    assert presets["hachihachi-half"]["default_rounds"] == 6
+    r = post(client, "/api/games", {"preset": "hachihachi", "players": ["A", "B"]})
+    assert r.status_code == 400 and "3 to 7 players, not 2" in r.json["error"]
+    r = post(client, "/api/games", {"preset": "hachihachi", "players": ["A", "B", "C"]})
+    assert r.status_code == 201
+    fields = {f["key"]: f for f in r.json["context_fields"]}
+    assert fields["dealt_hands"]["kind"] == "codes_per_player" and fields["dealt_hands"]["photo"]
+    assert fields["field_cards"]["photo"] and fields["field_cards"]["place"] == "view"
+    assert fields["sitting_out"]["min_players"] == 4
+    assert fields["field"]["choices"] == ["small", "big", "grand"]
+
+
+def test_four_at_the_table_a_carried_field_teyaku_and_a_stop(client) -> None:
+    r = post(client, "/api/games", {"preset": "hachihachi",
+                                    "players": ["Ann", "Bob", "Cy", "Dee"], "rounds": 2})
+    assert r.status_code == 201, r.json
+    gid = r.json["id"]
+
+    # 1: Dee sits out (no pile saved); the crane and the moon on the table: big field,
+    # big carried; Bob shows sanbon from his dealt hand
+    save(client, gid, 1, dict(zip(["Ann", "Bob", "Cy"], SPLIT)))
+    r = confirm(client, gid, 1, {"stopped_by": None})
+    assert r.status_code == 409 and "missing: Dee" in r.json["error"]
+    r = confirm(client, gid, 1, {"sitting_out": ["Dee", "Cy"]})
+    assert r.status_code == 400 and "name the 1 who sits this month out" in r.json["error"]
+    hand = ["03-1", "03-3", "03-4", "05-1", "07-1", "11-2", "02-2"]
+    r = confirm(client, gid, 1, {"sitting_out": ["Dee"], "field_cards": ["01-1", "08-1", "09-3",
+                                                                          "10-3", "10-4", "12-3"],
+                                 "dealt_hands": {"Bob": hand}})
+    assert r.status_code == 200, r.json
+    result = r.json["round"]["result"]
+    # card points ×2: Ann +20, Bob +10, Cy −30; sanbon 2 kan ×2 = 48 mon from each
+    assert result["scores"] == {"Ann": 20 - 48, "Bob": 10 + 96, "Cy": -30 - 48, "Dee": 0}
+    bob = result["results"]["Bob"]
+    assert [y["name"] for y in bob["yaku"]] == ["sanbon"]
+    assert bob["details"]["field"] == {"name": "big", "multiplier": 2, "text": "big field 大場 ×2",
+                                       "reason": "01-1 crane, 08-1 moon on the table",
+                                       "carry": "big"}
+    assert "Cy pays Ann 1 kan 8 mon: card points, Ann 10 over 88 × 2 (big field 大場 ×2)" in \
+        result["explanation"]   # 10 × 2 = 20 mon
+    assert result["results"]["Dee"]["details"]["role"] == "sitting_out"
+    game = r.json["game"]
+    assert game["context_defaults"] == {"carried_field": "big"}
+    assert game["dealer"] == "Bob"
+
+    # 2: Ann ends the month with akatan; the field carried from month 1 (big)
+    save(client, gid, 2, {"Ann": ["01-2", "02-2", "03-2"], "Bob": ["01-3"], "Cy": [],
+                          "Dee": ["02-3"]})
+    r = confirm(client, gid, 2, {"sitting_out": ["Cy"], "stopped_by": "Ann"})
+    assert r.status_code == 200, r.json
+    result = r.json["round"]["result"]
+    assert result["scores"] == {"Ann": 336, "Bob": -168, "Cy": 0, "Dee": -168}
+    assert r.json["round"]["context"]["carried_field"] == "big"
+    standings = r.json["game"]["standings"]
+    assert standings["finished"] and sum(standings["totals"].values()) == 0
+    assert standings["totals"] == {"Ann": 308, "Bob": -62, "Cy": -78, "Dee": -168}
+
+    rows = list(csv.DictReader(io.StringIO(
+        client.get(f"/api/games/{gid}/export.csv").data.decode())))
+    assert len(rows) == 8
+    by = {(r["month"], r["player"]): r for r in rows}
+    assert by["1", "Dee"]["role"] == "sitting_out" and by["1", "Dee"]["score"] == "0 mon"
+    assert by["1", "Bob"]["teyaku"] == "sanbon 2 kan" and by["1", "Bob"]["field"] == "big"
+    assert by["2", "Ann"]["dekiyaku"] == "akatan 7 kan"
+    assert by["2", "Ann"]["score"] == "28 kan" and by["2", "Ann"]["running_total"] == "25 kan 8 mon"
+    assert "Bob pays Ann 14 kan: dekiyaku akatan 7 kan × 2" in by["2", "Ann"]["payments"]
+    data = json.loads(client.get(f"/api/games/{gid}/export.json").data)
+    assert data["standings"]["totals"]["Ann"] == 308
+
+
+def test_bad_month_is_a_clear_400(client) -> None:
+    gid = post(client, "/api/games", {"preset": "hachihachi",
+                                      "players": ["Ann", "Bob", "Cy"]}).json["id"]
+    save(client, gid, 1, {"Ann": ["01-1"], "Bob": [], "Cy": []})
+    r = confirm(client, gid, 1, {})
+    assert r.status_code == 400 and "a month played out captures all 48" in r.json["error"]
+    r = confirm(client, gid, 1, {"stopped_by": "Ann"})
+    assert r.status_code == 400 and "forms no dekiyaku" in r.json["error"]
+    r = confirm(client, gid, 1, {"dealt_hands": {"Bob": "01-2 01-3"}, "stopped_by": "Ann"})
+    assert r.status_code == 400 and "Bob's dealt hand has 2 cards; a hand is 7" in r.json["error"]
+    r = confirm(client, gid, 1, {"field": "huge"})
+    assert r.status_code == 400 and "allowed: small, big, grand" in r.json["error"]
