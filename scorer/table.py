@@ -144,10 +144,12 @@ class Table:
         return GameView(GameSession(game), round=rnd)
 
     # ----------------------------------------------------------------- frames
-    def detect(self, upload: Upload, deck: str | None = None, crops: bool = False) -> Report:
+    def detect(self, upload: Upload, deck: str | None = None, crops: bool = False,
+               weak: bool = False) -> Report:
         """The cards of one checked image (``scorer.vision.image.check``), read with deck
         ``deck``'s profile when given (kept until the deck changes; built as a job on
-        ``images`` when it is not kept), decoded and detected as a job on ``images``."""
+        ``images`` when it is not kept), decoded and detected as a job on ``images``;
+        ``weak``: with the weak readings too (``detect_report``; the camera's frames)."""
         det = self.images.detector()
         profile = None
         if deck:
@@ -155,4 +157,4 @@ class Table:
                 PROFILE_PIXELS, lambda: self.decks.build_profile(deck, det))
         side = det.useful_side
         return self.images.run(upload.cost(side), lambda: detect_report(
-            det, decode(upload, side), profile, crops))
+            det, decode(upload, side), profile, crops, weak))

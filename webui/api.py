@@ -72,7 +72,8 @@ def detect() -> Response:
     upload = request.files.get("image")
     data = upload.read() if upload is not None else request.get_data(cache=False)
     deck = request.args.get("deck") or None
-    report = table().detect(detection().check(data), deck, request.args.get("crops") == "1")
+    report = table().detect(detection().check(data), deck, request.args.get("crops") == "1",
+                            weak=request.args.get("weak") == "1")
     body = report.to_dict(detection().model_name)
     return jsonify({**body, "deck": deck} if deck else body)
 

@@ -36,7 +36,9 @@ class Detections:
     classifier's, for picking cards), ``face`` (N, the face gate's probability that the
     box holds a hanafuda face, when the model has a gate) and ``crops`` (N,H,W,3, the
     rectified crops the classifier read). ``image_size`` is the (width, height) the boxes
-    are in."""
+    are in. ``sure`` (N, bool; all True unless given): False for a *weak* reading, a box
+    below the still-photo thresholds that the networks still read as a card
+    (``Detector.detect(weak=True)``; the live camera's tracker weighs those)."""
 
     boxes: np.ndarray = _empty(4)
     confidence: np.ndarray = _empty()
@@ -48,9 +50,10 @@ class Detections:
     face: np.ndarray | None = None
     image_size: tuple[int, int] = (0, 0)
     timings: dict = field(default_factory=dict)
+    sure: np.ndarray | None = None     # None when built: all True
 
     _ARRAYS = ("boxes", "confidence", "class_id", "quads", "loc_score", "probs", "crops",
-               "face")
+               "face", "sure")
 
     def __post_init__(self) -> None:
         n = len(self.class_id)
@@ -65,6 +68,10 @@ class Detections:
             value = getattr(self, name)
             if value is not None and len(value) != n:
                 raise ValueError(f"Detections.{name} has {len(value)} rows, not {n}")
+        sure = np.ones(n, bool) if self.sure is None else np.asarray(self.sure, bool)
+        if sure.shape != (n,):
+            raise ValueError(f"Detections.sure has shape {sure.shape}, not {(n,)}")
+        self.sure = sure
 
     def __len__(self) -> int:
         return len(self.class_id)
@@ -79,6 +86,20 @@ class Detections:
                                            else np.asarray(getattr(self, f.name))[index])
                                   for f in fields(self) if f.name in self._ARRAYS}
         return Detections(**picked, image_size=self.image_size, timings=dict(self.timings))
+
+    @classmethod
+    def join(cls, parts: "list[Detections]") -> "Detections":
+        """One record of the boxes of ``parts`` (of one image), in order; an optional
+        array (``probs``, ``crops``, ``face``) is kept when every part with boxes has it.
+        The first part's image size and timings."""
+        if not parts:
+            return cls()
+        held = [p for p in parts if len(p)] or parts[:1]
+        arrays: dict[str, Any] = {}
+        for name in cls._ARRAYS:
+            values = [getattr(p, name) for p in held]
+            arrays[name] = None if any(v is None for v in values) else np.concatenate(values)
+        return cls(**arrays, image_size=parts[0].image_size, timings=dict(parts[0].timings))
 
     @classmethod
     def from_quads(cls, quads: np.ndarray, loc_score: np.ndarray, probs: np.ndarray,
@@ -132,6 +153,8 @@ class Detections:
                              for x, y in self.quads[i]]}
             if crops and self.crops is not None:
                 item["crop"] = jpeg_url(self.crops[i])
+            if self.sure is not None and not self.sure[i]:
+                item["sure"] = False        # a weak reading (the still JSON never has it)
             out.append(item)
         return out
 

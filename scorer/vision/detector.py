@@ -5,6 +5,13 @@ one of the 48 cards (plus a "not a card" class). ``select_cards`` picks the card
 
 The localiser file's ONNX metadata names its classifier and refiner files (same folder)
 and the thresholds; ``default_model_path()`` is the shipped localiser.
+
+``detect(img, weak=True)`` (the live camera's frames) also returns the *weak* readings:
+boxes below the still thresholds (the localiser's down to ``weak_loc_threshold``, the
+classifier's down to ``weak_cls_threshold``, both in the metadata) that the networks still
+read as a card no box of the cards claims, marked ``Detections.sure`` False. One frame's
+weak reading is never a card; the live tracker (``scorer.tracking``) lets a card read the
+same way in most frames join the pile unsure.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ import numpy as np
 
 from scorer.cards import DECK
 from scorer.errors import InputError
+from scorer.vision.card_checks import CardChecks, on_scale, shaped_like_cards
 from scorer.vision.detections import NUM_CARDS, Detections
 from scorer.vision.edgefit import fit_edges
 from scorer.vision.gate import FaceGate
@@ -27,6 +35,7 @@ __all__ = ["CardDetector", "Detector", "Detections", "default_model_path", "sele
 
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 DEFAULT_MODEL = "hanafuda-localiser.onnx"
+WEAK_IOU = 0.3      # a weak box overlapping a card's (or a surer weak box's) this much is it
 
 
 def default_model_path() -> Path:
@@ -46,8 +55,8 @@ class CardDetector(Protocol):
     @property
     def has_embedding(self) -> bool: ...
 
-    def detect(self, img: np.ndarray, profile: Any = None,
-               crops: bool = False) -> Detections: ...
+    def detect(self, img: np.ndarray, profile: Any = None, crops: bool = False,
+               weak: bool = False) -> Detections: ...
 
     def embed(self, crops: np.ndarray) -> np.ndarray | None: ...
 
@@ -87,10 +96,15 @@ class Detector:
         # of: such boxes may score low at the localiser, and on a real table the phantom
         # ones are read with little confidence while true close-ups are read surely
         self.large_cls_threshold = float(cfg.get("large_cls_threshold", self.cls_threshold))
+        # the weak readings' thresholds (``detect(weak=True)``, the live camera's frames)
+        self.weak_loc_threshold = float(cfg.get("weak_loc_threshold", 0.1))
+        self.weak_cls_threshold = float(cfg.get("weak_cls_threshold", 0.2))
         # boxes that still overlap this much after refinement are one card (None: off)
         self.overlap_iou = cfg.get("overlap_iou")
         # refuses boxes that hold no hanafuda face (scorer.vision.gate); None: no gate
         self.gate = FaceGate.from_config(cfg) if self.classifier.has_embedding else None
+        # the checks a player makes of a box's shape and scale (scorer.vision.card_checks)
+        self.card_checks = CardChecks.from_config(cfg)
         # what the stages are, as the protocol and the training scripts read it
         self.classifier_path = cls_path
         self.refiner_path = self.refiner.path if self.refiner is not None else None
@@ -132,11 +146,15 @@ class Detector:
         """Card rectangles in image pixels, refined: (rects (N,5) cx,cy,w,h,theta;
         scores (N,)); ``threshold`` lowers the localiser's thresholds for this call."""
         rects, scores = self.localiser.find(img, threshold)
+        return self._refined(img, rects), scores
+
+    def _refined(self, img: np.ndarray, rects: np.ndarray) -> np.ndarray:
+        """The localiser's rectangles through the refiner and the edge repair."""
         if len(rects) and self.refiner is not None:
             rects = self.refiner.refine(img, rects)
         if len(rects) and self.edge_fit:
             rects = fit_edges(img, rects)
-        return rects, scores
+        return rects
 
     def box_thresholds(self, heights: np.ndarray, frame_h: int) -> np.ndarray:
         return self.localiser.box_thresholds(heights, frame_h)
@@ -192,12 +210,13 @@ class Detector:
         if found.probs is None:
             raise ValueError("candidates without probs (Detections.probs) cannot be picked")
         heights, frame_h = found.heights(), found.image_size[1]
+        close_up = self.localiser.close_ups(heights, frame_h)
         faces = None if self.gate is None or found.face is None else \
-            self.gate.lets_through(found.face, self.localiser.close_ups(heights, frame_h))
-        return select_cards(found.loc_score, found.probs,
-                            self.box_thresholds(heights, frame_h),
-                            self.cls_thresholds(heights, frame_h), found.quads,
-                            self.overlap_iou, faces)
+            self.gate.lets_through(found.face, close_up)
+        return select_checked(found.loc_score, found.probs,
+                              self.box_thresholds(heights, frame_h),
+                              self.cls_thresholds(heights, frame_h), found.quads,
+                              self.overlap_iou, faces, close_up, self.card_checks)
 
     def cls_thresholds(self, heights: np.ndarray, frame_h: int) -> np.ndarray:
         """The classifier probability each box needs: ``large_cls_threshold`` for
@@ -209,31 +228,106 @@ class Detector:
     def cards(self, found: Detections) -> Detections:
         """The candidates ``detect`` keeps as cards (``pick``), in deck order: a caller
         that also needs the dropped boxes calls ``candidates`` and then this."""
-        cards = found[self.pick(found)]
-        order = sorted(range(len(cards)), key=lambda i: (DECK[cards.class_id[i]].month,
-                                                          DECK[cards.class_id[i]].index))
-        return cards[np.array(order, np.int64)]
+        return _deck_order(found[self.pick(found)])
 
-    def detect(self, img: np.ndarray, profile=None, crops: bool = False) -> Detections:
+    def detect(self, img: np.ndarray, profile=None, crops: bool = False,
+               weak: bool = False) -> Detections:
         """The cards in ``img``, in deck order; ``profile``: a deck profile to read them
-        with; ``crops``: keep each card's classifier crop (``Detections.crops``). The
-        timings are the stages' (the decode's is ``scorer.vision.report.Report.ms``)."""
+        with; ``crops``: keep each card's classifier crop (``Detections.crops``); ``weak``:
+        after the cards (the same as without it), the weak readings (``weak_readings``),
+        ``sure`` False. The timings are the stages' (the decode's is
+        ``scorer.vision.report.Report.ms``)."""
         t0 = time.perf_counter()
-        rects, scores = self.localise(_checked(img))
+        img = _checked(img)
+        maps = self.localiser.heatmap(img)
+        raw, scores = self.localiser.decode(img, maps)
+        rects = self._refined(img, raw)
         t1 = time.perf_counter()
-        det = self.cards(self._classify_boxes(img, rects, scores, profile, crops))
+        found = self._classify_boxes(img, rects, scores, profile, crops)
+        picked = self.pick(found)
+        det = _deck_order(found[picked])
         t2 = time.perf_counter()
-        det.timings = {"localise": round((t1 - t0) * 1e3, 2),
-                       "classify": round((t2 - t1) * 1e3, 2),
-                       "infer": round((t2 - t0) * 1e3, 2),
+        timings = {"localise": round((t1 - t0) * 1e3, 2), "classify": round((t2 - t1) * 1e3, 2)}
+        if weak:
+            extra = self._weak_boxes(img, maps, raw, det, profile, crops)
+            pool = Detections.join([found[~picked], extra])
+            faint = _deck_order(pool[self.weak_readings(pool, det)])
+            faint.sure = np.zeros(len(faint), bool)
+            det = Detections.join([det, faint])
+            t3 = time.perf_counter()
+            timings["weak"] = round((t3 - t2) * 1e3, 2)
+            t2 = t3
+        det.timings = {**timings, "infer": round((t2 - t0) * 1e3, 2),
                        "total": round((t2 - t0) * 1e3, 2)}
         return det
+
+    def _weak_boxes(self, img: np.ndarray, maps: tuple[np.ndarray, float], raw: np.ndarray,
+                    cards: Detections, profile=None, crops: bool = False) -> Detections:
+        """The boxes the localiser finds at ``weak_loc_threshold`` beyond ``raw`` (the
+        boxes it found at its own thresholds) and off the ``cards``, refined and
+        classified."""
+        rects, scores = self.localiser.decode(img, maps, self.weak_loc_threshold)
+        quads = [rect_to_quad(*r) for r in rects]
+        known = [rect_to_quad(*r) for r in raw]
+        new = [i for i, q in enumerate(quads)
+               if not any(quad_iou(q, k) > self.localiser.nms_iou for k in known)
+               and not any(quad_iou(q, c) > WEAK_IOU for c in cards.quads)]
+        keep = np.array(new, np.int64)
+        return self._classify_boxes(img, self._refined(img, rects[keep]), scores[keep],
+                                    profile, crops)
+
+    def weak_readings(self, found: Detections, cards: Detections) -> np.ndarray:
+        """The boolean mask of the boxes of ``found`` (classified boxes that are not
+        ``cards``) that are weak readings: read as a card, not "not a card", with at least
+        ``weak_cls_threshold`` and a localiser score of ``weak_loc_threshold``, through
+        the face gate when the model has one, and neither a card of ``cards`` nor on one
+        of their boxes (IoU over ``WEAK_IOU``); of two such boxes of one card or on one
+        place, the likelier."""
+        mask = np.zeros(len(found), bool)
+        if not len(found):
+            return mask
+        conf, cls = found.confidence, found.class_id
+        ok = (cls < NUM_CARDS) & (conf >= self.weak_cls_threshold) & \
+            (found.loc_score >= self.weak_loc_threshold)
+        if self.gate is not None and found.face is not None:
+            ok &= self.gate.lets_through(
+                found.face, self.localiser.close_ups(found.heights(), found.image_size[1]))
+        taken = {int(c) for c in cards.class_id}
+        kept = list(cards.quads)
+        for i in np.nonzero(ok)[0][np.argsort(-conf[ok], kind="stable")]:
+            if int(cls[i]) in taken or any(quad_iou(found.quads[i], q) > WEAK_IOU
+                                           for q in kept):
+                continue
+            mask[i] = True
+            taken.add(int(cls[i]))
+            kept.append(found.quads[i])
+        return mask
+
+
+def _deck_order(cards: Detections) -> Detections:
+    order = sorted(range(len(cards)), key=lambda i: (DECK[cards.class_id[i]].month,
+                                                      DECK[cards.class_id[i]].index))
+    return cards[np.array(order, np.int64)]
 
 
 def _checked(img: np.ndarray) -> np.ndarray:
     if img is None or img.ndim != 3 or img.shape[2] != 3:
         raise InputError("expected a BGR colour image")
     return img
+
+
+def select_checked(loc_score: np.ndarray, probs: np.ndarray, loc_threshold: np.ndarray,
+                   cls_threshold: np.ndarray, quads: np.ndarray, overlap_iou: float | None,
+                   faces: np.ndarray | None, close_up: np.ndarray,
+                   checks: CardChecks) -> np.ndarray:
+    """``select_cards`` with the card checks (``scorer.vision.card_checks``): boxes of no
+    card's shape are refused before picking, cards off the frame's scale after it."""
+    if checks.on:
+        shaped = shaped_like_cards(quads, close_up, checks)
+        faces = shaped if faces is None else faces & shaped
+    picked = select_cards(loc_score, probs, loc_threshold, cls_threshold, quads,
+                          overlap_iou, faces)
+    return on_scale(quads, picked, checks) if checks.on else picked
 
 
 def select_cards(loc_score: np.ndarray, probs: np.ndarray, loc_threshold: float | np.ndarray,

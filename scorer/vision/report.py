@@ -47,10 +47,14 @@ class Report:
 
 
 def detect_report(detector: Any, frame: Frame, profile: Any = None,
-                  crops: bool = False) -> Report:
+                  crops: bool = False, weak: bool = False) -> Report:
     """Run ``detector.detect`` (a ``CardDetector``) on a frame, with an enrolled deck's
     ``profile`` if one is given and, with ``crops``, each card's classifier crop (cut in
-    the detector's pass) as a JPEG data URL; build the report."""
-    found = detector.detect(frame.image, profile=profile, crops=crops).scaled(frame.scale)
+    the detector's pass) as a JPEG data URL; with ``weak`` (the live camera's frames), the
+    weak readings after the cards (``"sure": false``); build the report. The framing
+    hints are the cards'."""
+    extra = {"weak": True} if weak else {}      # a detector that knows no weak readings
+    found = detector.detect(frame.image, profile=profile, crops=crops,
+                            **extra).scaled(frame.scale)
     cards = found.to_cards(crops=crops)
-    return Report(frame, found, cards, framing_hints(cards))
+    return Report(frame, found, cards, framing_hints([c for c in cards if c.get("sure", True)]))

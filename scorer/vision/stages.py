@@ -96,6 +96,11 @@ class Localiser:
         """(rects (N,5) cx,cy,w,h,theta in image pixels; scores (N,)). ``threshold``, when
         given, lowers every box's threshold to it for this call only (a caller that
         checks the boxes itself, such as enrolment, sees weaker cards)."""
+        return self.decode(img, self.heatmap(img), threshold)
+
+    def heatmap(self, img: np.ndarray) -> tuple[np.ndarray, float]:
+        """The network's output maps for ``img`` and the image's scale into its input:
+        what ``decode`` reads boxes from (once per image, at any threshold)."""
         h, w = img.shape[:2]
         s = min(self.in_w / w, self.in_h / h)
         nw, nh = max(int(round(w * s)), 1), max(int(round(h * s)), 1)
@@ -107,7 +112,13 @@ class Localiser:
         if nh < self.in_h:
             canvas[nh:] = canvas[nh - 1:nh]
         x = canvas[..., ::-1].transpose(2, 0, 1)[None].astype(np.float32)
-        out = self.session.run(None, {self.session.get_inputs()[0].name: x})[0][0]
+        return self.session.run(None, {self.session.get_inputs()[0].name: x})[0][0], s
+
+    def decode(self, img: np.ndarray, maps: tuple[np.ndarray, float],
+               threshold: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``find``'s boxes from ``heatmap``'s maps of ``img``."""
+        h = img.shape[0]
+        out, s = maps
         heat = 1.0 / (1.0 + np.exp(-out[0]))
         cap = np.inf if threshold is None else threshold  # on every box's threshold
         lowest = min(self.threshold, self.large_threshold, cap)
