@@ -7,6 +7,8 @@ import { cardLabel, colourChip, monthLabel, monthOrder, roleOf, shownCode } from
 import { countNote } from "./piles.js";
 import { earlierResult, resultLine } from "./rescore.js";
 import { gostopTable } from "./result-gostop.js";
+import { hachihachiTable, isHachihachi, kanMon } from "./result-hachihachi.js";
+import { photoField } from "./context-photo.js";
 import { $, checksOf, draftOf, labelOf, markStale, openRound, otherOwnerOf, pileOf, shownCodes, staleOf, state,
   storeExpected, storePiles, unsavedElsewhere, unsavedOwners } from "./game-state.js";
 
@@ -171,12 +173,19 @@ function contextInput(f, player) {
   if (f.kind === "player") return el("select", { id, dataset: data }, choices(g.players.map((p) => [p, p]), "nobody"));
   if (f.kind === "count_per_player") return el("input", { type: "number", min: f.minimum, max: f.maximum, value: 0, dataset: data });
   if (f.kind === "count") return el("input", { id, type: "number", min: f.minimum, max: f.maximum, value: given ?? 0, dataset: data });
-  if (f.kind === "choice") return el("select", { id, dataset: data }, choices(f.choices.map((c) => [c, c]), "—"));
+  if (f.kind === "choice") {         // a value the log carries (last month's field) chosen
+    const select = el("select", { id, dataset: data }, choices(f.choices.map((c) => [c, c]), "—"));
+    if (given) select.value = given;
+    return select;
+  }
   if (f.kind === "players") return el("input", { id, type: "text", maxlength: 200, placeholder: `e.g. ${g.players.slice(0, 2).join(", ")}`, dataset: data });
   if (f.kind === "choice_per_player") return el("select", { dataset: data }, choices(f.choices.map((c) => [c, c]), "—"));
   if (f.kind === "month") return el("select", { id, dataset: data },
     choices(monthOrder(state.deck).map((n) => [n, monthLabel(state.deck, n)]), "—"));
-  return el("input", { id, type: "text", maxlength: 200, placeholder: "e.g. 03-3 07-4", dataset: data });
+  const codes = el("input", { id, type: "text", maxlength: 200, dataset: data,
+    placeholder: f.kind === "codes_per_player" ? "7 cards, e.g. 01-1 01-3 …" : "e.g. 03-3 07-4" });
+  // a field of codes the camera can read (the table cards at the deal, a dealt hand)
+  return f.photo ? photoField(codes, player ? `${player}'s ${f.label.toLowerCase()}` : f.label.toLowerCase()) : codes;
 }
 
 function renderContext() {
@@ -184,6 +193,7 @@ function renderContext() {
   box.replaceChildren();
   const more = el("details", { class: "context-extra" }, el("summary", { text: "More about this round (optional)" }));
   for (const f of state.game.context_fields || []) {
+    if (f.min_players && state.game.players.length < f.min_players) continue;
     const perPlayer = f.kind.endsWith("_per_player");
     const word = state.deck.korean && state.deck.hwatu.form[f.key];
     const row = el("label", { title: f.help || "" }, word ? `${word.text} · ${f.label} ` : `${f.label} `);
@@ -194,7 +204,8 @@ function renderContext() {
       box.append(row);
       continue;
     }
-    (["player", "choice", "count", "count_per_player"].includes(f.kind) ? box : more).append(row);
+    const inView = f.place ? f.place === "view" : ["player", "choice", "count", "count_per_player"].includes(f.kind);
+    (inView ? box : more).append(row);
   }
   if (more.children.length > 1) box.append(more);
   box.oninput = showNeeded;
@@ -270,7 +281,8 @@ function resultTable(result, owners) {
   const gostop = result.game === "gostop" && state.deck.hwatu &&
     Object.values(result.results || {}).some((r) => r.details);
   return el("div", {},
-    gostop ? gostopTable(result, owners, state.deck.hwatu) : pointsTable(result, owners),
+    gostop ? gostopTable(result, owners, state.deck.hwatu)
+      : isHachihachi(result) ? hachihachiTable(result, owners) : pointsTable(result, owners),
     el("p", { class: "round-winner" }, "Winner: ", el("b", { text: result.winner || (gostop ? "nobody (nagari)" : "nobody (draw)") }),
       ` · next dealer: ${result.next_dealer}`),
     (result.explanation || []).length ? el("ul", { class: "explanation" }, result.explanation.map((t) => el("li", { text: t }))) : null);
@@ -300,11 +312,14 @@ function renderStandings() {
   const owners = Object.keys(totals).length ? Object.keys(totals) : g.owners;
   const sorted = [...owners].sort((a, b) => (totals[b] || 0) - (totals[a] || 0));
   const victories = s.victories || null;
+  // Hachi-Hachi's totals are mon, written in kan and mon
+  const perKan = g.ruleset.game === "hachihachi" ? Number((g.ruleset.options || {}).mon_per_kan || 12) : 0;
+  const total = (n) => perKan ? kanMon(n, perKan, true) : signed(n);
   $("standings").replaceChildren(
     el("thead", {}, el("tr", {}, el("th", { text: "Player" }), el("th", { text: "Total" }), victories ? el("th", { text: "Victories" }) : null)),
     el("tbody", {}, sorted.map((o) => el("tr", { dataset: { owner: o } },
       el("th", {}, o, s.winner === o && s.finished ? el("img", { class: "trophy", src: "/static/img/trophy.svg", alt: " (winner)", width: 16, height: 16 }) : null),
-      el("td", { class: "num total", text: signed(totals[o] ?? 0) }),
+      el("td", { class: "num total", text: total(totals[o] ?? 0) }),
       victories ? el("td", { class: "num", text: victories[o] ?? 0 }) : null))));
   // the confirmed rounds' numbers: a reopened round leaves its place empty on the chart
   const numbers = g.rounds.filter((r) => r.confirmed).map((r) => r.number).sort((a, b) => a - b);

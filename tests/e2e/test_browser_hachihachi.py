@@ -1,0 +1,161 @@
+"""End to end in headless Chromium: a whole 6-month Hachi-Hachi game on the page. Played-out
+months' piles come from photos (all 48 cards), months ended by a dekiyaku are entered by
+hand; the field is read from a photo of the table cards at the deal (and carried to the
+next month), chosen on the page, or left small; teyaku come from a photo of a dealt hand
+or are chosen by name; every month's payments, the standings in kan and mon and the CSV
+export are checked against the engine."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from e2e_harness import ServerThread, write_y4m
+from gate import SCENE_JPEG
+from test_browser import (choose_photo, fill_new_game, launch, pick_several, save_pile,
+                          screenshot_path, start_game)
+from scorer.cards import DECK
+from scorer.rules import RoundInput, get_ruleset, score_round
+from scorer.rules.hachihachi import text
+from tests.web_helpers import FakeDetector, make_app
+
+PLAYERS = ["Ann", "Bob", "Cy"]
+CHAFF = [c.code for c in DECK if c.kind.value == "chaff"]
+# Three piles of a month played out with no dekiyaku: 98, 93 and 73 card points.
+P98 = ["01-1", "11-1", "02-1", "04-1", "06-1", "01-2", "06-2", "04-2", "11-3"] + CHAFF[:8]
+P93 = ["03-1", "12-1", "05-1", "07-1", "11-2", "02-2", "09-2", "05-2"] + CHAFF[8:16]
+P73 = ["08-1", "08-2", "09-1", "10-1", "03-2", "10-2", "07-2"] + CHAFF[16:]
+TABLE = ["01-1", "12-1", "02-3", "04-3", "05-3", "06-3"]        # crane and phoenix: grand
+HAND = ["03-1", "03-3", "03-4", "05-1", "07-1", "11-2", "02-2"]  # three cherries: sanbon
+# each photo is told apart by its width: what the (fake) detector reads in it
+PHOTOS = {400: P98, 420: P93, 440: P73, 460: TABLE, 480: HAND}
+
+# (piles by photo width or by hand, the form: field cards by photo, field chosen,
+#  dealt hands by photo, teyaku chosen, who ended the month, hatto)
+MONTHS = [
+    ({"Ann": 400, "Bob": 420, "Cy": 440}, {"field_cards": 460, "dealt_hands": {"Bob": 480}}),
+    ({"Ann": ["01-2", "02-2", "03-2"], "Bob": ["01-3"], "Cy": []}, {"stopped_by": "Ann"}),
+    ({"Ann": 440, "Bob": 400, "Cy": 420}, {"field": "big"}),
+    ({"Ann": ["01-3"], "Bob": ["01-4"], "Cy": ["01-1", "03-1", "08-1", "12-1"]},
+     {"stopped_by": "Cy", "hatto": "Ann"}),
+    ({"Ann": 420, "Bob": 440, "Cy": 400}, {"teyaku_chaff": {"Cy": "tanichi"}}),
+    ({"Ann": ["02-3"], "Bob": ["06-1", "07-1", "10-1"], "Cy": []}, {"stopped_by": "Bob"}),
+]
+
+
+def photo(tmp_path: Path, width: int) -> Path:
+    path = tmp_path / f"photo-{width}.jpg"
+    rng = np.random.default_rng(width)
+    cv2.imwrite(str(path), rng.integers(0, 255, (300, width, 3), dtype=np.uint8))
+    return path
+
+
+def read(image) -> list[str]:
+    return list(PHOTOS.get(int(image.shape[1]), []))
+
+
+def expected_months() -> list[tuple[str, dict[str, int]]]:
+    """Each month's dealer and scores as the engine gives them, the page's inputs given
+    as the engine takes them (the field carried from the month before)."""
+    rs = get_ruleset("hachihachi-half")
+    out, dealer, carried = [], "Ann", None
+    for piles, form in MONTHS:
+        codes = {p: (PHOTOS[v] if isinstance(v, int) else v) for p, v in piles.items()}
+        ctx = {k: v for k, v in form.items() if k not in ("field_cards", "dealt_hands")}
+        if "field_cards" in form:
+            ctx["field_cards"] = PHOTOS[form["field_cards"]]
+        if "dealt_hands" in form:
+            ctx["dealt_hands"] = {p: PHOTOS[w] for p, w in form["dealt_hands"].items()}
+        if carried:
+            ctx["carried_field"] = carried
+        res = score_round(RoundInput(PLAYERS, codes, dealer, None, ctx), rs)
+        out.append((dealer, res.scores))
+        carried = next(iter(res.results.values())).details["field"]["carry"]
+        dealer = res.next_dealer
+    return out
+
+
+def read_from_photo(page, selector: str, path: Path) -> None:
+    """*Read from photo* beside a round-form field, choosing the file ``path``."""
+    with page.expect_file_chooser() as chooser:
+        page.click(f"span.photo-field:has({selector}) button.context-photo")
+    chooser.value.set_files(str(path))
+    page.wait_for_selector(f"span.photo-field:has({selector}) .photo-note:text('read from the photo')")
+
+
+def test_six_month_hachihachi_game_in_chromium(playwright_sync, tmp_path: Path) -> None:
+    months = expected_months()
+    app = make_app(tmp_path, DETECTOR=FakeDetector(read))
+    paths = {w: photo(tmp_path, w) for w in PHOTOS}
+    with ServerThread(app) as server:
+        browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        fill_new_game(page, server.url, (), "hachihachi-half")
+        counts = page.eval_on_selector_all("#player-count option", "els => els.map(e => e.value)")
+        assert counts == ["3", "4", "5", "6", "7"]
+        for i, name in enumerate(PLAYERS, start=1):
+            page.fill(f"input[name='player-{i}']", name)
+        assert page.input_value("#rounds") == "6"
+        start_game(page)
+        # with three at the table nobody sits out: the form does not ask
+        assert page.locator("[data-key='sitting_out']").count() == 0
+        running = {p: 0 for p in PLAYERS}
+        for n, ((piles, form), (dealer, scores)) in enumerate(zip(MONTHS, months), start=1):
+            page.wait_for_selector(f"#round-title:text('Round {n} of 6')")
+            assert f"Dealer: {dealer}." in page.text_content("#round-info")
+            if n == 2:              # the second light of month 1's deal carries a big field
+                assert page.input_value("#ctx-carried_field") == "big"
+            for owner, source in piles.items():
+                if isinstance(source, int):
+                    choose_photo(page, owner, paths[source])
+                    page.wait_for_selector(f"article.pile.draft[data-owner='{owner}'] li.card-item")
+                elif source:
+                    page.click(f"article.pile[data-owner='{owner}'] button.add")
+                    pick_several(page, source)
+                save_pile(page, owner)
+            if "field_cards" in form:
+                read_from_photo(page, "#ctx-field_cards", paths[form["field_cards"]])
+                assert page.input_value("#ctx-field_cards") == " ".join(sorted(TABLE))
+            if any(k in form for k in ("dealt_hands", "teyaku_chaff", "hatto")):
+                page.click("#round-context details.context-extra summary")
+            for player, width in form.get("dealt_hands", {}).items():
+                read_from_photo(page, f"[data-key='dealt_hands'][data-player='{player}']", paths[width])
+            for player, name in form.get("teyaku_chaff", {}).items():
+                page.select_option(f"[data-key='teyaku_chaff'][data-player='{player}']", name)
+            for key in ("field", "stopped_by", "hatto"):
+                if key in form:
+                    page.select_option(f"#ctx-{key}", form[key])
+            page.click("#confirm-round")
+            page.wait_for_selector(f"#history details.round[data-round='{n}']")
+            table = page.locator("#last-result table.hachihachi")
+            for p in PLAYERS:
+                running[p] += scores[p]
+                assert table.locator(f"tr[data-owner='{p}'] td.score").text_content() == \
+                    text(scores[p], signed=True)
+                assert page.text_content(f"#standings tr[data-owner='{p}'] .total") == \
+                    text(running[p], signed=True)
+            if n == 1:
+                field = page.text_content("#last-result .field-line")
+                assert "grand field 絶場 ×4" in field and "carried to next month: big field" in field
+                bob = table.locator("tr[data-owner='Bob']")
+                assert "Sanbon 三本 (three of a month): 2 kan" in bob.locator("td.yaku").text_content()
+                assert "receives 8 kan from Ann: teyaku sanbon 2 kan × 4" in \
+                    bob.locator("td.payments-cell").text_content()
+                assert "98 (10 over 88)" in table.locator("tr[data-owner='Ann'] td.card-points").text_content()
+            if n == 4:              # Ann threw the forbidden bright: she pays the shikō alone
+                assert "pays Cy 20 kan: dekiyaku shiko 10 kan; Ann threw the forbidden bright" in \
+                    table.locator("tr[data-owner='Ann'] td.payments-cell").text_content()
+                assert table.locator("tr[data-owner='Bob'] td.score").text_content() == "0 mon"
+        page.locator("#last-result").screenshot(path=str(screenshot_path("screenshot-hachihachi.png", tmp_path)))
+        assert sum(running.values()) == 0
+        leader = max(PLAYERS, key=lambda p: running[p])
+        assert f"{leader} wins" in page.text_content("#winner-banner")
+        gid = page.url.rsplit("/", 1)[1]
+        csv_text = page.evaluate(f"fetch('/api/games/{gid}/export.csv').then(r => r.text())")
+        lines = csv_text.strip().splitlines()
+        assert len(lines) == 1 + 18 and lines[0].startswith("game,preset,month,dealer,player")
+        assert "teyaku sanbon 2 kan × 4 (grand field 絶場 ×4)" in csv_text
+        browser.close()

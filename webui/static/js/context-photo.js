@@ -1,0 +1,32 @@
+// A round-form field of card codes that can be read from a photo (Hachi-Hachi's table
+// cards at the deal, a player's dealt hand): the photo goes through the same detector as
+// a pile's, and the codes it finds fill the field for the player to check.
+import { count, detect, el, toast } from "./api.js";
+import { shrinkPhoto, tooLargeText } from "./shrink.js";
+
+export function photoField(input, what) {
+  const note = el("span", { class: "photo-note muted small", role: "status" });
+  const file = el("input", { type: "file", accept: "image/*", hidden: true, class: "context-photo-input" });
+  file.addEventListener("change", async () => {
+    const chosen = file.files && file.files[0];
+    if (!chosen) return;
+    note.textContent = "reading…";
+    let shrunk = { blob: chosen };
+    try {
+      shrunk = await shrinkPhoto(chosen);
+      const result = await detect(shrunk.blob);
+      const codes = [...new Set(result.cards.map((c) => c.code))].sort();
+      input.value = codes.join(" ");
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+      note.textContent = `${count(codes.length, "card")} read from the photo: check them`;
+      toast(`${what}: ${count(codes.length, "card")} read from the photo`);
+    } catch (err) {
+      note.textContent = `photo not read: ${err.status === 413 ? tooLargeText(shrunk.blob, err) : err.message}`;
+    }
+    file.value = "";
+  });
+  const button = el("button", { type: "button", class: "context-photo", title: `read ${what} from a photo of the cards` },
+    "Read from photo");
+  button.addEventListener("click", () => file.click());
+  return el("span", { class: "photo-field" }, input, button, file, note);
+}
