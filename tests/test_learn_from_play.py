@@ -209,7 +209,7 @@ def test_a_version_3_database_keeps_its_games(tmp_path) -> None:
     assert (game.deck, game.learn, game.learns, game.rounds[0].learned) == \
         (None, True, False, None)
     conn = connect(path)
-    assert current_version(conn) == len(MIGRATIONS) == 6
+    assert current_version(conn) == len(MIGRATIONS) == 7
     conn.close()
 
 

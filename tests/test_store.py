@@ -220,5 +220,26 @@ def test_a_version_1_file_is_upgraded_in_place(tmp_path: Path) -> None:
     pile = store.get_game(1).rounds[0].piles["A"]
     assert pile.codes == ["08-1"] and pile.crops == {}
     conn = connect(path)
-    assert current_version(conn) == SCHEMA_VERSION == 6
+    assert current_version(conn) == SCHEMA_VERSION == 7
     conn.close()
+    assert store.get_game(1).rescored is None       # a game from before migration 7
+
+
+def test_what_a_reconfirmed_round_changed_is_kept_with_the_game(store: GameStore, game) -> None:
+    """Confirming a reopened round again keeps what it changed with the game (the
+    round and its "rescore" entries), as stored: a new store on the file reads it back;
+    a reopen, or the next confirmation of another round, drops it."""
+    for n in (1, 2):
+        store.save_pile(game.id, n, "Ann", ["08-1"])
+        store.save_pile(game.id, n, "Bob", ["03-1"] if n == 2 else [])
+        store.confirm_round(game.id, n)
+    assert store.get_game(game.id).rescored is None
+    store.reopen_round(game.id, 1)
+    store.correct(game.id, 1, "Ann", "remove", old_code="08-1")
+    store.confirm_round(game.id, 1)
+    again = GameStore(store.path).get_game(game.id)
+    rescores = [c.id for c in again.corrections if c.action == "rescore"]
+    assert again.rescored == {"round": 1, "corrections": rescores} and len(rescores) == 2
+    assert again.to_dict()["rescored"] == again.rescored
+    store.reopen_round(game.id, 2)
+    assert store.get_game(game.id).rescored is None

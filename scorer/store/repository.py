@@ -324,8 +324,10 @@ class GameStore:
                          " WHERE id = ?", (json.dumps(scored.context), json.dumps(saved),
                                            now, round_id))
             before = self._reopened_result(conn, round_id)
+            rescored: list[int] = []
             if before is not None:
-                self._log(conn, round_id, "", "rescore", None, None, now, before, saved)
+                rescored.append(self._log(conn, round_id, "", "rescore", None, None, now,
+                                          before, saved))
             later = {r.number: r for r in game.rounds}
             for again in session.rescore_after(number, scored):
                 later_id = self._round_id(conn, game_id, again.number)
@@ -337,8 +339,13 @@ class GameStore:
                 conn.execute("UPDATE rounds SET dealer = ?, result = ? WHERE id = ?",
                              (again.dealer, json.dumps(result), later_id))
                 if json.loads(json.dumps(result)) != later[again.number].result:
-                    self._log(conn, later_id, "", "rescore", None, None, now,
-                              later[again.number].result, result)
+                    rescored.append(self._log(conn, later_id, "", "rescore", None, None, now,
+                                              later[again.number].result, result))
+            # what this confirmation changed, kept with the game (the page lists it with
+            # the round's result, after a reload too); none: a first confirmation
+            conn.execute("UPDATE games SET rescored = ? WHERE id = ?",
+                         (json.dumps({"round": number, "corrections": rescored})
+                          if before is not None else None, game_id))
             game = self._load_game(conn, game_id)
         rnd = next(r for r in game.rounds if r.number == number)
         return Confirmation(rnd, scored.result, game, session.with_record(game))
@@ -355,6 +362,7 @@ class GameStore:
             round_id = self._round_id(conn, game_id, number)
             conn.execute("UPDATE rounds SET result = NULL, confirmed_at = NULL, learned = NULL"
                          " WHERE id = ?", (round_id,))
+            conn.execute("UPDATE games SET rescored = NULL WHERE id = ?", (game_id,))
             self._log(conn, round_id, "", "reopen", None, None, _now(), rnd.result, None)
             return self._load_game(conn, game_id)
 
@@ -408,12 +416,15 @@ class GameStore:
     @staticmethod
     def _log(conn: sqlite3.Connection, round_id: int, owner: str, action: str,
              old: str | None, new: str | None, now: str, before: Any = None,
-             after: Any = None) -> None:
-        conn.execute("INSERT INTO corrections (round_id, owner, action, old_code, new_code,"
-                     " created_at, before, after) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                     (round_id, owner, action, old, new, now,
-                      None if before is None else json.dumps(before),
-                      None if after is None else json.dumps(after)))
+             after: Any = None) -> int:
+        """Add one entry to the correction log; its id."""
+        cur = conn.execute("INSERT INTO corrections (round_id, owner, action, old_code,"
+                           " new_code, created_at, before, after)"
+                           " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                           (round_id, owner, action, old, new, now,
+                            None if before is None else json.dumps(before),
+                            None if after is None else json.dumps(after)))
+        return _inserted_id(cur)
 
     @staticmethod
     def _load_game(conn: sqlite3.Connection, game_id: int) -> GameRecord:
@@ -452,4 +463,5 @@ class GameStore:
                           rounds_planned=game["rounds_planned"], rounds=rounds,
                           corrections=corrections, deck=game["deck"],
                           learn=game["learn"] is None or bool(game["learn"]),
-                          deck_enrolled=enrolled)
+                          deck_enrolled=enrolled,
+                          rescored=json.loads(game["rescored"]) if game["rescored"] else None)

@@ -95,6 +95,9 @@ class GameRecord:
     deck: str | None = None    # the enrolled deck the cards are read with (by name)
     learn: bool = True         # confirmed rounds add their card crops to that deck
     deck_enrolled: bool = False   # whether that deck is still enrolled (it may be deleted)
+    #: what the last confirmation changed when it confirmed a reopened round again:
+    #: {"round": N, "corrections": [ids of its "rescore" entries]}; None after any other
+    rescored: dict[str, Any] | None = None
 
     @property
     def learns(self) -> bool:
@@ -120,6 +123,7 @@ class GameRecord:
             **self.setup_dict(),
             "rounds": [r.to_dict(crops and not r.confirmed) for r in self.rounds],
             "corrections": [c.to_dict() for c in self.corrections],
+            "rescored": self.rescored,
         }
 
 

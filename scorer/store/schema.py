@@ -102,6 +102,12 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE corrections ADD COLUMN before TEXT;
     ALTER TABLE corrections ADD COLUMN after TEXT;
     """,
+    # 7: what the game's last confirmation changed when it confirmed a reopened round
+    # again (JSON {"round": N, "corrections": [ids of its "rescore" entries]}; NULL
+    # after any other confirmation or a reopen): the page lists it with that result
+    """
+    ALTER TABLE games ADD COLUMN rescored TEXT;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

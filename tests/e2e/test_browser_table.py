@@ -157,12 +157,26 @@ def test_reopen_round_2_of_4_on_the_page(playwright_sync, tmp_path: Path) -> Non
         page.click("#confirm-round")
         page.wait_for_selector("#round-panel", state="hidden")
 
-        # what changed in round 2 and in every round after it
+        # what changed in round 2 and in every round after it; the toast points to the
+        # list where it is, above the result
+        told = page.text_content("#toast")
+        assert "rounds 3, 4 re-scored (what changed is listed above round 2's result)" in told, told
+        above = page.evaluate("""() => document.getElementById('rescore-changes')
+            .getBoundingClientRect().bottom
+            <= document.getElementById('last-result-body').getBoundingClientRect().top""")
+        assert above
+        said = ["Round 2: Bob 40 → 20 · winner Bob → Ann",
+                "Round 3: winner Bob → Ann · dealer Bob → Ann",
+                "Round 4: winner Bob → Ann · dealer Bob → Ann"]
         changes = page.eval_on_selector_all("#rescore-changes li", "els => els.map(e => e.textContent)")
-        assert changes == ["Round 2: Bob 40 → 20 · winner Bob → Ann",
-                           "Round 3: winner Bob → Ann · dealer Bob → Ann",
-                           "Round 4: winner Bob → Ann · dealer Bob → Ann"], changes
+        assert changes == said, changes
         assert page.is_visible("#rescore-changes")
+        # the list is kept with the game: a reload shows it again, under round 2's title
+        page.reload()
+        wait_ready(page)
+        assert page.text_content("#last-result-title") == "Round 2 result"
+        changes = page.eval_on_selector_all("#rescore-changes li", "els => els.map(e => e.textContent)")
+        assert changes == said and page.is_visible("#rescore-changes"), changes
         # the earlier result beside the corrected one
         assert page.text_content("#history details.round[data-round='3'] .earlier-result p") == \
             "dealer Bob · Ann 20, Bob 20 · winner Bob"
@@ -174,8 +188,9 @@ def test_reopen_round_2_of_4_on_the_page(playwright_sync, tmp_path: Path) -> Non
         assert totals == {"Ann": "100", "Bob": "80"}
         summaries = page.eval_on_selector_all("#history details.round summary",
                                               "els => els.map(e => e.textContent)")
-        fixed = " (corrected; was Bob)"
-        assert summaries == [f"Round {n} — dealer {d} — winner Ann" + ("" if n == 1 else fixed)
+        # round 2 was fixed; rounds 3 and 4 only scored again with it
+        was = {1: "", 2: " (corrected; was Bob)", 3: " (re-scored; was Bob)", 4: " (re-scored; was Bob)"}
+        assert summaries == [f"Round {n} — dealer {d} — winner Ann" + was[n]
                              for n, d in ((4, "Ann"), (3, "Ann"), (2, "Ann"), (1, "Bob"))]
         csv = api.get(f"{server.url}/api/games/{gid}/export.csv").text().splitlines()
         assert csv[-2].split(",")[2:5] == ["4", "Ann", "Ann"] and csv[-1].endswith(",Ann,Ann,80")

@@ -2,7 +2,7 @@
 // correction), saving a pile, confirming the round, and the game's deck settings.
 import { api, count, el, toast } from "./api.js";
 import { cardLabel, pickCard, shownCode } from "./cards.js";
-import { describeRescore, lastRescores, wasReopened } from "./rescore.js";
+import { describeRescore, lastRescores } from "./rescore.js";
 import { $, base, draftOf, openDraft, openRound, pictures, pileOf, savedPile, savedVersion, shownCodes, staleOf,
   state, storeExpected, unsavedOwners, usedFlags } from "./game-state.js";
 import { context, formWords, missingContext, render, renderDeck, showPileError, showRoundError } from "./game-render.js";
@@ -146,8 +146,6 @@ export async function confirmRound() {
     input.focus();
     return;
   }
-  // a reopened round: confirming it again scores it and the rounds after it anew
-  const reopened = wasReopened(state.game.corrections, state.game.open_round);
   try {
     const data = await api("POST", `${base}/rounds/${state.game.open_round}/confirm`, { context: context() });
     state.expected = new Map();    // the round is closed
@@ -155,10 +153,14 @@ export async function confirmRound() {
     state.lastResult = data.round;
     state.game = data.game;
     render();
-    const rescored = reopened ? lastRescores(data.game.corrections) : [];
+    // a reopened round confirmed again: what it changed, in it and the rounds after it
+    const kept = lastRescores(data.game);
+    const rescored = kept && kept.round === data.round.number ? kept.entries : [];
     showRescores(data.round.number, rescored);
+    const later = rescored.filter((c) => c.round_number !== data.round.number).map((c) => c.round_number);
     const done = `Round ${data.round.number} confirmed: ${data.round.result.winner ? `${data.round.result.winner} wins it` : "nobody won it"}` +
-      (rescored.length > 1 ? `; rounds ${rescored.slice(1).map((c) => c.round_number).join(", ")} scored again (what changed is under its result)` : "");
+      (later.length ? `; round${later.length > 1 ? "s" : ""} ${later.join(", ")} re-scored ` +
+        `(what changed is listed above round ${data.round.number}'s result)` : "");
     if (data.learned) toast(`${done}; ${count(data.learned, "card crop")} learned for deck ${data.game.deck}`);
     else if (data.learn_note) toast(`${done}; ${data.learn_note}`);
     else toast(done);          // replaces any toast left, a refused attempt's among them
@@ -167,8 +169,8 @@ export async function confirmRound() {
 }
 
 // What confirming reopened round `number` again changed, in it and every round after
-// it (old -> new scores, winner, dealer), under its result; none: hidden.
-function showRescores(number, rescored) {
+// it (old -> new scores, winner, dealer), above its result; none: hidden.
+export function showRescores(number, rescored) {
   const box = $("rescore-changes");
   box.hidden = !rescored.length;
   box.replaceChildren(...(rescored.length ? [el("p", { text: `Round ${number} confirmed again: what changed` }),

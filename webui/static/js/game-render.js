@@ -5,7 +5,7 @@ import { askBefore, count, el, signed } from "./api.js";
 import { runningChart } from "./chart.js";
 import { cardLabel, colourChip, monthLabel, monthOrder, roleOf, shownCode } from "./cards.js";
 import { countNote } from "./piles.js";
-import { earlierResult, resultLine } from "./rescore.js";
+import { earlierResult, resultLine, wasFixed } from "./rescore.js";
 import { gostopTable } from "./result-gostop.js";
 import { hachihachiTable, isHachihachi, kanMon } from "./result-hachihachi.js";
 import { photoField } from "./context-photo.js";
@@ -351,6 +351,7 @@ function renderHistory() {
   const done = g.rounds.filter((r) => r.confirmed);
   $("history").replaceChildren(...(done.length ? done.slice().reverse().map((r) => {
     const earlier = earlierResult(g.corrections, r.number);
+    const fixed = earlier && wasFixed(g.corrections, r.number);    // else scored again with an earlier fix
     const later = done.filter((d) => d.number > r.number).map((d) => d.number);
     const reopen = el("button", { type: "button", class: "reopen", title: "fix this round's piles; confirming it again scores it and the rounds after it anew" },
       `Reopen round ${r.number} to fix it`);
@@ -359,11 +360,11 @@ function renderHistory() {
     () => actions.reopen(r.number), renderHistory, "confirm-reopen");
     return el("details", { class: "round", dataset: { round: r.number } },
       el("summary", { text: `Round ${r.number} — dealer ${r.dealer} — winner ${r.result.winner || "nobody"}` +
-        (earlier ? ` (corrected; was ${earlier.winner || "nobody"})` : "") +
+        (earlier ? ` (${fixed ? "corrected" : "re-scored"}; was ${earlier.winner || "nobody"})` : "") +
         (r.learned ? ` — ${count(r.learned, "card crop")} learned` : "") }),
       el("div", { class: earlier ? "results corrected" : "results" },
         el("div", { class: "result-now" }, earlier ? el("h4", { text: "Now" }) : null, resultTable(r.result, g.owners)),
-        earlier ? el("div", { class: "earlier-result" }, el("h4", { text: "Before the fix" }),
+        earlier ? el("div", { class: "earlier-result" }, el("h4", { text: fixed ? "Before the fix" : "Before it was re-scored" }),
           el("p", { text: resultLine(earlier) }), resultTable(earlier, g.owners)) : null),
       reopen);
   }) : [el("p", { class: "muted", text: "No round confirmed yet." })]));

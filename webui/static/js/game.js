@@ -6,7 +6,8 @@ import { api, toast } from "./api.js";
 import { loadCards, useHwatu } from "./cards.js";
 import { endCapture, forgetCamera, photo, showSide, startCapture } from "./game-capture.js";
 import { addCard, applyChanges, confirmRound, correction, fixCard, loadDecks, reopenRound, replaceCard, savePile, setDeck,
-  setLearn } from "./game-edit.js";
+  setLearn, showRescores } from "./game-edit.js";
+import { lastRescores } from "./rescore.js";
 import { forgetUnsaved, unsavedKey } from "./drafts.js";
 import { actions, render, renderPiles } from "./game-render.js";
 import { $, base, gameId, restorePiles, state } from "./game-state.js";
@@ -46,6 +47,10 @@ async function main() {
   });
   const done = state.game.rounds.filter((r) => r.confirmed);
   if (done.length) state.lastResult = done[done.length - 1];
+  // a reopened round confirmed again last: its result, with what it changed (kept with the game)
+  const rescored = lastRescores(state.game);
+  const again = rescored && done.find((r) => r.number === rescored.round);
+  if (again) { state.lastResult = again; showRescores(again.number, rescored.entries); }
   $("confirm-round").addEventListener("click", confirmRound);
   await loadDecks().catch((err) => toast(`decks: ${err.message}`, true));
   $("game-deck").addEventListener("change", setDeck);

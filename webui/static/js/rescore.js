@@ -3,20 +3,22 @@
 // that read that log: what the last confirmation changed, and a round's earlier result.
 import { signed } from "./api.js";
 
-// Is round `number` reopened since it was last scored (confirming it rescores it)?
-export function wasReopened(corrections, number) {
-  const last = [...(corrections || [])].reverse()
-    .find((c) => c.round_number === number && ["reopen", "rescore"].includes(c.action));
-  return !!last && last.action === "reopen";
+// What the game's last confirmation changed when it confirmed a reopened round again,
+// as the server keeps it with the game (`game.rescored`): {round, entries} (its rescore
+// entries in the log, by round), or null.
+export function lastRescores(game) {
+  const kept = game.rescored;
+  if (!kept) return null;
+  const ids = new Set(kept.corrections);
+  return { round: kept.round, entries: (game.corrections || []).filter((c) => ids.has(c.id)) };
 }
 
-// The rescore entries the last confirmation logged (the log's last entries), by round.
-export function lastRescores(corrections) {
-  const out = [];
-  for (let i = (corrections || []).length - 1; i >= 0 && corrections[i].action === "rescore"; i--) {
-    out.unshift(corrections[i]);
-  }
-  return out;
+// Was round `number`'s latest rescoring its own fix (it was reopened and confirmed
+// again), rather than a re-scoring because an earlier round was fixed?
+export function wasFixed(corrections, number) {
+  const own = (corrections || []).filter((c) => c.round_number === number && ["reopen", "rescore"].includes(c.action));
+  const last = own.map((c) => c.action).lastIndexOf("rescore");
+  return last > 0 && own[last - 1].action === "reopen";
 }
 
 function scoreChanges(before, after) {
