@@ -30,20 +30,21 @@ Attacks (``--attack``; idle, trickle, reopen and headers without the token, the 
   the token (``--guest-token`` to send it too).
 
 The socket attacks run in a process of their own (another host's CPU, not the cameras'
-clients' interpreter). First the cameras run alone for ``--quiet-seconds`` (the quiet figure), then beside the
-attack for ``--seconds``. Prints for both the cameras' frames answered, p50/p99 and the
-slowest camera's fps, the health checks answered (one a second) and the longest gap
-between two answered ones, the server's RSS, and the load average beside each figure
-(the machine is shared: read the figures with it). The detector is the shipped model
-(``--model auto``; ``fake`` costs nothing and flatters every figure). The targets
-(issue 45): 95% or more of the health checks and a camera at 3.5 fps or more under the
-spread attack, 3.5 fps or more beside 40 connections from one host, p99 at most 1.5x
-the quiet one and RSS at most 350 MiB beside two progressive senders.
-"""
+clients' interpreter); the senders too with ``--apart``. First the cameras run alone for
+``--quiet-seconds`` (the quiet figure), then beside the attack for ``--seconds``. Prints
+for both the cameras' frames answered, p50/p99 and the slowest camera's fps, the health
+checks answered (one a second) and the longest gap between two answered ones, the server's
+RSS, and the load average beside each figure (the machine is shared: read the figures with
+it). The detector is the shipped model (``--model auto``; ``fake`` costs nothing and
+flatters every figure). The targets (issue 45): 95% or more of the health checks and a
+camera at 3.5 fps or more under the spread attack, 3.5 fps or more beside 40 connections
+from one host, p99 at most 1.5x the quiet one and RSS at most 350 MiB beside two
+progressive senders."""
 
 from __future__ import annotations
 
 import argparse
+import functools
 import multiprocessing
 import os
 import resource
@@ -190,6 +191,21 @@ def attack_process(port: int, stop: Any, count: int, mode: str, interval: float,
     """``sockets_attack`` in a process of its own; its tally put on ``tallies``."""
     tally: dict = {}
     sockets_attack(port, stop, count, mode, interval, tally, addresses)
+    tallies.put(tally)
+
+
+def senders_process(target: Callable[..., None], count: int, args: tuple, stop: Any,
+                    tallies: Any) -> None:
+    """``count`` threads of ``target(*args, tally)`` in a process of their own (``--apart``):
+    the senders' interpreter is not the cameras' clients'. The tallies summed on
+    ``tallies`` when ``stop`` is set."""
+    tally: dict = {}
+    threads = [threading.Thread(target=target, args=(*args, tally), daemon=True)
+               for _ in range(count)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
     tallies.put(tally)
 
 
@@ -367,18 +383,25 @@ def run(a: argparse.Namespace, out: Callable[[str], None] = print) -> int:
                 attackers = [fork.Process(target=attack_process, daemon=True,
                                           args=(port, stop, a.sockets, a.attack, a.interval,
                                                 a.addresses, tallies))]
-            elif a.attack == "headers":
-                guest = headers if a.guest_token else {}
-                attackers = [threading.Thread(target=header_flood, daemon=True,
-                                              args=(port, stop, a.header_count, guest, tally))
-                             for _ in range(a.sockets)]
             else:
-                payload = club_frames(1)[0] if a.attack == "flood" else \
-                    with_comment(progressive_jpeg(a.megapixels), a.comment)
-                attackers = [threading.Thread(target=sender, daemon=True,
-                                              args=(port, stop, payload, headers, tally,
-                                                    "image/jpeg", tls))
-                             for _ in range(a.sockets)]
+                if a.attack == "headers":
+                    target: Callable[..., None] = header_flood
+                    args: tuple = (port, stop, a.header_count,
+                                   headers if a.guest_token else {})
+                else:
+                    payload = club_frames(1)[0] if a.attack == "flood" else \
+                        with_comment(progressive_jpeg(a.megapixels), a.comment)
+                    target = functools.partial(sender, content_type="image/jpeg", tls=tls)
+                    args = (port, stop, payload, headers)
+                if a.apart:
+                    fork = multiprocessing.get_context("fork")
+                    stop, tallies = fork.Event(), fork.Queue()
+                    args = (port, stop, *args[2:])
+                    attackers = [fork.Process(target=senders_process, daemon=True,
+                                              args=(target, a.sockets, args, stop, tallies))]
+                else:
+                    attackers = [threading.Thread(target=target, daemon=True, args=(*args, tally))
+                                 for _ in range(a.sockets)]
             source = ATTACKER if a.addresses <= 1 or \
                 a.attack not in ("idle", "trickle", "reopen", "kept") \
                 else f"{a.addresses} addresses ({ATTACKER} to {attacker(a.addresses - 1, a.addresses)})"
@@ -397,7 +420,7 @@ def run(a: argparse.Namespace, out: Callable[[str], None] = print) -> int:
             peak = peak_mib(server.proc.pid) if server else float("nan")
             cpu = cpu_seconds(server.proc.pid) - cpu0 if server else float("nan")
             stop.set()
-            if a.attack in ("idle", "trickle", "reopen", "kept"):
+            if a.attack in ("idle", "trickle", "reopen", "kept") or a.apart:
                 tally = tallies.get(timeout=60)
             for th in attackers:
                 th.join(60)
@@ -428,6 +451,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="the server on every address, so over HTTPS (as for phones)")
     p.add_argument("--megapixels", type=float, default=40,
                    help="progressive: the JPEG's size (the server takes at most 12)")
+    p.add_argument("--apart", action="store_true",
+                   help="flood, progressive, headers: the senders in a process of their own "
+                        "(else threads beside the cameras' clients, sharing their interpreter)")
     p.add_argument("--comment", type=int, default=0,
                    help="progressive: bytes of comment segments before the frame header")
     p.add_argument("--header-count", type=int, default=7000,

@@ -37,19 +37,34 @@ def _head(length: int, headers: dict[str, str] | None = None, query: str = "") -
     return ("\r\n".join(lines) + "\r\n\r\n").encode()
 
 
-def _judged_early(app, case: CheckCase, data: bytes) -> bool:
-    """Whether the server's parser, given the case's headers and the first bytes of
-    ``data``, answers it early (the app's scheduler refusing it)."""
+def _judged_early(app, case: CheckCase, data: bytes, upto: int = PEEK + 4096,
+                  piece: int = 1 << 30, content_type: str = "image/jpeg") -> bool:
+    """Whether the server's parser, given the case's headers and the first ``upto``
+    bytes of ``data`` (in pieces of ``piece`` bytes), answers it early (the app's
+    scheduler refusing it)."""
     cap = int(app.config.get("MAX_CONTENT_LENGTH") or 8 * 1024 * 1024)
     parser = early.parser_for(cap + 65536, cap, early.judge_for(app))(
         Adjustments(url_scheme=case.scheme))
-    sent = _head(len(data), case_headers(app, case), case.query) + data[:PEEK + 4096]
+    head = _head(len(data), case_headers(app, case), case.query)
+    head = head.replace(b"Content-Type: image/jpeg", f"Content-Type: {content_type}".encode())
+    sent = head + data[:upto]
     while sent and not parser.completed:       # as a channel feeds it
-        used = parser.received(sent)
+        used = parser.received(sent[:piece])
         if not used:
             break
         sent = sent[used:]
     return isinstance(parser.error, early.Refused)
+
+
+def _with_comment(jpeg: bytes, size: int) -> bytes:
+    """``jpeg`` with ``size`` bytes of comment segments first: its frame header that
+    much further in."""
+    out, left = [jpeg[:2]], size
+    while left > 0:
+        n = min(left, 65533)
+        out.append(b"\xff\xfe" + (n + 2).to_bytes(2, "big") + b"c" * n)
+        left -= n
+    return b"".join(out) + jpeg[2:]
 
 
 def test_only_what_the_app_admits_is_judged_early(tmp_path: Path) -> None:
@@ -135,3 +150,61 @@ def test_a_progressive_jpeg_over_its_cap_is_refused_from_its_header(tmp_path: Pa
     finally:
         server.close()
         server.task_dispatcher.shutdown(timeout=1)
+
+
+def test_the_frame_header_is_found_however_far_in_and_however_it_arrives() -> None:
+    from scorer.vision.imageheader import FrameHeaderScan, sniff
+    data = _with_comment(_progressive(), 140_000)
+    for piece in (1, 7, 4096, 1 << 20):
+        scan = FrameHeaderScan(len(data))
+        for i in range(0, min(len(data), 200_000), piece):
+            scan.feed(data[i:i + piece])
+            if scan.found is not None:
+                break
+        assert scan.found is not None and len(scan.found) < 64, piece
+        assert sniff(scan.found) == sniff(data)                 # 2000x1500, progressive
+    short = FrameHeaderScan(100_000)                            # past the limit: given up
+    short.feed(data[:200_000])
+    assert short.failed and short.found is None
+    png = FrameHeaderScan(10**6)
+    png.feed(b"\x89PNG\r\n\x1a\n" + bytes(100))
+    assert png.failed
+
+
+def test_a_jpeg_whose_frame_header_lies_past_the_peek_is_refused_early(tmp_path: Path) -> None:
+    """Issue 49: 140 kB of comment before a progressive JPEG's frame header, past the
+    first ``PEEK`` bytes: answered 413 (over the progressive cap) once its frame header
+    arrives, the rest never sent; as a form's file too, the budget refusing it (503)."""
+    from webui.server import make_server
+    data = _with_comment(_progressive(), 140_000)
+    frame = data.find(b"\xff\xc2")
+    assert frame > PEEK
+    app = make_app(tmp_path, PROGRESSIVE_PIXELS=2_000_000)
+    server = make_server(app, "127.0.0.1", 0)
+    threading.Thread(target=server.run, daemon=True).start()
+    scheduler = app.extensions["hanafuda"]["detection"].scheduler
+    try:
+        with socket.create_connection(("127.0.0.1", server.effective_port), timeout=20) as s:
+            s.sendall(_head(len(data)) + data[:frame + 4096])
+            answer = b""
+            while b"\r\n\r\n" not in answer or not answer.endswith(b"}"):
+                chunk = s.recv(65536)
+                assert chunk, "closed without an answer"
+                answer += chunk
+        head, body = answer.split(b"\r\n\r\n", 1)
+        assert head.lower().startswith(b"http/1.1 413") and b"progressive" in body
+        assert scheduler.stats["run"] == 0
+    finally:
+        server.close()
+        server.task_dispatcher.shutdown(timeout=1)
+    budget = make_app(tmp_path / "budget", IMAGE_BUDGET=3_000_000)
+    case = CheckCase("loopback", {"Host": "127.0.0.1:8000", **CSRF}, True)
+    boundary = "b0undary"
+    form = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"image\"; "
+            f"filename=\"a.jpg\"\r\nContent-Type: image/jpeg\r\n\r\n").encode() + data \
+        + f"\r\n--{boundary}--\r\n".encode()
+    for piece in (1400, 1 << 30):
+        assert _judged_early(budget, case, form, upto=frame + 4096, piece=piece,
+                             content_type=f"multipart/form-data; boundary={boundary}")
+    assert not _judged_early(budget, case, form, upto=frame - 100,
+                             content_type=f"multipart/form-data; boundary={boundary}")

@@ -35,8 +35,12 @@ Only what is sure is judged here: a POST to /api/detect that the app's own check
 through (the access token, the Host, the CSRF header and the Origin: the one predicate
 ``webui.security.admitted``, asked of the request as the app will see it), with a body
 of more than ``PEEK`` bytes that starts with a supported image header, once the
-detector is loaded. Everything else (a camera frame, a header further in than ``PEEK``,
-a bad image, a guest's request) is read whole and answered by the app as before. The
+detector is loaded. A JPEG whose frame header lies further in than ``PEEK`` (after a
+140 kB comment, say: issue 49, such uploads escaped this and were read whole) is judged
+as soon as its frame header arrives, however far in: its segments are walked as the
+body comes, by their lengths, keeping none of them (``imageheader.FrameHeaderScan``).
+Everything else (a camera frame, a bad image, a guest's request) is read whole and
+answered by the app as before. The
 answer is the scheduler's at that moment. A job that ends before the body does would
 have let it in, so the client is told to retry.
 """
@@ -52,7 +56,7 @@ from werkzeug.wrappers import Request
 
 from scorer.errors import Busy, InputError
 from scorer.vision import imageheader
-from scorer.vision.imageheader import ImageTooLarge
+from scorer.vision.imageheader import FrameHeaderScan, ImageTooLarge
 from scorer.vision.image import Upload
 from webui.oversize import DrainingParser
 from webui.security import admitted, parsed_request
@@ -97,6 +101,8 @@ class PeekingParser(DrainingParser):
         super().__init__(adj)
         self.peer = peer
         self.peek_at = 0            # body bytes to wait for before judging (0: never)
+        self.scan: FrameHeaderScan | None = None    # a frame header further in
+        self.preamble = b""         # a form's part headers before the image
 
     def parse_header(self, header_plus: bytes) -> None:
         super().parse_header(header_plus)
@@ -106,18 +112,52 @@ class PeekingParser(DrainingParser):
             self.peek_at = PEEK
 
     def received(self, data: bytes) -> int:
+        in_body = self.body_rcv is not None
         n = super().received(data)
-        if self.peek_at and not self.completed and self.error is None \
-                and self.body_bytes_received >= self.peek_at:
+        if self.completed or self.error is not None or not in_body:
+            return n
+        if self.scan is not None:
+            self._scanned(memoryview(data)[:n])
+        elif self.peek_at and self.body_bytes_received >= self.peek_at:
             self.peek_at = 0
-            refusal = self._judged(self.body_rcv.buf.get(PEEK))
-            if refusal is not None:
-                # answered now; waitress reads nothing more from a connection whose
-                # request is being answered, and closes it once the answer is sent
-                self.error = Refused(refusal)
-                self.completed = True
-                self.body_rcv.buf.close()           # the bytes so far, freed now
+            prefix = self.body_rcv.buf.get(PEEK)
+            self.scan = self._frame_scan(prefix)
+            if self.scan is None:
+                self._answer(self._judged(prefix))
+            else:       # this piece's bytes past PEEK (the ones before it: in the prefix)
+                self._scanned(memoryview(data)[:n][PEEK - (self.body_bytes_received - n):])
         return n
+
+    def _frame_scan(self, prefix: bytes) -> FrameHeaderScan | None:
+        """A scan for the frame header of a JPEG whose first ``PEEK`` bytes (``prefix``)
+        do not hold it; None when they do, or for any other image (judged from them)."""
+        image = image_start(self.headers.get("CONTENT_TYPE", ""), prefix)
+        if not image.startswith(b"\xff\xd8\xff"):
+            return None
+        scan = FrameHeaderScan(self.content_length)
+        scan.feed(image)
+        if scan.found is not None or scan.failed:
+            return None
+        self.preamble = prefix[:len(prefix) - len(image)]
+        return scan
+
+    def _scanned(self, body: memoryview) -> None:
+        """Walk on with the body's next bytes; judged once the frame header is found."""
+        assert self.scan is not None
+        self.scan.feed(body)
+        if self.scan.found is not None:
+            found, self.scan = self.scan.found, None
+            self._answer(self._judged(self.preamble + found))
+        elif self.scan.failed:
+            self.scan = None                        # read whole; the app answers it
+
+    def _answer(self, refusal: Busy | ImageTooLarge | None) -> None:
+        if refusal is not None:
+            # answered now; waitress reads nothing more from a connection whose
+            # request is being answered, and closes it once the answer is sent
+            self.error = Refused(refusal)
+            self.completed = True
+            self.body_rcv.buf.close()               # the bytes so far, freed now
 
     def _judged(self, prefix: bytes) -> Busy | ImageTooLarge | None:
         """The judge's answer; None (read it whole) should the judge fail: on the event

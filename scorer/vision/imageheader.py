@@ -109,6 +109,67 @@ def _jpeg(data: bytes) -> ImageInfo:
     raise InputError("corrupt image: a JPEG without a frame header")
 
 
+class FrameHeaderScan:
+    """A JPEG's frame header found as its bytes arrive, however far in (after a 140 kB
+    comment, say), keeping none of the segments before it: fed the image's bytes in
+    order, each segment's length says where the next marker is, and the bytes between
+    are never kept. ``found``: the image's start and its frame header (what ``sniff``
+    needs), once seen; ``failed``: not a JPEG's segments, a scan before any frame
+    header, or the frame header past ``limit`` bytes."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.found: bytes | None = None
+        self.failed = False
+        self._seen = 0                  # bytes fed
+        self._next = 0                  # offset of the next marker (0: the image's start)
+        self._window = bytearray()      # the bytes from _next on, as far as fed
+
+    def feed(self, data: bytes | memoryview) -> None:
+        begin, self._seen = self._seen, self._seen + len(data)
+        if self.found is not None or self.failed or self._seen <= self._next:
+            return
+        w = self._window
+        w += data[self._next - begin:] if not w and self._next > begin else data
+        if self._next == 0:
+            if len(w) < 3:
+                return
+            if w[:3] != b"\xff\xd8\xff":
+                self.failed = True
+                return
+            del w[:2]
+            self._next = 2
+        while len(w) >= 2:
+            if w[0] != 0xFF:
+                self.failed = True
+                return
+            marker = w[1]
+            if marker == 0xFF:                  # a fill byte
+                del w[0]
+                self._next += 1
+                continue
+            if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
+                del w[:2]
+                self._next += 2
+                continue
+            if marker in (0xD9, 0xDA) or len(w) >= 4 and w[2] << 8 | w[3] < 2:
+                self.failed = True              # no frame header before the image data
+                return
+            if len(w) < 4:
+                return
+            size = 2 + (w[2] << 8 | w[3])
+            if marker in _SOF:
+                if len(w) >= size:
+                    self.found = b"\xff\xd8" + bytes(w[:size])
+                    w.clear()
+                return
+            self._next += size
+            if self._next > self.limit:
+                self.failed = True
+                return
+            del w[:size]
+
+
 def _webp(data: bytes) -> ImageInfo:
     chunk = data[12:16]
     if chunk == b"VP8 ":
