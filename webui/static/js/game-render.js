@@ -53,17 +53,21 @@ function cardItem(owner, code, editable, reasons) {
       el("img", { class: "crop", src: crop, alt: `${shown} as seen` })) : el("span", { class: "crop none", text: "—" }),
     colourChip(state.deck, code),
     el("span", { class: "code", text: shown }),
-    el("span", { class: "name", text: cardLabel(state.deck, code) }),
+    // cut to its line where it does not fit: a tap (or Enter) shows it whole, and again cuts it
+    el("span", { class: "name", text: cardLabel(state.deck, code), title: cardLabel(state.deck, code), tabindex: 0,
+      onclick: (e) => e.currentTarget.classList.toggle("whole"),
+      onkeydown: (e) => { if (e.key === "Enter") e.currentTarget.classList.toggle("whole"); } }),
     roleOf(state.deck, code) ? el("span", { class: "role", title: roleOf(state.deck, code).roman, text: roleOf(state.deck, code).korean }) : null,
     p !== undefined ? el("span", { class: "conf" + (why.some((w) => w.startsWith("unsure")) ? " low" : ""), text: `${Math.round(p * 100)}%` }) : null,
     why.length ? el("button", { type: "button", class: "flag check-flag", title: `${why.join("; ")} — click once you have checked it`,
       onclick: () => { pileOf(owner).checked.add(code); renderPiles(); } }, "check ✓") : null,
     offer && editable ? el("button", { type: "button", class: "rival", title: `the camera also read it as ${shownCode(state.deck, offer)} ${cardLabel(state.deck, offer)}: swap`,
       onclick: () => actions.replace(owner, code, offer) }, `${shownCode(state.deck, offer)}?`) : null,
-    other ? el("span", { class: "flag", text: `also in ${other}'s pile` }) : null,
+    other ? el("span", { class: "flag also", title: `also in ${other}'s pile` },
+      el("span", { class: "wide", text: "also in " }), `${other}'s`, el("span", { class: "wide", text: " pile" })) : null,
     editable ? el("span", { class: "actions" },
       el("button", { type: "button", class: "fix", onclick: () => actions.fix(owner, code) }, "Fix"),
-      el("button", { type: "button", class: "remove", onclick: () => actions.remove(owner, code) }, "Remove")) : null);
+      el("button", { type: "button", class: "remove", title: "remove this card", onclick: () => actions.remove(owner, code) }, "Remove")) : null);
 }
 
 // A draft made on a pile another screen changed since: this screen's changes, listed
