@@ -139,7 +139,7 @@ def test_kirisame_three_24_points_from_each_other_player():
 
 
 @pytest.mark.parametrize("hand, name", [
-    (["04-1", "04-2", "04-3", "01-1", "02-1", "03-1", "06-1"], "tatesanbon"),
+    (["05-1", "05-2", "05-3", "01-1", "02-1", "03-1", "06-1"], "tatesanbon"),
     (["12-2", "12-3", "12-4", "01-1", "02-1", "03-1", "06-1"], "tatesanbon"),
     (["12-1", "12-3", "12-4", "01-1", "02-1", "03-1", "06-1"], "sanbon"),
 ])
@@ -272,7 +272,7 @@ def test_porg_curriculum_sixteen_plain_cards_12_kan_and_2_per_extra():
 def test_bga_a_yaku_split_between_the_two_opponents():
     """BGA: 'if you gained 5 kan from a yaku, you would take 2.5 kan each from your two
     opponents' (kusa, 5 kan, under the BGA preset)."""
-    res = month(early(["04-2", "05-2", "07-2"]), rules("hachihachi-bga"),
+    res = month(early(["04-2", "05-2", "07-2"]), rules("hachihachi-bga", **{"yaku.kusa": True}),
                 stopped_by="Ann")
     assert paid(res, "Bob", "Ann") == 30 and paid(res, "Cy", "Ann") == 30   # 2.5 kan
 
@@ -285,8 +285,10 @@ def test_ja_wp_ten_mon_a_kan():
 
 def test_willow_ribbon_is_no_ribbon_for_roku_tan_under_the_willow_rule():
     six = ["01-2", "02-2", "03-2", "04-2", "05-2", "11-3"]
-    assert "rokutan" not in [y.name for y in find_yaku(six, rules()).yaku]
-    assert "rokutan" in [y.name for y in find_yaku(six, rules(willow_as_chaff=False)).yaku]
+    on = {"yaku.rokutan": True}
+    assert "rokutan" not in [y.name for y in find_yaku(six, rules()).yaku]     # off: a house rule
+    assert "rokutan" not in [y.name for y in find_yaku(six, rules(**on)).yaku]
+    assert "rokutan" in [y.name for y in find_yaku(six, rules(willow_as_chaff=False, **on)).yaku]
 
 
 def test_stopping_needs_a_dekiyaku():
@@ -335,7 +337,8 @@ def test_four_at_the_table_one_sits_out():
     with pytest.raises(InputError, match="name the 1 who sits this month out"):
         month(piles, players=FOUR)
     res = month(piles, players=FOUR, sitting_out=["Dee"])
-    assert res.results["Dee"].score == 0 and res.results["Dee"].details["role"] == "sitting_out"
+    assert res.results["Dee"].details["role"] == "sitting_out"
+    assert res.results["Dee"].score == -12 and paid(res, "Dee", res.winner) == 12   # 1 kan
 
 
 def test_a_player_sitting_out_has_no_pile():
@@ -361,6 +364,19 @@ def test_sitting_out_fee_times_the_field_to_the_winner():
     assert sum(res.scores.values()) == 0
 
 
+def test_impl_fr_each_further_player_out_pays_half_a_kan_more():
+    """IMPL-FR: sitting out costs 1 kan, then 1.5, 2, 2.5 ... (times the field), to the
+    month's winner (the pot); KUSABA: the winner takes the fee."""
+    six = FOUR + ["Eve", "Fay"]
+    piles = {**balanced(PAR_PILE), "Dee": [], "Eve": [], "Fay": []}
+    res = month(piles, players=six, sitting_out=["Eve", "Dee", "Fay"])
+    assert [res.results[p].score for p in ("Eve", "Dee", "Fay")] == [-12, -18, -24]
+    assert paid(res, "Fay", res.winner) == 24
+    flat = month(piles, rules(sit_out_rising=False, sit_out_paid_to="dealer"), players=six,
+                 sitting_out=["Eve", "Dee", "Fay"])
+    assert paid(flat, "Fay", "Ann") == 12
+
+
 # ------------------------------------------------------------------ properties
 @settings(max_examples=60, deadline=None)
 @given(st.permutations(ALL), st.integers(1, 46), st.integers(1, 46),
@@ -376,3 +392,88 @@ def test_payments_sum_to_zero_and_piles_to_264(order, a, b, field, how):
         mine = r.details["payments"]
         assert r.score == sum(x["mon"] for x in mine if x["payee"] == p) - \
             sum(x["mon"] for x in mine if x["payer"] == p)
+
+
+# ------------------------------------------------------------------ open implementations
+@pytest.mark.parametrize("hand, name, kan", [
+    (["01-1", "01-2", "01-3", "01-4", "02-1", "02-2", "02-3"], "shiso", 20),
+    (["01-1", "01-2", "01-3", "01-4", "02-1", "02-2", "03-3"], "ichinishi", 8),
+    (["04-1", "04-2", "04-3", "05-1", "05-2", "05-3", "06-3"], "futatatesanbon", 8),
+    (["01-1", "01-2", "01-3", "05-1", "05-2", "05-3", "06-3"], "sanbontatesanbon", 7),
+    (["01-1", "01-2", "01-3", "02-4", "02-1", "03-2", "03-3"], "haneken", 7),
+    (["01-1", "01-2", "01-3", "02-4", "02-1", "02-2", "06-3"], "futasanbon", 6),
+    (["01-1", "01-2", "01-3", "01-4", "02-1", "03-2", "06-3"], "teshi", 6),
+    (["01-1", "01-2", "02-3", "02-4", "03-1", "03-2", "06-3"], "kuttsuki", 4),
+    (["01-1", "02-3", "03-3", "04-3", "05-3", "06-3", "07-3"], "pikaichi", 4),
+    (["11-1", "02-3", "03-3", "04-3", "05-3", "06-3", "07-3"], "karasu", 4),
+    (["02-1", "02-3", "03-3", "04-3", "05-3", "06-3", "07-3"], "toichi", 3),
+])
+def test_impl_fr_teyaku_table(hand, name, kan):
+    """IMPL-FR's rules page: shisō 20, ichi-ni-shi 8, two standing threes 8, a three and
+    a standing three 7, haneken 7, futa-sanbon 6, teshi 6, kuttsuki 4, pika-ichi 4,
+    karasu 4 (the rain man a chaff), tō-ichi 3 kan."""
+    rs = rules()
+    found = teyaku_of_hand(hand, rs)
+    assert name in found
+    res = month(balanced(PAR_PILE), dealt_hands={"Ann": hand})
+    hit = next(y for y in res.results["Ann"].yaku if y.name == name)
+    assert hit.points == kan
+
+
+def test_porg_tobikomi_a_dealt_three_completed_in_play_1_kan():
+    """PORG-SCH: 'If a 3-of-a-kind becomes a 4-of-a-kind during play, score another 1
+    kan' (tobikomi 飛込; IMPL-FR: 1 kan from each)."""
+    hand = ["04-1", "04-2", "04-3", "01-1", "02-1", "03-1", "06-1"]     # a standing three
+    res = month(balanced(PAR_PILE), dealt_hands={"Ann": hand})        # Ann took 04-4 too
+    names = [y.name for y in res.results["Ann"].yaku]
+    assert names == ["tatesanbon", "tobikomi"]
+    assert paid(res, "Bob", "Ann") == 36 + 12 and paid(res, "Cy", "Ann") == 48
+
+
+def test_bga_sage_player_overtaken_pays_alone_and_loses_his_yaku():
+    """BGA: 'if another player completes a card-set yaku first: the continuing player's
+    yaku is nullified' and he pays 'from their stash exclusively (the third player does
+    not have to pay)' (IMPL-FR: he pays double)."""
+    piles = {"Ann": ["01-2", "02-2", "03-2"], "Bob": ["06-2", "09-2", "10-2"], "Cy": ["01-3"]}
+    res = month(piles, stopped_by="Bob", sage_by="Ann")
+    assert paid(res, "Ann", "Bob") == 2 * 84 and paid(res, "Cy", "Bob") == 0
+    assert paid(res, "Bob", "Ann") == 0 and res.scores["Ann"] == -168
+    assert "void" in res.results["Ann"].explanation
+
+
+def test_impl_fr_played_out_after_sage_dekiyaku_pay_half():
+    """IMPL-FR: hands played out after a sage: each is paid half his dekiyaku, no card
+    points; the first to call sage wins the month."""
+    chaff = [c.code for c in DECK if c.kind.value == "chaff"]
+    ann = ["01-2", "02-2", "03-2"] + chaff[:5]
+    res = month(deal(ann), sage_by="Ann")
+    assert paid(res, "Bob", "Ann") == 42 and res.winner == "Ann"
+    assert not res.results["Ann"].details["points_settled"]
+    full = month(deal(ann), rules(played_out_dekiyaku="full"), sage_by="Ann")
+    assert full.results["Ann"].details["points_settled"]
+
+
+def test_impl_fr_all_eighty_eight_the_dealer_collects_10_kan():
+    """IMPL-FR: 'Tous-les-Huit (each 88): the dealer collects 10 kan from each'."""
+    chaff = [c.code for c in DECK if c.kind.value == "chaff"]
+    rest = [c for c in ALL if c not in PAR_PILE]
+    # Bob: 88 = 2 lights, 3 animals, 2 ribbons + 8 chaff; Cy the rest (88 too)
+    bob = ["03-1", "08-1", "07-1", "09-1", "10-1", "01-2", "09-2"] + \
+        [c for c in chaff if c in rest][:8]
+    piles = {"Ann": PAR_PILE, "Bob": bob, "Cy": [c for c in rest if c not in bob]}
+    assert {p: card_points(v) for p, v in piles.items()} == {"Ann": 88, "Bob": 88, "Cy": 88}
+    res = month(piles, players=["Bob", "Ann", "Cy"])      # Bob deals
+    assert [y.name for y in res.results["Bob"].yaku] == ["sohachi"]
+    assert paid(res, "Ann", "Bob") == 120 and paid(res, "Cy", "Bob") == 120
+
+
+def test_impl_fr_double_eight_168_points_10_kan_and_1_per_point():
+    """IMPL-FR: 'Double-Huit (168+): 10 kan from each, +1 per point beyond'."""
+    animals = [c.code for c in DECK if c.kind.value == "animal" and c.code != "10-1"]
+    ann = ["01-1", "03-1", "08-1", "11-1"] + animals + ["01-2", "04-2"]   # no dekiyaku
+    assert card_points(ann) == 170
+    chaff = [c.code for c in DECK if c.kind.value == "chaff"]
+    res = month(deal(ann, ["02-2", "06-2"] + chaff[:8]))
+    hit = next(y for y in res.results["Ann"].yaku if y.name == "nihachi")
+    assert hit.points == 12 and paid(res, "Cy", "Ann") == 144
+    assert not res.results["Ann"].details["points_settled"]

@@ -11,20 +11,26 @@ from scorer.rules.yaku import Yaku
 
 PRESET_OF = {name: game.presets[0].name for name, game in VARIANTS.items()}
 # Settings under which each yaku can be formed on its own.
-ENABLE = {("koikoi", "tsukifuda"): {"tsukifuda": "true"}}
+ENABLE = {("koikoi", "tsukifuda"): {"tsukifuda": "true"},
+          ("hachihachi", "rokutan"): {"yaku.rokutan": "on"},
+          ("hachihachi", "kusa"): {"yaku.kusa": "on"}}
 CONTEXT = {("koikoi", "tsukifuda"): {"month": 3}}
 MONTH_3 = ("03-1", "03-2", "03-3", "03-4")
 # Where the first cards of a yaku's pool would also form a better yaku of its group.
 SMALLEST = {("koikoi", "tan"): ["01-2", "02-2", "04-2", "05-2", "07-2"],
             ("hachihachi", "sujuroku"): [c.code for c in DECK
-                                         if c.kind is Kind.CHAFF and c.month != 11][:16]}
+                                         if c.kind is Kind.CHAFF and c.month != 11][:16],
+            # 168 card points: four lights, eight animals (not the deer), two ribbons
+            ("hachihachi", "nihachi"): ["01-1", "03-1", "08-1", "11-1", "02-1", "04-1",
+                                        "05-1", "06-1", "07-1", "08-2", "09-1", "11-2",
+                                        "01-2", "04-2"]}
 
 
 def _cases():
     for name, game in VARIANTS.items():
         for yaku in game.yaku:
-            if yaku.group.startswith("teyaku_"):    # Hachi-Hachi's: from a dealt hand
-                continue
+            if yaku.group.startswith("teyaku_") or yaku.group == "month":
+                continue    # Hachi-Hachi's: from a dealt hand, or from the whole month
             yield pytest.param(name, yaku, id=f"{name}-{yaku.name}")
 
 

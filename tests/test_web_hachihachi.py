@@ -76,8 +76,9 @@ def test_four_at_the_table_a_carried_field_teyaku_and_a_stop(client) -> None:
                                  "dealt_hands": {"Bob": hand}})
     assert r.status_code == 200, r.json
     result = r.json["round"]["result"]
-    # card points ×2: Ann +20, Bob +10, Cy −30; sanbon 2 kan ×2 = 48 mon from each
-    assert result["scores"] == {"Ann": 20 - 48, "Bob": 10 + 96, "Cy": -30 - 48, "Dee": 0}
+    # card points ×2: Ann +20, Bob +10, Cy −30; sanbon 2 kan ×2 = 48 mon from each;
+    # Dee sat out: 1 kan ×2 to the month's winner, Bob
+    assert result["scores"] == {"Ann": 20 - 48, "Bob": 10 + 96 + 24, "Cy": -30 - 48, "Dee": -24}
     bob = result["results"]["Bob"]
     assert [y["name"] for y in bob["yaku"]] == ["sanbon"]
     assert bob["details"]["field"] == {"name": "big", "multiplier": 2, "text": "big field 大場 ×2",
@@ -96,23 +97,23 @@ def test_four_at_the_table_a_carried_field_teyaku_and_a_stop(client) -> None:
     r = confirm(client, gid, 2, {"sitting_out": ["Cy"], "stopped_by": "Ann"})
     assert r.status_code == 200, r.json
     result = r.json["round"]["result"]
-    assert result["scores"] == {"Ann": 336, "Bob": -168, "Cy": 0, "Dee": -168}
+    assert result["scores"] == {"Ann": 336 + 24, "Bob": -168, "Cy": -24, "Dee": -168}
     assert r.json["round"]["context"]["carried_field"] == "big"
     standings = r.json["game"]["standings"]
     assert standings["finished"] and sum(standings["totals"].values()) == 0
-    assert standings["totals"] == {"Ann": 308, "Bob": -62, "Cy": -78, "Dee": -168}
+    assert standings["totals"] == {"Ann": 332, "Bob": -38, "Cy": -102, "Dee": -192}
 
     rows = list(csv.DictReader(io.StringIO(
         client.get(f"/api/games/{gid}/export.csv").data.decode())))
     assert len(rows) == 8
     by = {(r["month"], r["player"]): r for r in rows}
-    assert by["1", "Dee"]["role"] == "sitting_out" and by["1", "Dee"]["score"] == "0 mon"
+    assert by["1", "Dee"]["role"] == "sitting_out" and by["1", "Dee"]["score"] == "−2 kan"
     assert by["1", "Bob"]["teyaku"] == "sanbon 2 kan" and by["1", "Bob"]["field"] == "big"
     assert by["2", "Ann"]["dekiyaku"] == "akatan 7 kan"
-    assert by["2", "Ann"]["score"] == "28 kan" and by["2", "Ann"]["running_total"] == "25 kan 8 mon"
+    assert by["2", "Ann"]["score"] == "30 kan" and by["2", "Ann"]["running_total"] == "27 kan 8 mon"
     assert "Bob pays Ann 14 kan: dekiyaku akatan 7 kan × 2" in by["2", "Ann"]["payments"]
     data = json.loads(client.get(f"/api/games/{gid}/export.json").data)
-    assert data["standings"]["totals"]["Ann"] == 308
+    assert data["standings"]["totals"]["Ann"] == 332
 
 
 def test_bad_month_is_a_clear_400(client) -> None:

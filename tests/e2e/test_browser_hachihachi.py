@@ -7,7 +7,6 @@ export are checked against the engine."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import cv2
@@ -144,12 +143,14 @@ def test_six_month_hachihachi_game_in_chromium(playwright_sync, tmp_path: Path) 
                 assert "Sanbon 三本 (three of a month): 2 kan" in bob.locator("td.yaku").text_content()
                 assert "receives 8 kan from Ann: teyaku sanbon 2 kan × 4" in \
                     bob.locator("td.payments-cell").text_content()
-                assert "98 (10 over 88)" in table.locator("tr[data-owner='Ann'] td.card-points").text_content()
+                ann = table.locator("tr[data-owner='Ann'] td.card-points")
+                assert "98 (10 over 88)" in ann.text_content()
             if n == 4:              # Ann threw the forbidden bright: she pays the shikō alone
                 assert "pays Cy 20 kan: dekiyaku shiko 10 kan; Ann threw the forbidden bright" in \
                     table.locator("tr[data-owner='Ann'] td.payments-cell").text_content()
                 assert table.locator("tr[data-owner='Bob'] td.score").text_content() == "0 mon"
-        page.locator("#last-result").screenshot(path=str(screenshot_path("screenshot-hachihachi.png", tmp_path)))
+        shot = screenshot_path("screenshot-hachihachi.png", tmp_path)
+        page.locator("#last-result").screenshot(path=str(shot))
         assert sum(running.values()) == 0
         leader = max(PLAYERS, key=lambda p: running[p])
         assert f"{leader} wins" in page.text_content("#winner-banner")

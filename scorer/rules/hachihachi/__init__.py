@@ -5,8 +5,8 @@ read from the table cards at the deal, and payments in kan and mon between the p
 
 One module a concern: ``sources`` (the rule sources by key), ``cards`` (points, the
 willow rule, the yaku as data), ``house_rules`` (options and presets), ``context`` (a
-month's facts), ``field`` (the multiplier), ``money`` (kan, mon, payments) and
-``scoring`` (a month's payments); ``variant`` ties them into the registry's object.
+month's facts), ``field`` (the multiplier), ``money`` (kan, mon, payments), ``specials`` (the special
+yaku) and ``scoring`` (a month's payments); ``variant`` ties them into the registry's object.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from scorer.rules.hachihachi.field import Field, from_table, month_field
 from scorer.rules.hachihachi.house_rules import OPTIONS, PRESETS
 from scorer.rules.hachihachi.money import Payment, bga_kan_mon, kan_mon, text
 from scorer.rules.hachihachi.scoring import (context_from_log, dekiyaku, find_yaku,
-                                             score_round, sujuroku, teyaku_of_hand)
+                                             score_round, teyaku_of_hand)
+from scorer.rules.hachihachi.specials import nihachi, sohachi, sujuroku, tobikomi
 from scorer.rules.hachihachi.sources import SOURCES
 from scorer.rules.hachihachi.variant import VARIANT, Hachihachi
 
@@ -26,4 +27,5 @@ __all__ = ["DECK_POINTS", "DEKIYAKU", "Field", "Hachihachi", "HachihachiContext"
            "PAR", "PRESETS", "Payment", "SOURCES", "TEYAKU", "VARIANT", "bga_kan_mon",
            "card_points", "card_values", "chaff_teyaku", "context_from_log", "dekiyaku",
            "find_yaku", "from_table", "kan_mon", "month_field", "score_round",
-           "set_teyaku", "sujuroku", "teyaku_of_hand", "text"]
+           "nihachi", "set_teyaku", "sohachi", "sujuroku", "teyaku_of_hand", "text",
+           "tobikomi"]

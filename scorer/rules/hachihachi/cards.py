@@ -65,15 +65,24 @@ DEKIYAKU: tuple[Yaku, ...] = (
     Yaku("inoshikacho", "Ino-shika-chō 猪鹿蝶 (boar, deer, butterflies)", ISC, 7),
     Yaku("kusa", "Kusa 草 (grass ribbons)", KUSA, 5),
 )
-#: Round-end special yaku (tokushu-yaku): paid only when nobody made a dekiyaku.
+#: Round-end special yaku (tokushu-yaku) [PORG-CUR][IMPL-FR]: paid only in a month played
+#: out with no dekiyaku, and then no card points are settled.
 SUJUROKU = Yaku("sujuroku", "Su-jūroku 素十六 (16 or more chaff)", (), 12, need=16)
+NIHACHI = Yaku("nihachi", "Ni-hachi 二八 (168 card points or more)", (), 10, need=168)
+SOHACHI = Yaku("sohachi", "Sō-hachi 総八 (all three exactly 88: the dealer collects)", (), 10,
+               group="month")
+#: A three dealt in hand whose fourth card the player captured [PORG-SCH][IMPL-FR].
+TOBIKOMI = Yaku("tobikomi", "Tobikomi 飛込 (a dealt three, its fourth card captured)", (), 1,
+                group="month")
+SPECIALS: tuple[Yaku, ...] = (SUJUROKU, NIHACHI, SOHACHI, TOBIKOMI)
 
 #: Where each yaku's default value comes from (docs/RULES-hachihachi.md section 4).
 YAKU_SOURCES: dict[str, str] = {
     "goko": "SHIRAGIKU, PORG-CUR", "shiko": "SHIRAGIKU, PORG-CUR",
     "akatan": "PORG-CUR", "aotan": "PORG-CUR", "sujuroku": "PORG-CUR",
-    "nanatan": "UNVERIFIED", "rokutan": "UNVERIFIED", "inoshikacho": "UNVERIFIED",
-    "kusa": "UNVERIFIED",
+    "nanatan": "IMPL-FR", "rokutan": "UNVERIFIED", "inoshikacho": "IMPL-FR",
+    "kusa": "UNVERIFIED", "nihachi": "IMPL-FR", "sohachi": "IMPL-FR",
+    "tobikomi": "PORG-SCH, IMPL-FR",
 }
 
 
@@ -93,24 +102,28 @@ class Teyaku:
 
 
 TEYAKU: tuple[Teyaku, ...] = (
-    # set-based: by how the seven cards fall into months [PORG-SCH][KIRISAME]
-    Teyaku("shiso", "Shisō 四三 (four and three of two months)", "sets", 10, "UNVERIFIED"),
+    # set-based: by how the seven cards fall into months [KIRISAME][PORG-SCH][IMPL-FR]
+    Teyaku("shiso", "Shisō 四三 (four and three of two months)", "sets", 20, "IMPL-FR"),
     Teyaku("ichinishi", "Ichi-ni-shi 一二四 (four of a month and a pair)", "sets", 8,
-           "UNVERIFIED"),
-    Teyaku("teshi", "Teshi 手四 (four of a month)", "sets", 6, "UNVERIFIED"),
-    Teyaku("futasanbon", "Futa-sanbon 二三本 (two threes)", "sets", 4, "UNVERIFIED"),
-    Teyaku("haneken", "Haneken はねけん (a three and two pairs)", "sets", 4, "UNVERIFIED"),
-    Teyaku("kuttsuki", "Kuttsuki 喰付 (three pairs)", "sets", 4, "UNVERIFIED"),
+           "IMPL-FR"),
+    Teyaku("futatatesanbon", "Futa-tate-sanbon 二立三本 (two standing threes)", "sets", 8,
+           "IMPL-FR, IMPL-NIM"),
+    Teyaku("sanbontatesanbon", "Sanbon-tate-sanbon 三本立三本 (a three and a standing three)",
+           "sets", 7, "IMPL-FR, IMPL-NIM"),
+    Teyaku("haneken", "Haneken はねけん (a three and two pairs)", "sets", 7, "IMPL-FR"),
+    Teyaku("teshi", "Teshi 手四 (four of a month)", "sets", 6, "IMPL-FR"),
+    Teyaku("futasanbon", "Futa-sanbon 二三本 (two threes)", "sets", 6, "IMPL-FR, IMPL-NIM"),
+    Teyaku("kuttsuki", "Kuttsuki 喰付 (three pairs)", "sets", 4, "IMPL-FR"),
     Teyaku("tatesanbon", "Tate-sanbon 立三本 (three of wisteria, iris or bush clover, or "
-           "the three paulownia chaff)", "sets", 3, "KIRISAME"),
-    Teyaku("sanbon", "Sanbon 三本 (three of a month)", "sets", 2, "KIRISAME"),
-    # chaff-based: by the kinds of the seven cards (willows as chaff) [PORG-SCH][KIRISAME]
+           "the three paulownia chaff)", "sets", 3, "KIRISAME, IMPL-FR, IMPL-NIM"),
+    Teyaku("sanbon", "Sanbon 三本 (three of a month)", "sets", 2, "KIRISAME, IMPL-FR, IMPL-NIM"),
+    # chaff-based: by the kinds of the seven cards (willows as chaff) [KIRISAME][IMPL-FR]
     Teyaku("nanatan_te", "Nana-tan 七短 (seven ribbons dealt)", "chaff", 10, "UNVERIFIED"),
-    Teyaku("pikaichi", "Pika-ichi 光一 (one bright, six chaff)", "chaff", 5, "UNVERIFIED"),
-    Teyaku("karasu", "Karasu 空素 (seven chaff)", "chaff", 4, "UNVERIFIED"),
+    Teyaku("pikaichi", "Pika-ichi 光一 (one bright, six chaff)", "chaff", 4, "IMPL-FR"),
+    Teyaku("karasu", "Karasu 空素 (seven chaff)", "chaff", 4, "IMPL-FR"),
     Teyaku("aka", "Aka 赤 (two ribbons, five chaff)", "chaff", 3, "KIRISAME"),
-    Teyaku("tanichi", "Tan-ichi 短一 (one ribbon, six chaff)", "chaff", 3, "KIRISAME"),
-    Teyaku("toichi", "Tō-ichi 十一 (one animal, six chaff)", "chaff", 3, "UNVERIFIED"),
+    Teyaku("tanichi", "Tan-ichi 短一 (one ribbon, six chaff)", "chaff", 3, "KIRISAME, IMPL-FR"),
+    Teyaku("toichi", "Tō-ichi 十一 (one animal, six chaff)", "chaff", 3, "IMPL-FR"),
 )
 TEYAKU_BY_NAME = {t.name: t for t in TEYAKU}
 SET_TEYAKU = tuple(t.name for t in TEYAKU if t.group == "sets")
@@ -118,7 +131,7 @@ CHAFF_TEYAKU = tuple(t.name for t in TEYAKU if t.group == "chaff")
 HAND_SIZE = 7
 
 #: Every yaku a ``points.<name>`` / ``yaku.<name>`` option may name.
-ALL_YAKU: tuple[Yaku, ...] = DEKIYAKU + (SUJUROKU,) + tuple(t.as_yaku() for t in TEYAKU)
+ALL_YAKU: tuple[Yaku, ...] = DEKIYAKU + SPECIALS + tuple(t.as_yaku() for t in TEYAKU)
 
 
 def _is_tate(codes: Collection[str]) -> bool:
@@ -140,7 +153,8 @@ def set_teyaku(hand: Collection[str]) -> str | None:
     if shape[0] == 4:
         return "teshi"
     if shape[:2] == [3, 3]:
-        return "futasanbon"
+        tate = sum(_is_tate(v) for v in by_month.values() if len(v) == 3)
+        return ("futasanbon", "sanbontatesanbon", "futatatesanbon")[tate]
     if shape[:3] == [3, 2, 2]:
         return "haneken"
     if shape[0] == 3:

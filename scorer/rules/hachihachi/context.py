@@ -28,6 +28,7 @@ class HachihachiContext(Context):
     teyaku_sets: dict[str, str] = dataclasses.field(default_factory=dict)
     teyaku_chaff: dict[str, str] = dataclasses.field(default_factory=dict)
     stopped_by: str | None = None
+    sage_by: str | None = None
     mizuten: bool = False
     hatto: str | None = None
 
@@ -55,6 +56,10 @@ class HachihachiContext(Context):
         ContextField("stopped_by", "player", "Ended by a dekiyaku",
                      "who made a dekiyaku and ended the month (shōbu); nobody: the month "
                      "was played out", nobody="nobody (played out)"),
+        ContextField("sage_by", "player", "Called sage",
+                     "who made a dekiyaku and played on (sage): another's dekiyaku then "
+                     "voids his and he pays it alone; played out, dekiyaku pay half",
+                     place="more"),
         ContextField("mizuten", "choice", "Mizuten",
                      "yes: the dealer played blind, and each player sitting out pays him",
                      choices=("yes", "no"), place="more"),

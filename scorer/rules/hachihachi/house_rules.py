@@ -33,14 +33,24 @@ OPTIONS: tuple[Option, ...] = (
            ("both", "scores gokō and shikō (shikō was made first)")),
     integer("sujuroku_extra", 2, "kan for each chaff beyond 16 in su-jūroku",
             cite("PORG-CUR"), 0, 100),
+    choice("played_out_dekiyaku", "half", "a dekiyaku in a month played out (its maker "
+           "called sage and nobody ended the month)", cite("IMPL-FR"),
+           ("half", "is paid at half, and no card points are settled"),
+           ("full", "is paid in full, and the card points are settled too")),
     boolean("stop_voids_card_points", True, "a month ended when a dekiyaku was made "
             "settles no card points", cite("PORG-CUR")),
-    integer("sit_out_fee", 0, "mon each player sitting out a month pays (before the "
-            "field multiplier)", cite("KIRISAME", "KUSABA"), 0, 1000),
+    integer("sit_out_fee", 12, "mon the first player to sit a month out pays (before the "
+            "field multiplier)", cite("IMPL-FR", "KIRISAME", "KUSABA"), 0, 1000),
+    boolean("sit_out_rising", True, "each further player sitting out pays half the fee "
+            "more (1, 1.5, 2, 2.5 kan)", cite("IMPL-FR")),
     choice("sit_out_paid_to", "winner", "who receives the sitting-out fee",
            cite("KUSABA"),
            ("winner", "the month's winner"), ("dealer", "the dealer"),
            ("active", "the three active players, shared")),
+    boolean("yaku.rokutan", False, "roku-tan 六短 (six ribbons, 7 kan) is played",
+            cite("UNVERIFIED")),
+    boolean("yaku.kusa", False, "kusa 草 (the three grass ribbons, 5 kan) is played",
+            cite("UNVERIFIED")),
     integer("mizuten_kan", 1, "kan each player sitting out pays a dealer who declared "
             "mizuten (played blind)", cite("BGA"), 0, 100),
 )
@@ -49,6 +59,8 @@ OPTION_GROUPS: Mapping[str, str] = {
     "rounds": "The game", "mon_per_kan": "The game",
     "yaku_payment": "Payments", "sit_out_fee": "Payments", "sit_out_paid_to": "Payments",
     "mizuten_kan": "Payments", "stop_voids_card_points": "Payments",
+    "sit_out_rising": "Payments", "played_out_dekiyaku": "Payments",
+    "yaku.rokutan": "Yaku", "yaku.kusa": "Yaku",
     "teyaku_combine": "Yaku", "willow_as_chaff": "Yaku", "goko_with_shiko": "Yaku",
     "sujuroku_extra": "Yaku", "field_carry": "The field",
 }

@@ -1,6 +1,19 @@
 """A Hachi-Hachi month scored: the three active players' card points against the par of
-88, their teyaku and dekiyaku, the field multiplier and what each player pays whom, line
-by line (docs/RULES-hachihachi.md section 5). Pure: piles and context in, RoundResult out.
+88, their teyaku and dekiyaku, the special yaku, the field multiplier and what each player
+pays whom, line by line (docs/RULES-hachihachi.md section 5). Pure: piles and context in,
+RoundResult out.
+
+How a month ends decides what is paid:
+
+* ended by a dekiyaku (``stopped_by``, shōbu): its maker's dekiyaku are paid by each other
+  active player (a player who had called sage, ``sage_by``, loses his own and pays alone
+  for both); no card points are settled (``stop_voids_card_points``);
+* played out with a dekiyaku made (its maker called sage): each dekiyaku at half and no
+  card points (``played_out_dekiyaku=half``), or in full with the card points;
+* played out with none: a special yaku (sō-hachi, ni-hachi, su-jūroku) replaces the card
+  points; else the card points against 88.
+
+Teyaku and tobikomi are paid in every month; the sitting-out fees and mizuten last.
 """
 
 from __future__ import annotations
@@ -11,12 +24,13 @@ from typing import Any, Collection, Iterable, Sequence, cast
 
 from scorer.cards import DECK, Kind, card
 from scorer.errors import InputError
-from scorer.rules.hachihachi.cards import (DEKIYAKU, HAND_SIZE, PAR,
-                                           PLAYERS_ACTIVE, SUJUROKU, TEYAKU_BY_NAME,
-                                           card_points, chaff_teyaku, kind_of, set_teyaku)
+from scorer.rules.hachihachi.cards import (DEKIYAKU, HAND_SIZE, PAR, PLAYERS_ACTIVE,
+                                           TEYAKU_BY_NAME, card_points, chaff_teyaku,
+                                           kind_of, set_teyaku)
 from scorer.rules.hachihachi.context import HachihachiContext
 from scorer.rules.hachihachi.field import Field, month_field
 from scorer.rules.hachihachi.money import Payment, nets, text
+from scorer.rules.hachihachi.specials import nihachi, sohachi, sujuroku, tobikomi
 from scorer.rules.records import PileSummary, PlayerResult, RoundResult, YakuHit
 from scorer.rules.ruleset import RuleSet
 from scorer.rules.sides import CheckedRound
@@ -24,14 +38,10 @@ from scorer.rules.yaku import enabled, first_of_groups, hit, points
 
 
 # ------------------------------------------------------------------ a pile's yaku
-def _counting(pile: Collection[str], rs: RuleSet, kind: Kind) -> list[str]:
-    return sorted(c for c in pile if kind_of(c, rs) is kind)
-
-
 def dekiyaku(pile: Collection[str], rs: RuleSet) -> list[YakuHit]:
     """The dekiyaku a captured pile holds (kan on a small field). Ribbons are counted as
     the willow rule says (the willow ribbon is a chaff with ``willow_as_chaff``)."""
-    ribbons = set(_counting(pile, rs, Kind.RIBBON))
+    ribbons = {c for c in pile if kind_of(c, rs) is Kind.RIBBON}
     hits: list[YakuHit] = []
     for yaku in DEKIYAKU:
         if not enabled(yaku, rs):
@@ -43,33 +53,21 @@ def dekiyaku(pile: Collection[str], rs: RuleSet) -> list[YakuHit]:
     both = rs["goko_with_shiko"] == "both" and any(h.name == "goko" for h in hits)
     kept = first_of_groups(hits, DEKIYAKU)
     if both:
-        shiko = next(h for h in hits if h.name == "shiko")
-        kept.insert(1, shiko)
+        kept.insert(1, next(h for h in hits if h.name == "shiko"))
     return kept
 
 
-def sujuroku(pile: Collection[str], rs: RuleSet) -> YakuHit | None:
-    """Su-jūroku: 16 or more chaff (willows too with the willow rule), 12 kan and
-    ``sujuroku_extra`` kan for each chaff beyond 16 [PORG-CUR]."""
-    chaff = _counting(pile, rs, Kind.CHAFF)
-    if not enabled(SUJUROKU, rs) or len(chaff) < SUJUROKU.need:
-        return None
-    extra = len(chaff) - SUJUROKU.need
-    kan = points(SUJUROKU, rs) + extra * int(rs["sujuroku_extra"])
-    label = SUJUROKU.label + (f" (+{extra} beyond 16)" if extra else "")
-    return YakuHit(SUJUROKU.name, kan, tuple(chaff), label)
-
-
 def find_yaku(codes: Iterable[str], rs: RuleSet, context: Any = None) -> PileSummary:
-    """One pile on its own: its card points and the dekiyaku it holds (and su-jūroku);
-    ``total`` is the card points."""
+    """One pile on its own: its card points and the dekiyaku it holds (and su-jūroku or
+    ni-hachi); ``total`` is the card points."""
     pile = list(codes)
     hits = dekiyaku(pile, rs)
-    special = sujuroku(pile, rs)
     notes = []
-    if special:
-        hits.append(special)
-        notes.append("su-jūroku is paid only when nobody made a dekiyaku")
+    for special in (sujuroku(pile, rs), nihachi(pile, rs)):
+        if special:
+            hits.append(special)
+            notes.append(f"{special.name} is paid only in a month played out with no "
+                         f"dekiyaku")
     pts = card_points(pile)
     notes.append(f"{pts} card points: {pts - PAR:+d} against the par of {PAR}")
     return PileSummary(pts, hits, pts, "hachihachi", tuple(notes))
@@ -134,7 +132,7 @@ def _teyaku(ctx: HachihachiContext, active: list[str], rs: RuleSet,
 @dataclass
 class Month:
     """A month being scored: who plays, the field, each active player's yaku and card
-    points, and the payments so far."""
+    points, how it ended, and the payments so far."""
 
     players: list[str]
     active: list[str]
@@ -145,9 +143,11 @@ class Month:
     teyaku: dict[str, list[YakuHit]]
     dekiyaku: dict[str, list[YakuHit]]
     points: dict[str, int]
-    settles_points: bool
+    ending: str = "points"        # "stop" | "sage" (played out, a dekiyaku) | "special" | "points"
+    settles_points: bool = True
+    specials: dict[str, list[YakuHit]] = dataclasses.field(default_factory=dict)
+    voided: dict[str, str] = dataclasses.field(default_factory=dict)
     payments: list[Payment] = dataclasses.field(default_factory=list)
-    notes: list[str] = dataclasses.field(default_factory=list)
 
     def mon(self, kan: int) -> int:
         return kan * self.per_kan * self.field.multiplier
@@ -155,6 +155,9 @@ class Month:
     def order_from_dealer(self) -> list[str]:
         i = self.players.index(self.dealer)
         return self.players[i:] + self.players[:i]
+
+    def active_from_dealer(self) -> list[str]:
+        return [p for p in self.order_from_dealer() if p in self.active]
 
 
 def _active(rnd: CheckedRound, ctx: HachihachiContext) -> tuple[list[str], list[str]]:
@@ -175,11 +178,8 @@ def _active(rnd: CheckedRound, ctx: HachihachiContext) -> tuple[list[str], list[
     return [p for p in players if p not in sitting], sitting
 
 
-def _check_cards(rnd: CheckedRound, settles: bool) -> None:
-    """Every card in the piles when card points are settled (a month played out
-    captures all 48)."""
-    if not settles:
-        return
+def _check_cards(rnd: CheckedRound) -> None:
+    """Every card in the piles of a month played out (it captures all 48)."""
     where = {code for side in rnd.sides for code in side.codes}
     missing = [c.code for c in DECK if c.code not in where]
     if missing:
@@ -190,6 +190,11 @@ def _check_cards(rnd: CheckedRound, settles: bool) -> None:
                          f"month with a dekiyaku (stopped_by)")
 
 
+def _times(m: Month) -> str:
+    mult = m.field.multiplier
+    return "" if mult == 1 else f" × {mult} ({m.field.text})"
+
+
 def _card_point_payments(m: Month) -> None:
     """Each active player's card points against 88, times the field: those under pay
     those over (one over: each under pays him his shortfall; one under: he pays each
@@ -198,32 +203,31 @@ def _card_point_payments(m: Month) -> None:
     over = [p for p in m.active if diff[p] > 0]
     under = [p for p in m.active if diff[p] < 0]
     mult = m.field.multiplier
-    tag = "" if mult == 1 else f" × {mult} ({m.field.text})"
     if len(over) == 1:
         for p in under:
             m.payments.append(Payment(p, over[0], -diff[p] * mult,
-                                      f"card points, {p} {-diff[p]} under {PAR}{tag}"))
+                                      f"card points, {p} {-diff[p]} under {PAR}{_times(m)}"))
     elif len(under) == 1:
         for p in over:
             m.payments.append(Payment(under[0], p, diff[p] * mult,
-                                      f"card points, {p} {diff[p]} over {PAR}{tag}"))
+                                      f"card points, {p} {diff[p]} over {PAR}{_times(m)}"))
 
 
-def _yaku_payments(m: Month, holder: str, yaku: YakuHit, rs: RuleSet,
-                   hatto: str | None) -> None:
+def _pay(m: Month, holder: str, yaku: YakuHit, rs: RuleSet, kind: str,
+         alone: str | None = None, why_alone: str = "", half: bool = False) -> None:
+    """The payments for one yaku: each other active player pays its value (or half of it
+    under ``yaku_payment=split``; half again with ``half``); ``alone`` pays every share."""
     others = [p for p in m.active if p != holder]
-    value = m.mon(yaku.points)
-    share = value if rs["yaku_payment"] == "each" else value // len(others)
-    mult = m.field.multiplier
-    kind = "teyaku" if yaku.name in TEYAKU_BY_NAME else "dekiyaku"
-    base = f"{kind} {yaku.name} {yaku.points} kan" + ("" if mult == 1 else
-                                                       f" × {mult} ({m.field.text})")
-    if rs["yaku_payment"] == "split":
+    split = rs["yaku_payment"] == "split"
+    divisor = (len(others) if split else 1) * (2 if half else 1)
+    share = m.mon(yaku.points) // divisor
+    base = f"{kind} {yaku.name} {yaku.points} kan{_times(m)}"
+    if split:
         base += ", split between the two"
-    if hatto and yaku.name == "shiko":
-        m.payments.append(Payment(hatto, holder, share * len(others),
-                                  f"{base}; {hatto} threw the forbidden bright (hatto) and "
-                                  f"pays it alone"))
+    if half:
+        base += ", at half (played out after sage)"
+    if alone:
+        m.payments.append(Payment(alone, holder, share * len(others), f"{base}; {why_alone}"))
         return
     for p in others:
         m.payments.append(Payment(p, holder, share, base))
@@ -231,11 +235,15 @@ def _yaku_payments(m: Month, holder: str, yaku: YakuHit, rs: RuleSet,
 
 def _ranked(m: Month, scores: dict[str, int]) -> list[str]:
     """The active players, best first; a tie goes to the nearer the dealer in turn."""
-    order = [p for p in m.order_from_dealer() if p in m.active]
-    return sorted(order, key=lambda p: -scores[p])
+    return sorted(m.active_from_dealer(), key=lambda p: -scores[p])
 
 
-def _sit_out_payments(m: Month, rs: RuleSet, ctx: HachihachiContext) -> None:
+ORDINALS = ("first", "second", "third", "fourth")
+
+
+def _sit_out_payments(m: Month, rs: RuleSet, ctx: HachihachiContext, winner: str) -> None:
+    """Mizuten: each player sitting out pays the dealer; then the sitting-out fees, each
+    further player half the fee more with ``sit_out_rising`` [IMPL-FR], times the field."""
     mult = m.field.multiplier
     if ctx.mizuten:
         if m.dealer in m.sitting:
@@ -246,100 +254,157 @@ def _sit_out_payments(m: Month, rs: RuleSet, ctx: HachihachiContext) -> None:
                 m.payments.append(Payment(p, m.dealer, m.mon(kan),
                                           f"sat out against a mizuten dealer, {kan} kan" +
                                           ("" if mult == 1 else f" × {mult}")))
-    fee = int(rs["sit_out_fee"]) * mult
-    if not fee or not m.sitting:
-        return
+    base = int(rs["sit_out_fee"])
     to = rs["sit_out_paid_to"]
-    why = f"sitting out, {rs['sit_out_fee']} mon" + ("" if mult == 1 else f" × {mult}")
-    for p in m.sitting:
+    for i, p in enumerate(m.sitting):
+        step = i if rs["sit_out_rising"] else 0
+        fee = base * (2 + step) // 2
+        if not fee:
+            continue
+        nth = f" {ORDINALS[i]}" if len(m.sitting) > 1 else ""
+        why = f"sitting out{nth}, {text(fee, m.per_kan)}" + ("" if mult == 1 else f" × {mult}")
+        amount = fee * mult
         if to == "active":
-            share, rest = divmod(fee, len(m.active))
-            order = [q for q in m.order_from_dealer() if q in m.active]
-            for i, q in enumerate(order):
-                amount = share + (1 if i < rest else 0)
-                if amount:
-                    m.payments.append(Payment(p, q, amount, why + ", shared"))
+            share, rest = divmod(amount, len(m.active))
+            for j, q in enumerate(m.active_from_dealer()):
+                if share + (j < rest):
+                    m.payments.append(Payment(p, q, share + (j < rest), why + ", shared"))
             continue
-        payee = m.dealer if to == "dealer" else _ranked(m, nets(m.payments, m.players))[0]
-        if payee == p:
-            continue
-        m.payments.append(Payment(p, payee, fee, why))
+        payee = m.dealer if to == "dealer" and m.dealer in m.active else winner
+        m.payments.append(Payment(p, payee, amount, why + (", to the dealer" if payee ==
+                                                           m.dealer and to == "dealer"
+                                                           else ", to the month's winner")))
+
+
+def _check_stop(ctx: HachihachiContext, active: list[str],
+                deki: dict[str, list[YakuHit]]) -> None:
+    stopper, sage, hatto = ctx.stopped_by, ctx.sage_by, ctx.hatto
+    for key, who in (("stopped_by", stopper), ("sage_by", sage), ("hatto", hatto)):
+        if who is not None and who not in active:
+            raise InputError(f"{who} sat this month out ({key} names him)")
+    if stopper is not None and not deki[stopper]:
+        raise InputError(f"{stopper} ended the month, but their pile forms no dekiyaku")
+    if sage is not None and not deki[sage]:
+        raise InputError(f"{sage} called sage, but their pile forms no dekiyaku")
+    if hatto is not None:
+        holders = [p for p in active if p != hatto and any(h.name == "shiko" for h in deki[p])]
+        if not holders:
+            raise InputError(f"hatto names {hatto}, but no other player's pile holds shikō")
 
 
 def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
     ctx = cast(HachihachiContext, rnd.context)
     active, sitting = _active(rnd, ctx)
-    stopper = ctx.stopped_by
-    if stopper is not None and stopper not in active:
-        raise InputError(f"{stopper} sat this month out, so cannot have ended it")
-    piles = {s.name: list(s.codes) for s in rnd.sides}
+    piles: dict[str, list[str]] = {p: [] for p in active}
+    piles.update({s.name: list(s.codes) for s in rnd.sides if s.name in active})
     # the facts of the deal first: the field, the dealt hands and their teyaku
     field_ = month_field(ctx.field, ctx.field_cards, ctx.carried_field, rs["field_carry"])
     table = {c: "the table cards at the deal" for c in ctx.field_cards}
     if len(table) != len(ctx.field_cards):
         raise InputError("a card is listed twice among the table cards at the deal")
     tey = _teyaku(ctx, active, rs, dict(table))
-    # then the piles: the dekiyaku, who ended the month, every card when played out
-    deki = {p: dekiyaku(piles.get(p, []), rs) for p in active}
-    if stopper is not None and not deki[stopper]:
-        raise InputError(f"{stopper} ended the month, but their pile forms no dekiyaku")
-    settles = not (stopper is not None and rs["stop_voids_card_points"])
-    specials: dict[str, YakuHit] = {}
-    if settles and not any(deki.values()):
-        specials = {p: y for p in active if (y := sujuroku(piles.get(p, []), rs))}
-    _check_cards(rnd, settles)
-    if ctx.hatto is not None:
-        holders = [p for p in active if any(h.name == "shiko" for h in deki[p])]
-        if ctx.hatto not in active:
-            raise InputError(f"{ctx.hatto} sat this month out, so threw no forbidden card")
-        if not holders or holders == [ctx.hatto]:
-            raise InputError(f"hatto names {ctx.hatto}, but no other player's pile "
-                             f"holds shikō")
-    points_ = {p: card_points(piles.get(p, [])) for p in active}
+    # then the piles: the dekiyaku, how the month ended, every card when played out
+    deki = {p: dekiyaku(piles[p], rs) for p in active}
+    _check_stop(ctx, active, deki)
+    stopper, sage = ctx.stopped_by, ctx.sage_by
+    if stopper is None:
+        _check_cards(rnd)
     m = Month(list(rnd.players), active, sitting, rnd.dealer, field_, int(rs["mon_per_kan"]),
-              tey, deki, points_, settles and not specials)
+              tey, deki, {p: card_points(piles[p]) for p in active})
     for p in active:
         for y in tey[p]:
-            _yaku_payments(m, p, y, rs, None)
-    for p in active:
-        for y in deki[p]:
-            _yaku_payments(m, p, y, rs, ctx.hatto if ctx.hatto != p else None)
-        if p in specials:
-            _yaku_payments(m, p, specials[p], rs, None)
+            _pay(m, p, y, rs, "teyaku")
+        dived = tobikomi(ctx.dealt_hands.get(p, ()), piles[p], rs)
+        if dived:
+            m.specials.setdefault(p, []).append(dived)
+            _pay(m, p, dived, rs, "special")
+    if stopper is not None:
+        m.ending = "stop"
+        m.settles_points = not rs["stop_voids_card_points"]
+        if sage is not None and sage != stopper:
+            m.voided[sage] = f"called sage and {stopper} ended the month first"
+        for p in active:
+            if p in m.voided:
+                continue
+            for y in deki[p]:
+                if p == stopper and sage is not None and sage != stopper:
+                    _pay(m, p, y, rs, "dekiyaku", alone=sage,
+                         why_alone=f"{sage} had called sage and pays for both")
+                elif ctx.hatto and y.name == "shiko":
+                    _pay(m, p, y, rs, "dekiyaku", alone=ctx.hatto,
+                         why_alone=f"{ctx.hatto} threw the forbidden bright (hatto) and "
+                                   f"pays it alone")
+                else:
+                    _pay(m, p, y, rs, "dekiyaku")
+    elif any(deki.values()):
+        m.ending = "sage"
+        half = rs["played_out_dekiyaku"] == "half"
+        m.settles_points = not half
+        for p in active:
+            for y in deki[p]:
+                if ctx.hatto and y.name == "shiko":
+                    _pay(m, p, y, rs, "dekiyaku", alone=ctx.hatto, half=half,
+                         why_alone=f"{ctx.hatto} threw the forbidden bright (hatto) and "
+                                   f"pays it alone")
+                else:
+                    _pay(m, p, y, rs, "dekiyaku", half=half)
+    else:
+        month_wide = sohachi({p: piles[p] for p in active}, rs)
+        found = {p: [y for y in (nihachi(piles[p], rs), sujuroku(piles[p], rs)) if y]
+                 for p in active}
+        if month_wide:
+            found[m.active_from_dealer()[0]].append(month_wide)
+        if any(found.values()):
+            m.ending = "special"
+            m.settles_points = False
+            for p in active:
+                for y in found[p]:
+                    m.specials.setdefault(p, []).append(y)
+                    _pay(m, p, y, rs, "special")
     if m.settles_points:
         _card_point_payments(m)
-    _sit_out_payments(m, rs, ctx)
-    scores = nets(m.payments, m.players)
-    ranked = _ranked(m, scores)
+    winner = _winner(m, stopper, sage)
+    _sit_out_payments(m, rs, ctx, winner)
+    return _result(rnd, rs, m, nets(m.payments, m.players), winner, stopper, sage)
+
+
+def _winner(m: Month, stopper: str | None, sage: str | None) -> str:
+    """Who won the month (and deals next): who ended it; played out after a sage, the
+    first to call sage; else the best net, a tie to the nearer the dealer."""
     if stopper is not None:
-        ranked.remove(stopper)
-        ranked.insert(0, stopper)
-    winner = ranked[0]
-    return _result(rnd, rs, m, scores, winner, specials, stopper)
+        return stopper
+    if m.ending == "sage" and sage is not None:
+        return sage
+    ranked = _ranked(m, nets(m.payments, m.players))
+    return ranked[0]
 
 
-def _line(m: Month, p: str, specials: dict[str, YakuHit], stopper: str | None) -> str:
+def _line(m: Month, p: str, stopper: str | None) -> str:
     parts = []
     pts = m.points[p]
     diff = pts - PAR
-    cp = f"card point{'s' if pts != 1 else ''}"
-    where = "over" if diff > 0 else "under" if diff < 0 else "exactly"
+    cp = f"{pts} card point{'s' if pts != 1 else ''}"
+    where = "over" if diff > 0 else "under"
     if m.settles_points:
-        parts.append(f"{pts} {cp}, {abs(diff)} {where} {PAR}" if diff else
-                     f"{pts} {cp}, exactly {PAR}")
-    elif specials:
-        parts.append(f"{pts} {cp} (not settled: su-jūroku was paid instead)")
+        parts.append(f"{cp}, {abs(diff)} {where} {PAR}" if diff else f"{cp}, exactly {PAR}")
+    elif m.ending == "special":
+        parts.append(f"{cp} (not settled: a special yaku was paid instead)")
+    elif m.ending == "sage":
+        parts.append(f"{cp} (not settled: played out after sage, dekiyaku at half)")
     else:
-        parts.append(f"{pts} {cp} (not settled: {stopper} ended the month)")
+        parts.append(f"{cp} (not settled: {stopper} ended the month)")
     for y in m.teyaku[p]:
         parts.append(f"teyaku {y.name} {y.points} kan")
-    for y in m.dekiyaku[p] + ([specials[p]] if p in specials else []):
-        parts.append(f"dekiyaku {y.name} {y.points} kan")
+    for y in m.dekiyaku[p]:
+        parts.append(f"dekiyaku {y.name} {y.points} kan" +
+                     (f" (void: {m.voided[p]})" if p in m.voided else ""))
+    for y in m.specials.get(p, []):
+        parts.append(f"{y.name} {y.points} kan")
     return "; ".join(parts)
 
 
 def _result(rnd: CheckedRound, rs: RuleSet, m: Month, scores: dict[str, int], winner: str,
-            specials: dict[str, YakuHit], stopper: str | None) -> RoundResult:
+            stopper: str | None, sage: str | None) -> RoundResult:
     per = m.per_kan
     f = m.field
     field_info = {"name": f.name, "multiplier": f.multiplier, "reason": f.reason,
@@ -350,27 +415,27 @@ def _result(rnd: CheckedRound, rs: RuleSet, m: Month, scores: dict[str, int], wi
     results: dict[str, PlayerResult] = {}
     for side in rnd.sides:
         p = side.name
-        line = _line(m, p, specials, stopper) if p in m.active else "sat this month out"
+        line = _line(m, p, stopper) if p in m.active else "sat this month out"
         net = scores[p]
-        explanation = f"{line}; net {text(net, per, signed=True)}"
-        yaku = (m.teyaku.get(p, []) + m.dekiyaku.get(p, []) +
-                ([specials[p]] if p in specials else []))
+        yaku = m.teyaku.get(p, []) + ([] if p in m.voided else m.dekiyaku.get(p, [])) + \
+            m.specials.get(p, [])
         mine = [pay.to_dict() for pay in m.payments if p in (pay.payer, pay.payee)]
         details = {"role": "active" if p in m.active else "sitting_out",
                    "card_points": m.points.get(p), "par": PAR,
                    "over_par": m.points[p] - PAR if p in m.points else None,
-                   "points_settled": m.settles_points, "field": field_info,
-                   "mon_per_kan": per, "payments": mine,
+                   "points_settled": m.settles_points, "ending": m.ending,
+                   "field": field_info, "mon_per_kan": per, "payments": mine,
                    "net_text": text(net, per, signed=True)}
         results[p] = PlayerResult(p, m.points.get(p, 0), yaku, max(0, -net), f.multiplier,
-                                  net, explanation, side.members, tuple(sorted(side.codes)),
-                                  details)
+                                  net, f"{line}; net {text(net, per, signed=True)}",
+                                  side.members, tuple(sorted(side.codes)), details)
     lines += [f"{p}: {r.explanation}" for p, r in results.items()]
     lines += [pay.sentence(per) for pay in m.payments]
     if not m.payments:
         lines.append("nobody pays anybody this month")
-    lines.append(f"{winner} wins the month" + (" (ended it with a dekiyaku)"
-                                               if stopper else ""))
+    how = " (ended it with a dekiyaku)" if m.ending == "stop" else \
+        " (called sage first)" if m.ending == "sage" and winner == sage else ""
+    lines.append(f"{winner} wins the month{how}")
     lines.append(f"{winner} deals next")
     return RoundResult(results, winner, winner, lines, rs.name, rs.game, rnd.dealer)
 
@@ -379,10 +444,7 @@ def context_from_log(results: Sequence[RoundResult], rs: RuleSet) -> dict[str, A
     """The field the month before carries to this one (a second light at its deal)."""
     if not results or not rs["field_carry"]:
         return {}
-    last = results[-1]
-    for r in last.results.values():
+    for r in results[-1].results.values():
         carry = (r.details.get("field") or {}).get("carry")
-        if carry:
-            return {"carried_field": carry}
-        break
+        return {"carried_field": carry} if carry else {}
     return {}

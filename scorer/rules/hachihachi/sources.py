@@ -24,6 +24,12 @@ SOURCES: dict[str, str] = {
     "JPCM": "https://japanplayingcardmuseum.com/111-3-3-fashionable-newmethod-hachihachigame/",
     "KUSABA": "https://kusabazyun.banjoyugi.net/草場純さんの研究博物館-on-web/文書/"
               "ゲーム歴史の館/花札古ゲームをたずねて",
+    # open implementations found in the code index (its answers name no repository):
+    # evidence of practice, not authorities (as RULES-gostop.md cites its implementations)
+    "IMPL-FR": "an open French Hachi-Hachi web game (hachi-hachi rules page and engine, "
+               "code index id 57376185254)",
+    "IMPL-NIM": "an open Nim hanafuda engine's teyaku table (nf_cards, code index id "
+                "51961899741)",
 }
 
 #: Marks a default that no stored source text confirmed.
