@@ -304,12 +304,14 @@ def test_a_phone_shows_each_card_on_one_line(playwright_sync, tmp_path: Path) ->
             const parts = [...li.children].filter(e => e.checkVisibility())
                 .map(e => e.getBoundingClientRect()).filter(r => r.width && r.height);
             const l = li.getBoundingClientRect(), n = li.querySelector('.name').getBoundingClientRect();
-            return [li.dataset.code, Math.max(...parts.map(r => r.top)) < Math.min(...parts.map(r => r.bottom)),
+            const oneLine = Math.max(...parts.map(r => r.top)) < Math.min(...parts.map(r => r.bottom));
+            return [li.dataset.code, oneLine,
                     n.left >= l.left - 1 && n.right <= l.right + 1 && n.width > 0]; })""")
         for code, one_line, inside in rows:
             assert one_line and inside, (code, one_line, inside)
         cut = ann.locator("li.card-item .name").evaluate_all(
-            "els => els.filter(n => n.scrollWidth > n.clientWidth + 1).map(n => n.closest('li').dataset.code)")
+            "els => els.filter(n => n.scrollWidth > n.clientWidth + 1)"
+            ".map(n => n.closest('li').dataset.code)")
         assert cut, "no name is cut at 390 px: the tap is not tested"
         name = ann.locator(f"li[data-code='{cut[0]}'] .name")
         full = page.evaluate("async (code) => (await (await fetch('/api/cards')).json())"
