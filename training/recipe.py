@@ -156,6 +156,9 @@ class TuneConfig:
     shift_per_kind: int = 0  # the shift slice's validation scenes a kind (shift_val seeds):
     # with them, the choice ranks by F1 on those and the photos, a stand-in for the real
     # world; the realistic kinds only guard (0: pooled F1 over everything)
+    aspect_grid: tuple[float, ...] = (0.0,)  # the card checks tried at the chosen
+    span_grid: tuple[float, ...] = (0.0,)  # thresholds (scorer.vision.card_checks; 0: off)
+    scale_grid: tuple[float, ...] = (0.0,)
     photo_part: str = "train"  # the photos tuning reads: the whole train part, or "val"
     # (each sitting's held-back share, which no classifier round reads)
 

@@ -93,8 +93,11 @@ TEMPLATES: dict[tuple[str, str], str] = {
                                       "chaff beyond 16.",
     ("hachihachi", "stop_voids_card_points"): "A month ended by a dekiyaku settles no card "
                                               "points: {}.",
-    ("hachihachi", "sit_out_fee"): "Each player sitting out a month pays {} mon (times the "
-                                   "field).",
+    ("hachihachi", "sit_out_fee"): "The first player to sit a month out pays {} mon (times "
+                                   "the field).",
+    ("hachihachi", "sit_out_rising"): "Each further player sitting out pays half that fee "
+                                      "more: {}.",
+    ("hachihachi", "played_out_dekiyaku"): "A dekiyaku in a month played out after sage {}.",
     ("hachihachi", "sit_out_paid_to"): "The sitting-out fee goes to {}.",
     ("hachihachi", "mizuten_kan"): "Against a dealer who played blind (mizuten), each player "
                                    "sitting out pays {} kan.",

@@ -273,17 +273,20 @@ def score_by_kind(scenes: list, select) -> tuple[dict, dict[str, dict]]:
 def pick(cand, loc_threshold: float, cls_threshold: float, overlap_iou: float | None = None,
          large_threshold: float | None = None, large_box: float = 0.4,
          large_cls_threshold: float | None = None, face_threshold: float | None = None,
-         face_large_threshold: float | None = None):
+         face_large_threshold: float | None = None, checks=None):
     """The class ids ``Detector.detect`` would keep from ``cand`` with these settings
     (a close-up box is one ``large_box`` of the frame's height or taller; None: the
     same threshold as the others; ``face_threshold``: the face gate's, None: no gate,
-    ``face_large_threshold`` its own for close-up boxes)."""
-    from scorer.vision.detector import select_cards
+    ``face_large_threshold`` its own for close-up boxes; ``checks``: the card checks,
+    a ``scorer.vision.card_checks.CardChecks``, None: off)."""
+    from scorer.vision.card_checks import CardChecks
+    from scorer.vision.detector import select_checked
     from scorer.vision.stages import close_up_boxes
     thr = np.full(len(cand), loc_threshold, np.float32)
     cls_thr = np.full(len(cand), cls_threshold, np.float32)
+    large = close_up_boxes(cand.heights(), cand.image_size[1], large_box) if len(cand) \
+        else np.zeros(0, bool)
     if len(cand):
-        large = close_up_boxes(cand.heights(), cand.image_size[1], large_box)
         if large_threshold is not None:
             thr[large] = large_threshold
         if large_cls_threshold is not None:
@@ -291,8 +294,6 @@ def pick(cand, loc_threshold: float, cls_threshold: float, overlap_iou: float | 
     faces = None
     if face_threshold is not None and cand.face is not None and len(cand):
         from scorer.vision.gate import faces_passing
-        faces = faces_passing(cand.face, close_up_boxes(cand.heights(), cand.image_size[1],
-                                                        large_box),
-                              face_threshold, face_large_threshold)
-    return cand.class_id[select_cards(cand.loc_score, cand.probs, thr, cls_thr,
-                                      cand.quads, overlap_iou, faces)]
+        faces = faces_passing(cand.face, large, face_threshold, face_large_threshold)
+    return cand.class_id[select_checked(cand.loc_score, cand.probs, thr, cls_thr, cand.quads,
+                                        overlap_iou, faces, large, checks or CardChecks())]

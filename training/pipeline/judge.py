@@ -65,7 +65,8 @@ def tune(run: Run, loc_path: Path, sets=None, tag: str | None = None) -> dict:
     rewritten: it is copied to ``tuned-model/`` and the copy is tuned."""
     from scorer.vision import Detector
     from training.ship.export import set_config
-    from training.stages.tuning import choose, record_text, reference_figures, score_grid
+    from training.stages.tuning import (choose, rank, record_text, reference_figures,
+                                        score_checks, score_grid)
     if not Path(loc_path).is_file():
         raise InputError(f"model file not found: {loc_path}")
     if Path(loc_path).resolve().parent == run.models_dir.resolve():
@@ -80,17 +81,23 @@ def tune(run: Run, loc_path: Path, sets=None, tag: str | None = None) -> dict:
     grid = score_grid(scenes, t)
     choice = choose(grid, reference, t.guard, t.fallback_guard)
     best = choice.best
+    checks = score_checks(scenes, best, t)
+    picked = choose(checks, reference, t.guard, t.fallback_guard).best
+    if rank(picked) <= rank(checks[0]):
+        picked = checks[0]  # a check stays off unless it helps
     run.eval_dir.mkdir(parents=True, exist_ok=True)
     (run.eval_dir / f"tune-val-{tag or loc_path.parent.name}.json").write_text(record_text(
         {"best": best, "guard": t.guard, "fallback_guard": t.fallback_guard,
          "reference": reference, "eligible": choice.eligible, "widened": choice.widened,
-         "fallback": choice.fallback, "grid": grid}))
+         "fallback": choice.fallback, "card_checks": picked["card_checks"],
+         "checks": checks, "grid": grid}))
     large, large_cls = best["large_threshold"], best["large_cls_threshold"]
     cfg = set_config(loc_path, {
         "loc_threshold": best["loc_threshold"], "cls_threshold": best["cls_threshold"],
         "overlap_iou": best["overlap_iou"], "large_box": t.large_box,
         "large_threshold": best["loc_threshold"] if large is None else large,
-        "large_cls_threshold": best["cls_threshold"] if large_cls is None else large_cls})
+        "large_cls_threshold": best["cls_threshold"] if large_cls is None else large_cls,
+        "card_checks": picked["card_checks"]})
     if choice.widened:
         run.log(f"no threshold setting keeps every kind within {t.guard} of the shipped "
                 f"model's on validation: chose among those within {t.fallback_guard}")

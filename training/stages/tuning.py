@@ -51,6 +51,16 @@ def stand_in(scenes: list) -> list:
     return [s for s in scenes if s[0].startswith(SHIFT_PREFIX) or s[0] == PHOTO_KIND]
 
 
+def _point(scenes: list, real: list, select, **settings) -> dict:
+    """One setting's pooled figures, each kind's, and the stand-in's ``objective_f1``."""
+    r, kinds = score_by_kind(scenes, select)
+    point = {**settings, **r["equiv"], "images_all_correct": r["images_all_correct"],
+             "kinds": {k: _summary(v) for k, v in kinds.items()}}
+    if real:
+        point["objective_f1"] = score_selection(real, select)["equiv"]["f1"]
+    return point
+
+
 def score_grid(scenes: list, t) -> list[dict]:
     """Every setting of the grid ``t`` (a ``TuneConfig``) scored on ``scenes``: pooled
     figures plus each kind's F1 and false cards, and, when the shift slice's scenes are
@@ -64,14 +74,28 @@ def score_grid(scenes: list, t) -> list[dict]:
             [v or None for v in t.large_grid], [v or None for v in t.large_cls_grid]):
         def select(c, lt=lt, ct=ct, ov=ov, large=large, large_cls=large_cls):
             return pick(c, lt, ct, ov, large, t.large_box, large_cls)
-        r, kinds = score_by_kind(scenes, select)
-        grid.append({"loc_threshold": lt, "cls_threshold": ct, "overlap_iou": ov,
-                     "large_threshold": large, "large_cls_threshold": large_cls,
-                     **r["equiv"], "images_all_correct": r["images_all_correct"],
-                     "kinds": {k: _summary(v) for k, v in kinds.items()}})
-        if real:
-            grid[-1]["objective_f1"] = score_selection(real, select)["equiv"]["f1"]
+        grid.append(_point(scenes, real, select, loc_threshold=lt, cls_threshold=ct,
+                           overlap_iou=ov, large_threshold=large,
+                           large_cls_threshold=large_cls))
     return grid
+
+
+def score_checks(scenes: list, best: dict, t) -> list[dict]:
+    """Every combination of the card checks (``scorer.vision.card_checks``; each grid of
+    ``t`` holds 0 for off) at the thresholds ``best`` chose, scored as ``score_grid``
+    scores its points; the first is all off."""
+    from scorer.vision.card_checks import CardChecks
+    real = stand_in(scenes)
+    out = []
+    for aspect, span, scale in itertools.product(t.aspect_grid, t.span_grid, t.scale_grid):
+        checks = CardChecks(aspect or None, int(span) or None, scale or None)
+
+        def select(c, checks=checks):
+            return pick(c, best["loc_threshold"], best["cls_threshold"], best["overlap_iou"],
+                        best["large_threshold"], t.large_box, best["large_cls_threshold"],
+                        checks=checks)
+        out.append(_point(scenes, real, select, card_checks=checks.to_config()))
+    return out
 
 
 def reference_figures(detector, scenes: list) -> dict[str, dict]:
@@ -97,8 +121,9 @@ def eligible(point: dict, reference: dict[str, dict], guard: float) -> bool:
     return True
 
 
-def _rank(g: dict):
-    return g.get("objective_f1", g["f1"]), g["f1"], g["images_all_correct"], -g["loc_threshold"]
+def rank(g: dict) -> tuple:
+    return (g.get("objective_f1", g["f1"]), g["f1"], g["images_all_correct"],
+            -g.get("loc_threshold", 0.0))
 
 
 def choose(grid: list[dict], reference: dict[str, dict] | None = None,
@@ -108,12 +133,12 @@ def choose(grid: list[dict], reference: dict[str, dict] | None = None,
     the eligible points only, when there are any (under ``guard``, else under
     ``fallback_guard`` when it is wider)."""
     if reference is None:
-        return Choice(max(grid, key=_rank))
+        return Choice(max(grid, key=rank))
     ok = [g for g in grid if eligible(g, reference, guard)]
     widened = not ok and fallback_guard > guard
     if widened:
         ok = [g for g in grid if eligible(g, reference, fallback_guard)]
-    return Choice(max(ok or grid, key=_rank), len(ok), not ok, widened)
+    return Choice(max(ok or grid, key=rank), len(ok), not ok, widened)
 
 
 def record_text(record: dict) -> str:
