@@ -156,8 +156,9 @@ def option_rows(rs: RuleSet) -> list[dict[str, Any]]:
         rows.append({**opt.to_dict(), "value": rs.options[opt.key],
                      "group": variant.option_groups.get(opt.key, "House rules"),
                      **_words(rs, opt)})
+    declared = {opt.key for opt in variant.options}    # a game may declare a switch itself
     for key in rs.options:
-        if key.startswith((POINTS_PREFIX, SWITCH_PREFIX)):
+        if key.startswith((POINTS_PREFIX, SWITCH_PREFIX)) and key not in declared:
             what = "points" if key.startswith(POINTS_PREFIX) else "on or off"
             rows.append({"key": key, "kind": "int" if what == "points" else "bool",
                          "default": None, "help": f"one yaku's {what}", "source": "added",
