@@ -65,7 +65,7 @@ def parser() -> argparse.ArgumentParser:
             sp.add_argument("--candidate", default=None,
                             help="the candidate's localiser ONNX file (default: the lite "
                                  "localiser's export in the run directory)")
-        if name in ("shift", "evaluate", "tune", "photos"):
+        if name in ("shift", "evaluate", "tune", "photos", "western"):
             sp.add_argument("--model", default=None,
                             help="the localiser ONNX file to measure (default: the shipped one)")
             sp.add_argument("--tag", default=None,

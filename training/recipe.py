@@ -197,6 +197,7 @@ class EvaluateConfig:
     realistic_per_kind: int = 120
     lodo_per_kind: int = 60
     old_test_scenes: int = 600
+    western_per_kind: int = 60  # Western playing cards' test scenes a kind (no hanafuda)
 
 
 @dataclass(frozen=True)

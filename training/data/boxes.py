@@ -26,7 +26,6 @@ NO_CARD_IOU = 0.1  # a box this far from every card holds none
 MIN_VISIBLE = 0.3
 SPAN_IOU = 0.35  # a box below this IoU with every card that holds two cards' most
 # visible points spans several cards: a pile's box, "not a card"
-WESTERN_SEED_OFFSET = 200_000  # within each split's range, past the realistic scenes
 EXAMPLE_THRESHOLD = 0.1  # boxes are collected down to this localiser score: more, and
 # more varied, than the few a tuned threshold lets through
 
@@ -96,9 +95,9 @@ def western_crops(detector, art_dir, per_kind: int, sets=None, split: str = "tra
     (``training.data.western``) of ``split``, labelled as ``scene_crops``'s; ``photos``
     (real photographs of ``split``'s part) give court figures and tables."""
     from training.data.real_photos import crop_to
-    from training.data.western import WESTERN_KINDS, western_scene
+    from training.data.western import SEED_OFFSET, WESTERN_KINDS, western_scene
     lib = get_library(art_dir)
-    start = SEED_RANGES[split][0] + WESTERN_SEED_OFFSET
+    start = SEED_RANGES[split][0] + SEED_OFFSET
     pictures = list(photos or [])
 
     def photo(rng, w, h, scale=(0.15, 0.6)):

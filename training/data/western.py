@@ -34,6 +34,7 @@ WESTERN_ASPECT = WESTERN_H / WESTERN_W
 SUITS = ("hearts", "diamonds", "clubs", "spades")
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 WESTERN_KINDS = ("western_pile", "western_closeup", "mixed")
+SEED_OFFSET = 200_000  # a kind's scenes start here in a split's seeds (then 4,000 a kind)
 # where a number card's pips sit: (x, y) as shares of the face, top half mirrored below
 _COLS = (0.3, 0.5, 0.7)
 _PIPS = {

@@ -88,6 +88,9 @@ COMMANDS: dict[str, Command] = {
                      lambda run, a: judge.shift(run, *model_arg(run, a))),
     "photos": Command("false cards a photo on the real photographs' test part (no hanafuda "
                       "in them)", lambda run, a: judge.photos(run, *model_arg(run, a))),
+    "western": Command("false cards a scene on Western playing cards' test scenes (no "
+                       "hanafuda in them)",
+                       lambda run, a: judge.western(run, *model_arg(run, a))),
     "curve": Command("the lite localiser's snapshots on part of the shift slice and the "
                      "real-photo test part (the campaign's curve)",
                      lambda run, a: judge.curve(run, a.per_kind)),

@@ -42,6 +42,18 @@ def photos(run: Run, loc_path: Path, tag: str) -> dict:
     return res
 
 
+def western(run: Run, loc_path: Path, tag: str) -> dict:
+    """False cards a scene on Western playing cards' test scenes for ``loc_path``."""
+    from scorer.vision import Detector
+    from training.measure.western import western_false_cards
+    res = western_false_cards(Detector(loc_path, threads=run.threads), run.art_dir,
+                              run.recipe.evaluate.western_per_kind,
+                              out=run.eval_dir / f"western-test-{tag}.json")
+    run.log(f"western cards {tag}: {res['false_cards_per_scene']} false cards a scene "
+            f"({json.dumps(res['kinds'])})")
+    return res
+
+
 def curve(run: Run, per_kind: int) -> dict:
     """The lite localiser's snapshots, each measured once (the campaign's curve)."""
     from training.measure.curve import update_curve
@@ -143,7 +155,8 @@ def evaluate(run: Run, loc_path: Path, tag: str, lodo: bool = True) -> dict:
     suffix = "" if tag == "shipped" else f"-{tag}"
     res = {"realistic": evaluate_realistic(det, run.art_dir, "test", e.realistic_per_kind,
                                            out_dir=out, tag=f"realistic-test{suffix}"),
-           "shift": shift(run, loc_path, tag), "photos": photos(run, loc_path, tag)}
+           "shift": shift(run, loc_path, tag), "photos": photos(run, loc_path, tag),
+           "western": western(run, loc_path, tag)}
     if tag != "shipped":  # a candidate: the shipped model's other figures stand
         return res
     held = [run.recipe.lodo_set]

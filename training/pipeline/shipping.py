@@ -10,6 +10,26 @@ from training.pipeline.context import Run
 from training.recipe import RecipeError
 
 
+def report_beside(run: Run, candidate: Path, tag: str) -> None:
+    """The figures beside the rule's, logged old -> new: false cards on Western playing
+    cards' test scenes, and how well the reported cards' confidence is calibrated on the
+    shift slice (expected calibration error; the candidate's, and the shipped model's
+    when this run measured it)."""
+    import json
+    old_w = judge.western(run, run.shipped, "shipped") if run.shipped.is_file() else None
+    new_w = json.loads((run.eval_dir / f"western-test-{tag}.json").read_text())
+    run.log(f"beside the rule: western false cards a scene "
+            f"{old_w['false_cards_per_scene'] if old_w else '-'} -> "
+            f"{new_w['false_cards_per_scene']}")
+    for name in ("shipped", tag):
+        path = run.eval_dir / f"eval-shift-test-{name}.json"
+        if path.is_file():
+            cal = json.loads(path.read_text()).get("calibration")
+            if cal:
+                run.log(f"beside the rule: shift-test calibration {name}: ECE {cal['ece']} "
+                        f"over {cal['cards']} cards")
+
+
 def ship(run: Run, candidate: Path | None = None) -> bool:
     """The candidate (default: the lite localiser's export, with the classifier and
     refiner beside it) replaces the shipped files only if it passes the ship rule
@@ -29,6 +49,7 @@ def ship(run: Run, candidate: Path | None = None) -> bool:
     old = judge.figures(run, run.shipped, "shipped") if run.shipped.is_file() else None
     decision = decide(old, new, tag)
     decision.write(run.eval_dir / "ship-decision.json")
+    report_beside(run, candidate, tag)
     if not decision.shipped:
         run.log("not shipped: " + "; ".join(decision.failed))
         return False
