@@ -107,6 +107,46 @@ class FlickerDetector:
         return flipped
 
 
+class FaintDetector:
+    """Wraps a detector: the cards it reads as ``faint`` are weak readings (``sure``
+    False, read at 0.4) when the caller asks for weak readings, and are not there when it
+    does not; and every ``every``-th call asking for weak readings also has one of
+    ``flicker`` at ``flicker_box`` (a card glimpsed now and then, which must never join).
+    It counts the calls that asked (``weak_calls``) and those that did not."""
+
+    def __init__(self, inner: Any, faint: str, flicker: str,
+                 flicker_box: Sequence[float], every: int = 3) -> None:
+        self.inner, self.faint, self.flicker = inner, faint, flicker
+        self.flicker_box, self.every = list(flicker_box), every
+        self.model_path = getattr(inner, "model_path", "faint")
+        self.weak_calls = self.plain_calls = 0
+        self.lock = threading.Lock()
+
+    def __getattr__(self, name: str) -> Any:      # the rest of the CardDetector: inner's
+        return getattr(self.inner, name)
+
+    def detect(self, image: np.ndarray, profile: Any = None, crops: bool = False,
+               weak: bool = False) -> Any:
+        from support.fakes import detections_of
+        from scorer.vision import Detections
+        found = self.inner.detect(image, profile=profile, crops=crops)
+        faint = found.class_id == card(self.faint).class_index
+        with self.lock:
+            self.weak_calls += weak
+            self.plain_calls += not weak
+            glimpse = weak and self.weak_calls % self.every == 0
+        if not weak:
+            return found[~faint]
+        seen = found[faint]
+        seen.confidence[:] = 0.4
+        seen.sure = np.zeros(len(seen), bool)
+        parts = [found[~faint], seen]
+        if glimpse:
+            parts.append(detections_of([{"code": self.flicker, "box": self.flicker_box,
+                                         "confidence": 0.3, "sure": False}], image, crops))
+        return Detections.join(parts)
+
+
 class SceneDetector:
     """Stand-in for the model while none is shipped: finds which known scene a frame
     shows (by image distance, so the frames really come from the camera) and returns that

@@ -194,52 +194,65 @@ def make_pile_right(page, owner: str, expected: list[str]) -> int:
     return fixes
 
 
-def random_runs(seed: int) -> list[list[list[dict]]]:
-    """Frames of flickering, drifting readings at four places (some overlapping)."""
+def random_runs(seed: int, weak: float = 0.0) -> list[list[list[dict]]]:
+    """Frames of flickering, drifting readings at four places (some overlapping); with
+    ``weak``, each place's readings are weak (``"sure": false``) with that probability,
+    and half the places keep one code (so some tracks join on weak readings)."""
     rng = random.Random(seed)
     places = [(10, 10), (40, 20), (200, 10), (400, 30)]
     runs = []
     for p in (0.2, 0.5, 0.6, 0.7, 0.9):
         for _ in range(8):
             frames = []
+            faint = [weak > 0 and rng.random() < weak for _ in places]  # read mostly weakly
+            steady = [weak > 0 and rng.random() < 0.5 for _ in places]
             for f in range(18):
                 frame = []
-                for x, y in places:
+                for (x, y), mostly_weak, one_code in zip(places, faint, steady):
                     if rng.random() < p:
                         dx, dy = rng.uniform(-15, 15) + f * 3, rng.uniform(-10, 10)
-                        frame.append({"code": rng.choice(["01-1", "05-2", "05-4", "08-1"]),
-                                      "confidence": round(rng.uniform(0.3, 1.0), 3),
-                                      "box": [x + dx, y + dy, x + dx + 60, y + dy + 95]})
+                        code = "08-1" if one_code and rng.random() < 0.9 else \
+                            rng.choice(["01-1", "05-2", "05-4", "08-1"])
+                        reading = {"code": code, "confidence": round(rng.uniform(0.3, 1.0), 3),
+                                   "box": [x + dx, y + dy, x + dx + 60, y + dy + 95]}
+                        if weak and rng.random() < (0.9 if mostly_weak else 0.2):
+                            reading["sure"] = False
+                        frame.append(reading)
                 frames.append(frame)
             runs.append(frames)
     return runs
 
 
 def check_js_stability_matches_python(page) -> None:
-    """The page's stability module gives the same piles (and confidences, and the frame
-    of the last change) as scorer.tracking, frame by frame."""
+    """The page's stability module gives the same piles (and confidences, runners-up,
+    the cards that joined unsure on weak readings, and the frame of the last change) as
+    scorer.tracking, frame by frame: on sure readings alone, and with weak ones."""
     from scorer.tracking import StabilityTracker
-    runs = random_runs(5)
+    sure_runs, weak_runs = random_runs(5), random_runs(6, weak=0.5)
     in_js = page.evaluate("""async (runs) => {
         const m = await import('/static/js/stability.js');
         return runs.map((frames) => { const t = new m.StabilityTracker();
           return frames.map((f) => { const pile = [...t.push(f)];
             return [pile, pile.map((c) => t.confidence(c)), pile.map((c) => t.rival(c)),
-                    t.changedAt]; }); });
-    }""", runs)
+                    t.changedAt, pile.map((c) => t.unsure(c))]; }); });
+    }""", sure_runs + weak_runs)
     in_py = []
-    for frames in runs:
+    for frames in sure_runs + weak_runs:
         t = StabilityTracker()
         steps = []
         for f in frames:
             pile = list(t.push(f))
             steps.append([pile, [t.confidence(c) for c in pile], [t.rival(c) for c in pile],
-                          t.changed_at])
+                          t.changed_at, [t.unsure(c) for c in pile]])
         in_py.append(steps)
     assert in_js == in_py
     finals = [steps[-1][0] for steps in in_py]
     assert any(finals) and not all(finals)
     assert any(any(step[2]) for steps in in_py for step in steps)     # rivals were offered
+    weak = in_py[len(sure_runs):]
+    unsure = [any(step[4]) for steps in weak for step in steps]
+    assert any(unsure) and not all(unsure)     # some joined unsure, and some were caught up
+    assert not any(any(step[4]) for steps in in_py[:len(sure_runs)] for step in steps)
 
 
 def check_pile_helpers(page) -> None:

@@ -33,10 +33,12 @@ export async function upload(url, form) {
 
 // With a deck: read with its profile; when the server cannot (a 400: the deck deleted
 // since, a model without card embeddings), once more without it, then onDeckFallback(message).
-export async function detect(blob, { crops = false, deck = null, onDeckFallback = null } = {}) {
+// `weak` (the live camera's frames only): the weak readings too, after the cards ("sure": false).
+export async function detect(blob, { crops = false, weak = false, deck = null, onDeckFallback = null } = {}) {
   const post = async (withDeck) => {
     const query = new URLSearchParams();
     if (crops) query.set("crops", "1");
+    if (weak) query.set("weak", "1");
     if (withDeck) query.set("deck", withDeck);
     const q = query.toString();
     return parse(await fetch(q ? `/api/detect?${q}` : "/api/detect", {

@@ -1,6 +1,7 @@
 // The live camera: getUserMedia, a camera chooser, JPEG frames posted to /api/detect a few
-// times a second, boxes drawn over the video, each box tracked (stability.js) into a pile,
-// and a capture that finishes by itself once the pile has stopped changing.
+// times a second (with the weak readings: boxes below the still thresholds, drawn dashed),
+// boxes drawn over the video, each box tracked (stability.js) into a pile, and a capture
+// that finishes by itself once the pile has stopped changing.
 import { count, detect } from "./api.js";
 import { FrameRate, busyText } from "./framerate.js";
 import { placeLabels } from "./labels.js";
@@ -13,7 +14,8 @@ export const FINISH_FRAMES = 8;     // ... and at least this many frames without
 
 // The boxes on `overlay`, each labelled with its code as the page shows it (`codeOf`: in
 // a hwatu game the hwatu number), its name (`labelOf`) and confidence; the labels' places
-// and texts are kept on the canvas (data-labels, data-texts).
+// and texts are kept on the canvas (data-labels, data-texts). A weak reading's box
+// (`sure: false`) is dashed; how many were drawn is kept too (data-weak).
 export function drawBoxes(overlay, sourceWidth, sourceHeight, cards, inPile, labelOf, codeOf = (code) => code) {
   const rect = overlay.getBoundingClientRect();
   overlay.width = Math.max(1, Math.round(rect.width));
@@ -26,6 +28,7 @@ export function drawBoxes(overlay, sourceWidth, sourceHeight, cards, inPile, lab
   const colour = (c) => (!inPile.has(c.code) ? "#ffca28" : c.confidence < UNSURE ? "#ff7043" : "#00e676");
   for (const c of cards) {
     ctx.strokeStyle = colour(c);
+    ctx.setLineDash(c.sure === false ? [6, 4] : []);
     if (Array.isArray(c.quad) && c.quad.length === 4) {      // the card's outline, if given
       ctx.beginPath();
       c.quad.forEach(([x, y], i) => (i ? ctx.lineTo(x * sx, y * sy) : ctx.moveTo(x * sx, y * sy)));
@@ -48,6 +51,8 @@ export function drawBoxes(overlay, sourceWidth, sourceHeight, cards, inPile, lab
     ctx.fillStyle = colour(cards[i]);
     ctx.fillText(texts[i][s.choice], s.x + 3, s.y + 13);
   });
+  ctx.setLineDash([]);
+  overlay.dataset.weak = String(cards.filter((c) => c.sure === false).length);
   overlay.dataset.labels = JSON.stringify(spots.filter(Boolean).map(({ x, y, w, h }) => [x, y, w, h]));
   overlay.dataset.texts = JSON.stringify(spots.map((s, i) => s && texts[i][s.choice]).filter(Boolean));
 }
@@ -134,7 +139,7 @@ export class LiveCapture {
     const canvas = this.grab();
     if (!canvas) { this.status.textContent = "waiting for the camera…"; return; }
     const blob = await new Promise((res) => canvas.toBlob(res, "image/jpeg", 0.85));
-    const result = await detect(blob, { crops: true, ...this.readWith() });
+    const result = await detect(blob, { crops: true, weak: true, ...this.readWith() });
     if (!this.running) return;
     this.rate.answered(performance.now());
     const t = this.tracker;
@@ -145,7 +150,9 @@ export class LiveCapture {
     const auto = this.autoFinish();
     const finishing = auto && pile.length > 0 && t.quietFrames >= FINISH_FRAMES && quietMs >= FINISH_MS;
     this.progress.textContent = progressText(pile.length, quietMs, finishing, auto);
-    this.status.textContent = `frame ${t.frame}: ${result.cards.length} boxes, ${Math.round(result.ms.total)} ms, ` +
+    const faint = result.cards.filter((c) => c.sure === false).length;
+    this.status.textContent = `frame ${t.frame}: ${result.cards.length - faint} boxes` +
+      (faint ? ` (+${faint} faint)` : "") + `, ${Math.round(result.ms.total)} ms, ` +
       this.rate.text(performance.now()) +
       (result.hints?.length ? ` (${result.hints[0]})` : "");
     this.onPile(t);

@@ -29,11 +29,11 @@ export function loadCounts(key, owners) {
 }
 
 // drafts: Map owner -> {codes, detected, source, base: [codes of the saved pile it was made on], baseVersion,
-//   conf: {code: confidence}, rivals: {code: code}, crops: {code: data URL}}.
+//   conf: {code: confidence}, rivals: {code: code}, faint: [codes seen only faintly], crops: {code: data URL}}.
 export function storeDrafts(key, drafts) {
   const plain = (withCrops) => Object.fromEntries([...drafts].map(([owner, d]) => [owner, {
     codes: d.codes, detected: d.detected, source: d.source, base: d.base || [], baseVersion: d.baseVersion || 0, conf: d.conf || {},
-    rivals: d.rivals || {}, crops: withCrops ? d.crops || {} : {},
+    rivals: d.rivals || {}, faint: d.faint || [], crops: withCrops ? d.crops || {} : {},
   }]));
   try {
     if (!drafts.size) { sessionStorage.removeItem(key); return; }
@@ -61,10 +61,11 @@ export function loadDrafts(key, owners, knownCode) {
       codes.includes(code) && typeof p === "number" && p >= 0 && p <= 1));
     const rivals = Object.fromEntries(Object.entries(d.rivals || {}).filter(([code, rival]) =>
       codes.includes(code) && typeof rival === "string" && knownCode(rival)));
+    const faint = Array.isArray(d.faint) ? d.faint.filter((code) => codes.includes(code)) : [];
     // the saved pile the draft was made on (a draft kept before there was one: none)
     const base = Array.isArray(d.base) ? [...new Set(d.base.filter(knownCode))] : null;
     const baseVersion = Number.isInteger(d.baseVersion) && d.baseVersion >= 0 ? d.baseVersion : null;
-    out.set(owner, { draft: { codes, detected, source, conf, rivals, base, baseVersion }, crops });
+    out.set(owner, { draft: { codes, detected, source, conf, rivals, faint, base, baseVersion }, crops });
   }
   return out;
 }

@@ -25,7 +25,10 @@ function liveCapture() {
         const draft = draftOf(state.capturing);
         if (!draft) return;
         const now = tracker.pile;
-        if (now.join() === draft.detected.join()) return;
+        // joined on weak readings alone: marked until accepted or seen surely since
+        const faint = now.filter((code) => tracker.unsure(code) && !draft.checked.has(code));
+        const faintChanged = faint.join() !== now.filter((code) => draft.faint(code)).join();
+        if (now.join() === draft.detected.join() && !faintChanged) return;
         draft.codes = followCamera(draft.codes, draft.detected, now, state.removedByHand);
         draft.detected = [...now];
         for (const code of now) {
@@ -34,6 +37,7 @@ function liveCapture() {
           if (crop) card.crop = crop;
           card.conf = tracker.confidence(code);
           card.rival = tracker.rival(code);
+          if (faint.includes(code)) card.faint = true; else delete card.faint;
         }
         renderPiles();
       },

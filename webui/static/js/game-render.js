@@ -4,7 +4,7 @@
 import { askBefore, count, el, signed } from "./api.js";
 import { runningChart } from "./chart.js";
 import { cardLabel, colourChip, monthLabel, monthOrder, roleOf, shownCode } from "./cards.js";
-import { countNote } from "./piles.js";
+import { FAINT, countNote } from "./piles.js";
 import { earlierResult, resultLine, wasFixed } from "./rescore.js";
 import { gostopTable } from "./result-gostop.js";
 import { hachihachiTable, isHachihachi, kanMon } from "./result-hachihachi.js";
@@ -48,7 +48,8 @@ function cardItem(owner, code, editable, reasons) {
   const offer = rival && !shownCodes(owner).includes(rival) ? rival : null;
   const shown = shownCode(state.deck, code);
   const label = `${shown} ${cardLabel(state.deck, code)}`;
-  return el("li", { class: "card-item" + (other ? " conflict" : "") + (why.length ? " check" : ""), dataset: { code } },
+  const faint = why.includes(FAINT);          // joined on the camera's weak readings: one tap accepts it
+  return el("li", { class: "card-item" + (other ? " conflict" : "") + (why.length ? " check" : "") + (faint ? " faint" : ""), dataset: { code } },
     crop ? el("button", { type: "button", class: "crop-button", title: "enlarge", onclick: () => zoom(crop, label + (p !== undefined ? ` · ${Math.round(p * 100)}%` : "")) },
       el("img", { class: "crop", src: crop, alt: `${shown} as seen` })) : el("span", { class: "crop none", text: "—" }),
     colourChip(state.deck, code),
@@ -59,8 +60,9 @@ function cardItem(owner, code, editable, reasons) {
       onkeydown: (e) => { if (e.key === "Enter") e.currentTarget.classList.toggle("whole"); } }),
     roleOf(state.deck, code) ? el("span", { class: "role", title: roleOf(state.deck, code).roman, text: roleOf(state.deck, code).korean }) : null,
     p !== undefined ? el("span", { class: "conf" + (why.some((w) => w.startsWith("unsure")) ? " low" : ""), text: `${Math.round(p * 100)}%` }) : null,
-    why.length ? el("button", { type: "button", class: "flag check-flag", title: `${why.join("; ")} — click once you have checked it`,
-      onclick: () => { pileOf(owner).checked.add(code); renderPiles(); } }, "check ✓") : null,
+    why.length ? el("button", { type: "button", class: "flag check-flag" + (faint ? " accept" : ""),
+      title: faint ? why.join("; ") : `${why.join("; ")} — click once you have checked it`,
+      onclick: () => { if (faint) pile.accept(code); else pile.checked.add(code); renderPiles(); } }, faint ? "accept ✓" : "check ✓") : null,
     offer && editable ? el("button", { type: "button", class: "rival", title: `the camera also read it as ${shownCode(state.deck, offer)} ${cardLabel(state.deck, offer)}: swap`,
       onclick: () => actions.replace(owner, code, offer) }, `${shownCode(state.deck, offer)}?`) : null,
     other ? el("span", { class: "flag also", title: `also in ${other}'s pile` },

@@ -14,9 +14,10 @@ export const $ = (id) => document.getElementById(id);
 // saved yet (`codes` null: none), made on the saved pile `base` (its codes; [] for none) at
 // `baseVersion` (0: none). `stale`: the saved pile changed since (another screen), so the
 // draft is shown as its changes (`changes()`), to apply onto the pile as it now is.
-// `cards` holds what this session saw of each card, per code {crop, conf, rival}; it
-// outlives the draft: a saved pile still shows its crops, and the camera's confidence and
-// runner-up until the pile is captured again or discarded.
+// `cards` holds what this session saw of each card, per code {crop, conf, rival, faint};
+// it outlives the draft: a saved pile still shows its crops, and the camera's confidence
+// and runner-up until the pile is captured again or discarded. `faint`: the camera saw the
+// card only faintly (it joined on weak readings): marked until the player accepts it.
 class PileDraft {
   constructor() {
     this.codes = null;
@@ -82,6 +83,15 @@ class PileDraft {
   crop(code) { return this.cards.get(code)?.crop; }
   conf(code) { return this.cards.get(code)?.conf; }
   rival(code) { return this.cards.get(code)?.rival; }
+  faint(code) { return !!this.cards.get(code)?.faint; }
+  // The player accepts a card seen only faintly: its mark goes.
+  accept(code) {
+    const card = this.cards.get(code);
+    if (card) delete card.faint;
+    this.checked.add(code);
+  }
+  // the codes seen only faintly and not accepted yet (what checkFirst takes)
+  faintCodes() { return new Set(this.table("faint").keys()); }
 
   // code -> confidence, code -> runner-up: the cards the camera read (what checkFirst takes)
   confidences() { return this.table("conf"); }
@@ -99,7 +109,7 @@ class PileDraft {
   forget() {
     this.close();
     this.checked.clear();
-    for (const card of this.cards.values()) { delete card.conf; delete card.rival; }
+    for (const card of this.cards.values()) { delete card.conf; delete card.rival; delete card.faint; }
   }
 
   // One card for another: its crop goes along (it shows the physical card), the camera's
@@ -108,7 +118,7 @@ class PileDraft {
     const crop = this.crop(code);
     if (crop) this.card(pick).crop = crop;
     const old = this.cards.get(code);
-    if (old) { delete old.conf; delete old.rival; }
+    if (old) { delete old.conf; delete old.rival; delete old.faint; }
   }
 }
 
@@ -126,7 +136,7 @@ export const state = {
 // What to check first in the owner's pile (piles.js checkFirst), less the marks dismissed.
 export function checksOf(owner, deck) {
   const pile = pileOf(owner);
-  return checkFirst(shownCodes(owner), pile.confidences(), deck, pile.rivals(), pile.checked);
+  return checkFirst(shownCodes(owner), pile.confidences(), deck, pile.rivals(), pile.checked, pile.faintCodes());
 }
 
 export function pileOf(owner) {
@@ -230,7 +240,8 @@ export function storePiles(round) {
     const own = (table) => Object.fromEntries([...table].filter(([code]) => pile.codes.includes(code)));
     drafts.set(owner, { codes: pile.codes, detected: pile.detected, source: pile.source,
       base: pile.base, baseVersion: pile.baseVersion,
-      conf: own(pile.confidences()), rivals: own(pile.rivals()), crops: pile.cropsOf(pile.codes) });
+      conf: own(pile.confidences()), rivals: own(pile.rivals()),
+      faint: [...pile.faintCodes()].filter((code) => pile.codes.includes(code)), crops: pile.cropsOf(pile.codes) });
   }
   storeDrafts(draftKey(gameId, round), drafts);
   storeUnsaved(unsavedKey(gameId, round), new Map([...drafts].map(([owner, d]) => [owner, d.codes.length])));
@@ -252,6 +263,7 @@ export function restorePiles() {
     for (const [code, url] of crops) pile.card(code).crop = url;
     for (const [code, p] of Object.entries(draft.conf)) pile.card(code).conf = p;
     for (const [code, rival] of Object.entries(draft.rivals)) pile.card(code).rival = rival;
+    for (const code of draft.faint) pile.card(code).faint = true;
   }
   markStale();                      // a pile saved elsewhere since: its draft is changes
   return [...found.keys()];

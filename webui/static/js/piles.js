@@ -20,13 +20,17 @@ export function followCamera(codes, prev, now, removedByHand = new Set()) {
   return out;
 }
 
-// code -> list of reasons to check it: unsure (its reading held under UNSURE of its
+export const FAINT = "seen only faintly — tap to accept";
+
+// code -> list of reasons to check it: seen only faintly (`faint`: the camera's tracker
+// let it join on weak readings alone), unsure (its reading held under UNSURE of its
 // frames), read another way too (`rivals`: code -> runner-up reading), or a ribbon of a
 // month whose chaff is in the pile too (misreads lean to ribbons).
-export function checkFirst(codes, conf, deck, rivals = new Map(), dismissed = new Set()) {
+export function checkFirst(codes, conf, deck, rivals = new Map(), dismissed = new Set(), faint = new Set()) {
   const out = new Map();
   const add = (code, why) => out.set(code, [...(out.get(code) || []), why]);
   for (const code of codes) {
+    if (faint.has(code)) add(code, FAINT);
     const p = conf.get(code);
     if (p !== undefined && p < UNSURE) add(code, `unsure (${Math.round(p * 100)}%)`);
     if (rivals.get(code)) add(code, `also read as ${shownCode(deck, rivals.get(code))}`);

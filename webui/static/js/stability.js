@@ -3,6 +3,10 @@
 // a track joins the pile once seen in NEED of its last WINDOW frames, and its code is the
 // one with the most accumulated probability (a rival must overtake, not tie), so a card
 // whose reading flickers lands once, and a track that changes its mind changes the pile.
+// A weak reading (`sure: false`: below the still thresholds, asked for with weak=1) never
+// counts towards NEED; a track seen in WEAK_NEED of its last WEAK_WINDOW frames, weak
+// readings included, and read as its code in WEAK_SHARE of its readings, joins unsure
+// (the page marks it for one tap to accept).
 // Mirrors scorer/tracking.py (the reference, tested in Python and against this module).
 export const WINDOW = 6;
 export const NEED = 4;
@@ -11,6 +15,9 @@ export const IOU_SAME = 0.25;   // least overlap for a detection of another code
 export const MAX_MISS = 4;
 export const UNSURE = 0.7;
 export const RIVAL = 0.5;       // a runner-up with this share of the winner's votes is close: offered
+export const WEAK_WINDOW = 10;  // frames a track with weak readings is judged over
+export const WEAK_NEED = 8;     // frames of those it must be seen in (sure or weak) to join unsure
+export const WEAK_SHARE = 0.8;  // the least share of its readings its code must hold
 
 export function iou(a, b) {
   const w = Math.min(a[2], b[2]) - Math.max(a[0], b[0]);
@@ -85,10 +92,21 @@ class Track {
     this.code = reading.code;
     this.count = 1;
     this.joined = -1;
+    this.sure = [isSure(reading)];                   // per frame: seen by a sure reading
+    this.readings = new Map([[reading.code, 1]]);    // readings of each code
+    this.unsure = false;                             // joined on weak readings only
     this.best = new Map();        // code -> {confidence, crop}: the page's picture of the card
     this.keepCrop(reading);
   }
-  get hits() { return this.seen.filter(Boolean).length; }
+  get sureHits() { return this.sure.filter(Boolean).length; }
+  // Read the same way in most of its frames: seen in WEAK_NEED of the last WEAK_WINDOW and
+  // its code WEAK_SHARE of its readings or more.
+  steady() {
+    const recent = this.seen.slice(-WEAK_WINDOW).filter(Boolean).length;
+    let total = 0;
+    for (const n of this.readings.values()) total += n;
+    return recent >= WEAK_NEED && total > 0 && (this.readings.get(this.code) || 0) >= WEAK_SHARE * total;
+  }
   get confidence() { return (this.votes.get(this.code) || 0) / Math.max(1, this.count); }
   get crop() { return this.best.get(this.code)?.crop || null; }
   // The runner-up reading when it holds at least RIVAL of the winner's votes (a close
@@ -106,6 +124,8 @@ class Track {
   }
 }
 
+function isSure(reading) { return reading.sure !== false; }
+
 export class StabilityTracker {
   constructor(window = WINDOW, need = NEED) {
     if (!(need >= 1 && need <= window)) throw new Error("need must be between 1 and window");
@@ -120,7 +140,7 @@ export class StabilityTracker {
 
   live() { return this.tracks.filter((t) => t.misses <= MAX_MISS); }
 
-  // Add one frame's detections ({code, confidence, box, crop?}); returns the pile's codes.
+  // Add one frame's detections ({code, confidence, box, crop?, sure?}); returns the pile's codes.
   push(readings) {
     this.frame += 1;
     const live = this.live();
@@ -131,12 +151,15 @@ export class StabilityTracker {
     for (const t of live) {
       const r = got.get(t);
       t.seen.push(r !== undefined);
-      t.seen = t.seen.slice(-this.window);
+      t.seen = t.seen.slice(-Math.max(this.window, WEAK_WINDOW));
+      t.sure.push(r !== undefined && isSure(r));
+      t.sure = t.sure.slice(-this.window);
       if (r === undefined) { t.misses += 1; continue; }
       t.misses = 0;
       t.count += 1;
       t.box = r.box;
       t.votes.set(r.code, (t.votes.get(r.code) || 0) + r.confidence);
+      t.readings.set(r.code, (t.readings.get(r.code) || 0) + 1);
       t.code = decide(t.votes, t.code);
       t.keepCrop(r);
     }
@@ -145,7 +168,9 @@ export class StabilityTracker {
       if (!taken.has(ri)) this.tracks.push(new Track(this.nextId++, r));
     });
     for (const t of this.tracks) {
-      if (t.joined < 0 && t.hits >= this.need) t.joined = this.joinedCount++;
+      if (t.unsure && t.sureHits >= this.need) t.unsure = false;   // the still thresholds caught up
+      if (t.joined < 0 && t.sureHits >= this.need) t.joined = this.joinedCount++;
+      else if (t.joined < 0 && t.steady()) { t.joined = this.joinedCount++; t.unsure = true; }
     }
     this.tracks = this.tracks.filter((t) => t.joined >= 0 || t.misses <= MAX_MISS);
     const pile = this.codes();
@@ -164,6 +189,12 @@ export class StabilityTracker {
   // The best confidence among the pile's tracks that read `code` (0 if none).
   confidence(code) {
     return Math.max(0, ...this.joined().filter((t) => t.code === code).map((t) => t.confidence));
+  }
+
+  // Whether `code` is in the pile on weak readings only (no sure track reads it).
+  unsure(code) {
+    const ts = this.joined().filter((t) => t.code === code);
+    return ts.length > 0 && ts.every((t) => t.unsure);
   }
 
   // The crop of the surest track that reads `code`, if any.
