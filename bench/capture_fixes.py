@@ -1,18 +1,23 @@
 """Fixes a player needs after capturing a pile from a hand-held camera clip, under the
-old live rule (each code seen in 4 of the last 6 frames; a captured code never leaves) and
-the tracking rule the page uses now (scorer.tracking, the Python
-reference of the page's stability.js: one box, one track, one code).
+old live rule (each code seen in 4 of the last 6 frames; a captured code never leaves),
+the tracking rule on the still thresholds' cards alone (scorer.tracking, the Python
+reference of the page's stability.js: one box, one track, one code), and the same rule
+with the weak readings the page asks for (``detect(weak=True)``: a card read the same way
+in most frames of its track joins unsure; its tap to accept is counted apart).
 
 Each clip is a realistic pile scene (training.data.realistic, kinds "pile" and "physical")
 filmed by a shaky hand: every frame a small rotation, shift and zoom of the scene, now and
 then a blurred frame, JPEG-compressed, run through the shipped detector. The fixes are what
 the browser test counts: a wrong code removed, a missing card added (a misread card costs
-two). Run: .venv/bin/python -m bench.capture_fixes [--clips 12] [--frames 40]
+two). The load average is printed beside the figures (a shared machine's figures are
+the same, but its timings are not). Run:
+OMP_NUM_THREADS=1 .venv/bin/python -m bench.capture_fixes [--clips 12] [--frames 40]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections import deque
 from dataclasses import dataclass
@@ -20,8 +25,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from scorer.vision import Detector
+import scorer.tracking as tracking
 from scorer.tracking import NEED, WINDOW, StabilityTracker
+from scorer.vision import Detector
 
 
 @dataclass
@@ -29,6 +35,8 @@ class Outcome:
     wrong: int          # codes in the pile that are not in it: removes
     missing: int        # cards in the pile that are not found: adds
     hidden: int         # of those, cards under half visible (the player must spread them)
+
+    taps: int = 0       # cards right in the pile but marked unsure: one tap to accept
 
     @property
     def fixes(self) -> int:
@@ -52,10 +60,17 @@ def old_rule(frames: list[list[dict]]) -> list[str]:
 
 
 def new_rule(frames: list[list[dict]]) -> list[str]:
+    """The tracking rule on the cards the still thresholds keep (weak readings left out)."""
+    return weak_rule([[c for c in cards if c.get("sure", True)] for cards in frames])[0]
+
+
+def weak_rule(frames: list[list[dict]], least: float = 0.0) -> tuple[list[str], set[str]]:
+    """The tracking rule on every reading, weak ones (``"sure": false``) at ``least``
+    confidence or more: the pile and its codes that joined unsure."""
     t = StabilityTracker()
     for cards in frames:
-        t.push(cards)
-    return list(t.pile)
+        t.push([c for c in cards if c.get("sure", True) or c["confidence"] >= least])
+    return list(t.pile), {c for c in t.pile if t.unsure(c)}
 
 
 def misread(frames: list[list[dict]], p: float, rng: np.random.Generator) -> list[list[dict]]:
@@ -108,9 +123,24 @@ def shaky_clip(image: np.ndarray, frames: int, rng: np.random.Generator,
     return out
 
 
-def score(pile: list[str], truth: list[str], hidden: set[str]) -> Outcome:
+def score(pile: list[str], truth: list[str], hidden: set[str],
+          unsure: set[str] | None = None) -> Outcome:
     return Outcome(sum(c not in truth for c in pile), sum(c not in pile for c in truth),
-                   sum(c not in pile and c in hidden for c in truth))
+                   sum(c not in pile and c in hidden for c in truth),
+                   sum(c in truth for c in unsure or ()))
+
+
+def summary(name: str, outs: list[Outcome]) -> str:
+    fixes = [o.fixes for o in outs]
+    return (f"{name}: {np.mean(fixes):.2f} fixes per pile (wrong {np.mean([o.wrong for o in outs]):.2f}, "
+            f"missing {np.mean([o.missing for o in outs]):.2f}, of which under half visible "
+            f"{np.mean([o.hidden for o in outs]):.2f}); {2 * np.mean(fixes):.1f} per "
+            f"2-player round; taps to accept unsure cards {np.mean([o.taps for o in outs]):.2f} "
+            f"per pile")
+
+
+def load() -> str:
+    return "load average " + " ".join(f"{v:.2f}" for v in os.getloadavg())
 
 
 def main() -> int:
@@ -121,13 +151,19 @@ def main() -> int:
     ap.add_argument("--misread", type=float, default=0.0, metavar="P",
                     help="make each card found, with probability P, one whose readings "
                          "alternate with a month twin (default 0: the detector as it is)")
+    ap.add_argument("--grid", action="store_true",
+                    help="also try other weak-rule settings (WEAK_NEED, WEAK_SHARE, the "
+                         "least weak confidence) on the same frames")
     args = ap.parse_args()
+    print(f"start: {load()} ({os.cpu_count()} cores, OMP_NUM_THREADS="
+          f"{os.environ.get('OMP_NUM_THREADS', 'unset')})", flush=True)
     from training.data.realistic import realistic_scene
     from training.data.scenes import get_library
 
     lib = get_library()
     det = Detector()
-    totals = {"old": [], "new": []}
+    totals: dict[str, list[Outcome]] = {"old": [], "new": [], "weak": []}
+    clips = []
     for k in range(args.clips):
         seed = args.seed + k
         kind = ("pile", "physical")[k % 2]
@@ -135,22 +171,38 @@ def main() -> int:
         truth = [c.code for c in cards]
         hidden = {c.code for c in cards if c.visible < 0.5}
         rng = np.random.default_rng(seed)
-        frames = [det.detect(f).to_cards() for f in shaky_clip(image, args.frames, rng)]
+        # the weak readings come after the cards, which are the same as without them
+        frames = [det.detect(f, weak=True).to_cards() for f in shaky_clip(image, args.frames, rng)]
         if args.misread:
             frames = misread(frames, args.misread, rng)
-        old, new = old_rule(frames), new_rule(frames)
-        o, n = score(old, truth, hidden), score(new, truth, hidden)
+        clips.append((frames, truth, hidden))
+        sure = [[c for c in f if c.get("sure", True)] for f in frames]   # = det.detect(f)'s
+        old, new = old_rule(sure), new_rule(sure)
+        weak, unsure = weak_rule(frames)
+        o, n, w = score(old, truth, hidden), score(new, truth, hidden), \
+            score(weak, truth, hidden, unsure)
         totals["old"].append(o)
         totals["new"].append(n)
-        print(f"clip {k} ({kind}, {len(truth)} cards): old {len(old)} codes, "
-              f"{o.wrong} wrong + {o.missing} missing = {o.fixes} fixes; new {len(new)} codes, "
-              f"{n.wrong} wrong + {n.missing} missing = {n.fixes} fixes", flush=True)
+        totals["weak"].append(w)
+        faint = sum(not c.get("sure", True) for f in frames for c in f)
+        print(f"clip {k} ({kind}, {len(truth)} cards, {faint} weak readings): old {len(old)} "
+              f"codes, {o.fixes} fixes; new {len(new)} codes, {n.wrong} wrong + {n.missing} "
+              f"missing = {n.fixes} fixes; weak {len(weak)} codes, {w.wrong} wrong + "
+              f"{w.missing} missing = {w.fixes} fixes, {len(unsure)} unsure "
+              f"({sorted(c for c in unsure if c not in truth)} wrong)", flush=True)
     for name, outs in totals.items():
-        fixes = [o.fixes for o in outs]
-        print(f"{name}: {np.mean(fixes):.2f} fixes per pile (wrong {np.mean([o.wrong for o in outs]):.2f}, "
-              f"missing {np.mean([o.missing for o in outs]):.2f}, of which under half visible "
-              f"{np.mean([o.hidden for o in outs]):.2f}); {2 * np.mean(fixes):.1f} per "
-              f"2-player round")
+        print(summary(name, outs))
+    if args.grid:
+        for need in (6, 7, 8, 9):
+            for share in (0.6, 0.7, 0.8, 0.9):
+                for least in (0.2, 0.3, 0.4, 0.5):
+                    tracking.WEAK_NEED, tracking.WEAK_SHARE = need, share
+                    outs = []
+                    for frames, truth, hidden in clips:
+                        pile, unsure = weak_rule(frames, least)
+                        outs.append(score(pile, truth, hidden, unsure))
+                    print(summary(f"weak need {need} share {share} least {least}", outs))
+    print(f"end: {load()}")
     return 0
 
 
