@@ -136,6 +136,10 @@ def test_six_month_hachihachi_game_in_chromium(playwright_sync, tmp_path: Path) 
                     text(scores[p], signed=True)
                 assert page.text_content(f"#standings tr[data-owner='{p}'] .total") == \
                     text(running[p], signed=True)
+            # the year's log: each month with the totals after it, in kan and mon
+            log = page.locator(f"#history details.round[data-round='{n}'] .running-totals")
+            assert log.text_content() == "Totals after this month: " + " · ".join(
+                f"{p} {text(running[p], signed=True)}" for p in PLAYERS)
             if n == 1:
                 field = page.text_content("#last-result .field-line")
                 assert "grand field 絶場 ×4" in field and "carried to next month: big field" in field
@@ -159,4 +163,42 @@ def test_six_month_hachihachi_game_in_chromium(playwright_sync, tmp_path: Path) 
         lines = csv_text.strip().splitlines()
         assert len(lines) == 1 + 18 and lines[0].startswith("game,preset,month,dealer,player")
         assert "teyaku sanbon 2 kan × 4 (grand field 絶場 ×4)" in csv_text
+        browser.close()
+
+
+def test_four_at_the_table_and_a_house_rule(playwright_sync, tmp_path: Path) -> None:
+    """Four at the table: the form asks who sits out, whose pile need not be saved (he
+    pays the winner 1 kan); a house rule chosen on the new-game form (a yaku split between
+    the two, as BGA) changes the payments and the game's header says it."""
+    app = make_app(tmp_path)
+    with ServerThread(app) as server:
+        browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        fill_new_game(page, server.url, (), "hachihachi")
+        page.select_option("#player-count", "4")
+        for i, name in enumerate(("Ann", "Bob", "Cy", "Dee"), start=1):
+            page.fill(f"input[name='player-{i}']", name)
+        page.click("#house-rules-summary")
+        page.click("details.option-group[data-group='Payments'] > summary")
+        page.select_option("#house-rules-body select[data-key='yaku_payment']", "split")
+        assert "its value is split between the two other active players" in \
+            page.text_content("#house-rules-summary")
+        start_game(page)
+        assert "house rules: A yaku (teyaku or dekiyaku): its value is split between the two" \
+            in page.text_content("#game-info")
+        page.fill("#ctx-sitting_out", "Dee")
+        for owner, codes in {"Ann": ["01-2", "02-2", "03-2"], "Bob": ["01-3"], "Cy": []}.items():
+            if codes:
+                page.click(f"article.pile[data-owner='{owner}'] button.add")
+                pick_several(page, codes)
+            save_pile(page, owner)
+        page.select_option("#ctx-stopped_by", "Ann")
+        page.click("#confirm-round")                  # Dee's pile was never saved
+        page.wait_for_selector("#history details.round[data-round='1']")
+        table = page.locator("#last-result table.hachihachi")
+        ann = table.locator("tr[data-owner='Ann'] td.payments-cell").text_content()
+        assert "receives 3 kan 6 mon from Bob: dekiyaku akatan 7 kan, split between the two" in ann
+        assert "receives 1 kan from Dee: sitting out, 1 kan, to the month's winner" in ann
+        assert table.locator("tr[data-owner='Dee'] td.card-points").text_content() == "sat out"
+        assert table.locator("tr[data-owner='Ann'] td.score").text_content() == "+8 kan"
         browser.close()

@@ -283,12 +283,12 @@ export function missingContext() {
 
 // A round's result: the game's table (Go-Stop and Matgo have their own), the winner and
 // the explanation lines.
-function resultTable(result, owners) {
+function resultTable(result, owners, after = null) {
   const gostop = result.game === "gostop" && state.deck.hwatu &&
     Object.values(result.results || {}).some((r) => r.details);
   return el("div", {},
     gostop ? gostopTable(result, owners, state.deck.hwatu)
-      : isHachihachi(result) ? hachihachiTable(result, owners) : pointsTable(result, owners),
+      : isHachihachi(result) ? hachihachiTable(result, owners, after) : pointsTable(result, owners),
     el("p", { class: "round-winner" }, "Winner: ", el("b", { text: result.winner || (gostop ? "nobody (nagari)" : "nobody (draw)") }),
       ` · next dealer: ${result.next_dealer}`),
     (result.explanation || []).length ? el("ul", { class: "explanation" }, result.explanation.map((t) => el("li", { text: t }))) : null);
@@ -352,6 +352,13 @@ export function renderDeck() {
 
 // The rounds played, latest first: each result, the one it had before a fix changed it
 // (reopened and confirmed again) beside it, and a Reopen button that asks first.
+// The game's totals after round `number` (the year's running totals of Hachi-Hachi's log).
+function totalsAfter(number) {
+  const g = state.game;
+  const done = g.rounds.filter((r) => r.confirmed).map((r) => r.number).sort((a, b) => a - b);
+  return ((g.standings || {}).running || [])[done.indexOf(number)] || null;
+}
+
 function renderHistory() {
   const g = state.game;
   const done = g.rounds.filter((r) => r.confirmed);
@@ -369,7 +376,7 @@ function renderHistory() {
         (earlier ? ` (${fixed ? "corrected" : "re-scored"}; was ${earlier.winner || "nobody"})` : "") +
         (r.learned ? ` — ${count(r.learned, "card crop")} learned` : "") }),
       el("div", { class: earlier ? "results corrected" : "results" },
-        el("div", { class: "result-now" }, earlier ? el("h4", { text: "Now" }) : null, resultTable(r.result, g.owners)),
+        el("div", { class: "result-now" }, earlier ? el("h4", { text: "Now" }) : null, resultTable(r.result, g.owners, totalsAfter(r.number))),
         earlier ? el("div", { class: "earlier-result" }, el("h4", { text: fixed ? "Before the fix" : "Before it was re-scored" }),
           el("p", { text: resultLine(earlier) }), resultTable(earlier, g.owners)) : null),
       reopen);
@@ -407,7 +414,8 @@ export function render() {
   if (state.lastResult) {
     $("last-result").hidden = false;
     $("last-result-title").textContent = `Round ${state.lastResult.number} result`;
-    $("last-result-body").replaceChildren(resultTable(state.lastResult.result, g.owners));
+    $("last-result-body").replaceChildren(resultTable(state.lastResult.result, g.owners,
+      totalsAfter(state.lastResult.number)));
   }
   renderStandings();
   renderHistory();

@@ -34,7 +34,8 @@ function paymentsList(owner, d, perKan) {
   }));
 }
 
-export function hachihachiTable(result, owners) {
+// `after`: the game's totals after this month ({owner: mon}), for the log.
+export function hachihachiTable(result, owners, after = null) {
   const any = Object.values(result.results).find((r) => r.details && r.details.field);
   const field = any.details.field;
   const perKan = any.details.mon_per_kan || 12;
@@ -56,5 +57,7 @@ export function hachihachiTable(result, owners) {
       (field.carry ? ` · carried to next month: ${field.carry} field` : "")),
     el("div", { class: "table-wrap" }, el("table", { class: "result hachihachi" },
       el("thead", {}, el("tr", {}, heads.map((h) => el("th", { text: h })))),
-      el("tbody", {}, rows))));
+      el("tbody", {}, rows))),
+    after ? el("p", { class: "running-totals" }, "Totals after this month: ",
+      owners.map((o) => `${o} ${kanMon(after[o] ?? 0, perKan, true)}`).join(" · ")) : null);
 }
