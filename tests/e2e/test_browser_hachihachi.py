@@ -149,12 +149,12 @@ def test_six_month_hachihachi_game_in_chromium(playwright_sync, tmp_path: Path) 
                     bob.locator("td.payments-cell").text_content()
                 ann = table.locator("tr[data-owner='Ann'] td.card-points")
                 assert "98 (10 over 88)" in ann.text_content()
+                shot = screenshot_path("screenshot-hachihachi.png", tmp_path)
+                page.locator("#last-result").screenshot(path=str(shot))
             if n == 4:              # Ann threw the forbidden bright: she pays the shikō alone
                 assert "pays Cy 20 kan: dekiyaku shiko 10 kan; Ann threw the forbidden bright" in \
                     table.locator("tr[data-owner='Ann'] td.payments-cell").text_content()
                 assert table.locator("tr[data-owner='Bob'] td.score").text_content() == "0 mon"
-        shot = screenshot_path("screenshot-hachihachi.png", tmp_path)
-        page.locator("#last-result").screenshot(path=str(shot))
         assert sum(running.values()) == 0
         leader = max(PLAYERS, key=lambda p: running[p])
         assert f"{leader} wins" in page.text_content("#winner-banner")
