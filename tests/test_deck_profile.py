@@ -21,7 +21,8 @@ from scorer.store import GameStore
 from scorer.store.decks import MAX_CROPS_PER_CARD, DeckCard, DeckNotFound, DeckStore
 from scorer.store.schema import MIGRATIONS, connect, current_version, migrate
 from scorer.vision.enrol import LAYOUT_THRESHOLD, enrol_folder, enrol_layouts, layout_order
-from scorer.vision.profile import (DeckProfile, profile_from_cards, require_embedding)
+from scorer.vision.profile import (CONFIDENT, DeckProfile, profile_from_cards,
+                                   require_embedding)
 from training.data.scenes import get_library, render_scene
 
 from deck_helpers import layouts as _layouts
@@ -52,6 +53,22 @@ def test_profile_reranks_what_the_network_finds_plausible() -> None:
     assert out[0].argmax() == card("04-1").class_index
     assert out[0].sum() == pytest.approx(1.0, abs=1e-5)
     assert out[0, 48] == pytest.approx(0.05)       # not-a-card keeps the network's share
+
+
+def test_a_profile_never_makes_a_card_surer_than_the_network_was() -> None:
+    """It re-ranks the enrolled cards but hands out the network's own probabilities: a box
+    the thresholds would drop stays dropped, the best card's confidence never rises."""
+    prof = _fake_profile(CODES)
+    rng = np.random.default_rng(1)
+    probs = rng.dirichlet(np.full(49, 0.3), 200).astype(np.float32)
+    probs = np.where(probs.max(1, keepdims=True) >= CONFIDENT, probs * 0.5, probs)
+    probs /= probs.sum(1, keepdims=True)
+    emb = np.eye(8, dtype=np.float32)[rng.integers(0, 8, 200)]
+    out = prof.adjust(probs, emb)
+    assert (out[:, :48].max(1) <= probs[:, :48].max(1) + 1e-6).all()
+    np.testing.assert_allclose(np.sort(out, 1), np.sort(probs, 1), atol=1e-6)
+    assert (out.argmax(1) != probs.argmax(1)).any()  # it did re-rank some
+    assert ((out.argmax(1) == 48) == (probs.argmax(1) == 48)).all()
 
 
 def test_partial_profile_falls_back_to_the_network_for_missing_cards() -> None:

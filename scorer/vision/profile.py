@@ -5,12 +5,15 @@ each enrolled crop and the crop turned 180 degrees, since a crop may come out up
 down). ``DeckProfile.adjust`` combines the classifier's probabilities with the crop's
 cosine similarity to the prototypes, as a product of experts over the enrolled cards:
 
-    p'(card) ~ p(card) ** (1 - weight) * exp(weight * similarity(card) / temperature)
+    score(card) = (1 - weight) * log p(card) + weight * similarity(card) / temperature
 
-renormalised to the probability the network gave the enrolled cards together. So the
-profile re-ranks what the network finds plausible but cannot raise a card the network
-rules out; the not-a-card class and the cards the profile lacks keep the network's
-probabilities (a partial profile falls back to the network). Crops the network is at
+which only orders the enrolled cards: the network's own probabilities over them are
+handed out in that order (the likeliest card by the blend gets the network's highest,
+and so on). So the profile re-ranks what the network finds plausible, and never makes
+a card surer than the network was of its best: a box the network's thresholds would
+drop stays dropped, and a phantom stays as unsure as it was (issue 48: a profile helps
+or stays out of the way). The not-a-card class and the cards the profile lacks keep the
+network's probabilities (a partial profile falls back to the network). Crops the network is at
 least ``confident`` sure of keep its reading, and so does a crop whose best similarity
 is under ``min_similarity`` (the "unknown" margin: it looks like no card of the deck).
 
@@ -149,9 +152,12 @@ class DeckProfile:
         mass = net.sum(1, keepdims=True)
         logit = (1 - self.weight) * np.log(net / np.maximum(mass, 1e-12) + 1e-12) + \
             self.weight * s / self.temperature
-        q = np.exp(logit - logit.max(1, keepdims=True))
+        order = np.argsort(-logit, axis=1, kind="stable")  # the blend's ranking
+        values = -np.sort(-net, axis=1)                    # the network's, highest first
+        ranked = np.empty_like(net)
+        np.put_along_axis(ranked, order, values, axis=1)
         out = probs.copy()
-        out[:, np.nonzero(enrolled)[0]] = mass * q / q.sum(1, keepdims=True)
+        out[:, np.nonzero(enrolled)[0]] = ranked
         return np.where(use[:, None], out, probs).astype(np.float32)
 
 
