@@ -121,6 +121,14 @@ def test_field_carry_reaches_the_next_month_through_the_log():
     assert context_from_log([first], rules(field_carry=False)) == {}
 
 
+def test_fewer_than_six_table_cards_are_said():
+    res = month(balanced(PAR_PILE), field_cards=["01-1", "02-3"])
+    assert "field: big field 大場 ×2 (01-1 crane on the table; only 2 of the 6 table cards " \
+        "given)" in res.explanation
+    with pytest.raises(InputError, match="6, not 7"):
+        month(balanced(PAR_PILE), field_cards=ALL[:7])
+
+
 def test_chosen_field_and_table_cards_must_agree():
     with pytest.raises(InputError, match="table cards make a big field"):
         month(balanced(PAR_PILE), field="small", field_cards=["01-1"])

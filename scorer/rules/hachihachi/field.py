@@ -66,6 +66,9 @@ def month_field(chosen: str | None, table: Iterable[str], carried: str | None,
                          f"{read.name} field ({read.reason}): give one of them")
     if read is not None:
         out = read
+        if len(table) < TABLE_CARDS:       # a photo that missed a card may miss a light
+            out = Field(read.name, f"{read.reason}; only {len(table)} of the "
+                        f"{TABLE_CARDS} table cards given", read.carry)
     elif chosen:
         out = Field(chosen, "chosen")
     else:
