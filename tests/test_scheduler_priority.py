@@ -113,3 +113,46 @@ def test_opencv_work_stays_on_the_jobs_thread(tmp_path) -> None:
     from webui.detection import DetectionService
     DetectionService()
     assert cv2.getNumThreads() == 1
+
+
+@linux
+def test_a_heavy_jobs_detection_waits_for_a_worker_never_beside_them(tmp_path) -> None:
+    """Issue 49: a heavy job's inference (``on_worker``) runs on one of the workers, in
+    its address's turn: with both workers held by cameras' frames it waits, queued as a
+    light job, and runs once one is free; so never more than ``workers`` inferences hold
+    onnxruntime's buffers at once. Called from anywhere else it runs where it is."""
+    if not _can_lower():
+        pytest.skip("this process's threads cannot be lowered here")
+    import time
+
+    from web_helpers import make_app
+    sched = Scheduler(workers=2, heavy_budget=10**9)
+    gate = threading.Event()
+    cameras = [threading.Thread(target=sched.run, args=((f"10.0.0.{i}", 1), 1, gate.wait))
+               for i in (1, 2)]
+    for t in cameras:
+        t.start()
+    while sched.snapshot()["light_running"] < 2:
+        time.sleep(0.01)
+    ran: list[str] = []
+
+    def inference() -> str:
+        ran.append(threading.current_thread().name)
+        return "read"
+
+    out: list = []
+    upload = threading.Thread(target=lambda: out.append(
+        sched.run(("10.0.0.3", 1), HEAVY, lambda: sched.on_worker(inference))))
+    upload.start()
+    while sched.snapshot()["light_waiting"] < 1:        # the inference waits its turn
+        time.sleep(0.01)
+    assert ran == [] and sched.snapshot()["heavy_running"] == 1
+    gate.set()
+    upload.join(30)
+    for t in cameras:
+        t.join(30)
+    assert out == ["read"] and ran[0].startswith("image-worker")
+    assert sched.on_worker(lambda: threading.current_thread().name) \
+        == threading.current_thread().name                  # not from a heavy job: here
+    service = make_app(tmp_path).extensions["hanafuda"]["detection"]
+    assert service.images(("a", 1)).detector() is service.images(("b", 2)).detector()

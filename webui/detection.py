@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Hashable, Sequence, TypeVar
+from typing import Any, Callable, Hashable, Sequence, TypeVar, cast
 
 import cv2
 
@@ -37,6 +37,7 @@ class DetectionService:
         self._detector = detector
         self._model_path = model_path
         self._lock = threading.Lock()
+        self._on_workers: OnWorkers | None = None
         # a progressive JPEG holds its whole image while it decodes: 12 MP is 36 MB
         # (``scorer.vision.image``); phones and browsers write baseline ones
         self.limits = ImageLimits(max_pixels, max_side, min(max_progressive, max_pixels))
@@ -85,6 +86,16 @@ class DetectionService:
                     raise DetectorUnavailable(f"no card detector: {exc}") from None
             return self._detector
 
+    def detector_on_workers(self) -> CardDetector:
+        """The detector whose ``detect`` from a heavy job runs on a worker
+        (``Scheduler.on_worker``): one object for the service's life (the deck profiles
+        are kept per detector)."""
+        det = self.detector()
+        with self._lock:
+            if self._on_workers is None or self._on_workers.detector is not det:
+                self._on_workers = OnWorkers(det, self.scheduler)
+            return cast(CardDetector, self._on_workers)
+
     def check(self, data: bytes, name: str | None = None,
               limits: ImageLimits | None = None) -> Upload:
         """The image gate: its header checked once (InputError, ImageTooLarge over the
@@ -116,7 +127,23 @@ class ClientImages:
     client: Hashable
 
     def detector(self) -> CardDetector:
-        return self.service.detector()
+        return self.service.detector_on_workers()
 
     def run(self, cost: int, job: Callable[[], T]) -> T:
         return self.service.scheduler.run(self.client, cost, job)
+
+
+class OnWorkers:
+    """A detector whose ``detect``, called from a heavy job, runs on one of the
+    scheduler's workers (``Scheduler.on_worker``: at most ``workers`` inferences at once,
+    each holding onnxruntime's buffers); everything else is the detector's own."""
+
+    def __init__(self, detector: CardDetector, scheduler: Scheduler) -> None:
+        self.detector = detector
+        self.scheduler = scheduler
+
+    def detect(self, *args: Any, **kwargs: Any) -> Any:
+        return self.scheduler.on_worker(lambda: self.detector.detect(*args, **kwargs))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.detector, name)

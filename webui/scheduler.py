@@ -29,6 +29,13 @@ workers, fairly, with a short deadline, instead of refused at a fixed cap.
   amount of memory and never a camera's turn. One address has at most
   ``heavy_per_address`` heavy jobs waiting or running (more are refused at once, so its
   uploads cannot hold the request threads), and the addresses' heavy jobs take turns.
+* **A heavy job's detection runs on a worker** (issue 49): the detector's inference,
+  when a background heavy job asks for it (``on_worker``), waits as a light job of that
+  job's address, in its turn, and runs on a worker (its deadline the heavy one's), the
+  heavy thread waiting. So at most ``workers`` inferences run at once: each holds about
+  75 MB of onnxruntime's buffers, and beside two cameras a 12 MP progressive JPEG's
+  detection on the heavy thread took the server to 385-400 MiB. Its decode (the
+  memory and the time of a large image) stays on the heavy thread.
 
 A client is ``(address, connection)``; any other hashable is an address of its own.
 """
@@ -119,6 +126,7 @@ class Scheduler:
                       "early": 0}
         self._threads: list[threading.Thread] = []     # started with the first job
         self.heavy_background: bool | None = None      # heavy threads lowered (None: not yet)
+        self._local = threading.local()                 # a heavy thread's job (on_worker)
 
     # ------------------------------------------------------------------ submitting
     def run(self, client: Hashable, cost: int, fn: Callable[[], T],
@@ -136,6 +144,26 @@ class Scheduler:
             else:
                 self._admit_light(client, job)
                 self._light_ready.notify()
+        return self._outcome(client, job)
+
+    def on_worker(self, fn: Callable[[], T]) -> T:
+        """``fn()`` (a heavy job's inference): called from a heavy job at background
+        priority, run as a light job of that job's address on a worker, in its turn (see
+        the module); called from anywhere else, run here."""
+        heavy: _Job | None = getattr(self._local, "job", None)
+        if heavy is None or heavy.shares_slot:      # a worker's place held already: here
+            return fn()
+        client = (heavy.address, ("heavy job", id(heavy)))     # never superseded
+        job = _Job(fn, 1, False, time.monotonic() + self.heavy_deadline, heavy.address)
+        with self._lock:
+            self._light.setdefault(job.address, OrderedDict())[client] = job
+            self._shares.seen(job.address)
+            self._light_ready.notify()
+        return self._outcome(client, job)
+
+    def _outcome(self, client: Hashable, job: _Job) -> Any:
+        """``job``'s result once it has run (its error raised), or ``Busy`` when it did
+        not start by its deadline."""
         # a job that has not started by its deadline is refused; a started one runs on
         if not job.done.wait(max(0.0, job.start_by - time.monotonic())):
             with self._lock:
@@ -336,10 +364,13 @@ class Scheduler:
     def _execute(self, job: _Job) -> None:
         """Run one started job on this thread, account for it, and hand its result back."""
         t0 = time.monotonic()
+        self._local.job = job if job.heavy else None
         try:
             result, error = job.fn(), None
         except BaseException as exc:  # handed to the waiting request
             result, error = None, exc
+        finally:
+            self._local.job = None
         took = time.monotonic() - t0
         with self._lock:
             self.stats["run"] += 1
