@@ -153,10 +153,6 @@ def month_codes(month: int) -> tuple[str, ...]:
     return tuple(c.code for c in DECK if c.month == month)
 
 _BY_CODE: dict[str, Card] = {card.code: card for card in DECK}
-_BY_NAME: dict[str, Card] = {}
-for _card in DECK:
-    _BY_NAME.setdefault(_card.name.lower(), _card)
-    _BY_NAME.setdefault(_card.japanese, _card)
 
 
 def _normalise_code(text: str) -> str | None:
@@ -181,17 +177,6 @@ def card(code: object) -> Card:
     found = _BY_CODE.get(normal) if normal else None
     if found is None:
         raise InputError(f"unknown card code {code!r} (expected MM-K, month 01-12, K 1-4)")
-    return found
-
-
-def card_by_name(name: str) -> Card:
-    """The card with this display name (``Susuki: moon``, any case) or Japanese name.
-
-    Several chaff share a name; the first of the month is returned.
-    """
-    found = _BY_NAME.get(name.strip().lower()) or _BY_NAME.get(name.strip())
-    if found is None:
-        raise InputError(f"unknown card name {name!r}")
     return found
 
 

@@ -119,11 +119,6 @@ def hwatu_code(code: str) -> str:
     return f"{HWATU_NUMBER[c.month]:02d}{c.code[2:]}"
 
 
-def month_label(month: int) -> str:
-    """``12 비 bi`` for the willow (code month 11): the hwatu number and name."""
-    return f"{HWATU_NUMBER[month]} {MONTHS[month].text}"
-
-
 def to_dict() -> dict[str, Any]:
     """The whole table as JSON (``/api/cards``'s ``hwatu``)."""
     return {

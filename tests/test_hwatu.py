@@ -14,7 +14,7 @@ from tests.web_helpers import make_app
 
 
 def test_months_in_hwatu_order_and_names() -> None:
-    assert hwatu.month_label(12) == "11 오동 odong" and hwatu.month_label(11) == "12 비 bi"
+    assert hwatu.MONTHS[12].text == "오동 odong" and hwatu.MONTHS[11].text == "비 bi"
     assert hwatu.HWATU_ORDER == (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 11)
     assert [hwatu.MONTHS[m].korean for m in (4, 5, 7, 8, 9)] == \
         ["흑싸리", "난초", "홍싸리", "공산", "국진"]

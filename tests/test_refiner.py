@@ -130,7 +130,7 @@ def test_the_shipped_refiner_moves_shifted_boxes_back_onto_their_cards():
     shift = np.array([(0.12, -0.08, 0.12, -0.1, 0.08), (-0.1, 0.06, -0.1, 0.1, -0.06),
                       (0.08, 0.08, 0.1, 0.1, 0.05), (-0.12, -0.06, -0.12, 0.08, -0.08)])
     boxes = np.array([apply_delta(t, s) for t, s in zip(truth, shift)], np.float32)
-    fixed = det.refine_boxes(img, boxes)
+    fixed = det.refiner.refine_once(img, boxes)
     before = [quad_iou(rect_to_quad(*b), rect_to_quad(*t)) for b, t in zip(boxes, truth)]
     after = [quad_iou(rect_to_quad(*b), rect_to_quad(*t)) for b, t in zip(fixed, truth)]
     assert all(a > b for a, b in zip(after, before)), (before, after)

@@ -15,6 +15,7 @@ from scorer.errors import InputError
 from scorer.vision import Detections, Detector, decode_image, default_model_path
 from scorer.vision.detector import select_cards
 from scorer.vision.geometry import quad_to_rect
+from scorer.vision.stages import as_input
 from training.data.scenes import render_scene
 
 
@@ -136,7 +137,7 @@ def test_tta_turns_only_the_crops_the_classifier_is_unsure_of():
     plain = Detector(threads=1, tta=False)
     _, crops = plain.cut(img, rects)
     once = plain.classify(crops)
-    turned = plain.classifier.probs(plain.as_input(crops)[:, :, ::-1, ::-1])
+    turned = plain.classifier.probs(as_input(crops)[:, :, ::-1, ::-1])
     cut = float(np.median(once.max(1)))
     selective = Detector(threads=1, tta=True, tta_below=cut).classify(crops)
     unsure = once.max(1) <= cut

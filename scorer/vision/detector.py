@@ -29,7 +29,7 @@ from scorer.vision.detections import NUM_CARDS, Detections
 from scorer.vision.edgefit import fit_edges
 from scorer.vision.gate import FaceGate
 from scorer.vision.geometry import quad_iou, rect_to_quad, rectify
-from scorer.vision.stages import Classifier, Localiser, Refiner, as_input
+from scorer.vision.stages import Classifier, Localiser, Refiner
 
 __all__ = ["CardDetector", "Detector", "Detections", "default_model_path", "select_cards"]
 
@@ -138,8 +138,6 @@ class Detector:
         so a frame decoded smaller than its stored size reads the same."""
         return int(np.ceil(max(self.in_w, self.in_h) * self.crop_h / 40))
 
-    as_input = staticmethod(as_input)
-
     # ------------------------------------------------------------------ the stages
     def localise(self, img: np.ndarray,
                  threshold: float | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -158,10 +156,6 @@ class Detector:
 
     def box_thresholds(self, heights: np.ndarray, frame_h: int) -> np.ndarray:
         return self.localiser.box_thresholds(heights, frame_h)
-
-    def refine_boxes(self, img: np.ndarray, rects: np.ndarray) -> np.ndarray:
-        """One pass of the box refiner (the boxes unchanged without one)."""
-        return rects if self.refiner is None else self.refiner.refine_once(img, rects)
 
     def cut(self, img: np.ndarray, rects: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Card quads (N,4,2) and the classifier's rectified crops (N,H,W,3) of ``rects``."""
