@@ -317,3 +317,45 @@ def test_the_campaign_state_is_kept_to_commit_and_a_fresh_run_resumes_from_it(tm
     with pytest.raises(RecipeError, match="less than an hour ago"):
         campaign.keep(run)
     assert campaign.keep(run, force=True) == state
+
+
+def test_keep_refuses_a_state_that_would_take_a_fresh_clones_pack_past_the_budget(tmp_path, monkeypatch):
+    import subprocess
+
+    from training.nets.checkpoint import checkpoint_step, save
+    from training.pipeline import campaign
+    from training.recipe import RecipeError
+    repo = tmp_path / "repo"
+    state = repo / "training" / "campaign" / "lite-loc.pt"
+    state.parent.mkdir(parents=True)
+    state.write_bytes(b"the state kept before")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(repo)]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    blob = np.random.default_rng(0).integers(0, 256, 300_000, dtype=np.uint8).tobytes()
+    (repo / "history.bin").write_bytes(blob)        # incompressible: ~300 kB of pack
+    subprocess.run(git + ["add", "."], check=True)
+    subprocess.run(git + ["commit", "-q", "-m", "history"], check=True)
+    assert 300_000 <= campaign.pack_size(repo) < 400_000
+    assert campaign.pack_size(tmp_path / "not-a-repo") is None
+    monkeypatch.setattr(campaign, "CAMPAIGN_STATE", state)
+    monkeypatch.setattr(campaign, "REPO_ROOT", repo)
+    monkeypatch.setattr(campaign, "last_kept", lambda path=None: None)
+    net = torch.nn.Linear(64, 64)
+    run = _run(tmp_path, "run")
+    save(run.run_dir / "lite_loc" / "lite_loc.pt", {"loc": net},
+         torch.optim.AdamW(net.parameters()), 77, 60.0, [], {}, with_rng=True)
+    # the pack and the new state together over the budget: refused, in one line that says
+    # what to do, and the kept state left as it was (forcing changes nothing)
+    monkeypatch.setattr(campaign, "PACK_BUDGET", 300_000)
+    for force in (False, True):
+        with pytest.raises(RecipeError) as err:
+            campaign.keep(run, force=force)
+        msg = str(err.value)
+        assert "\n" not in msg and "history budget" in msg
+        assert "outside the repository" in msg and "squash" in msg
+        assert state.read_bytes() == b"the state kept before"
+        assert not state.with_name(state.name + ".new").exists()
+    # within the budget: kept
+    monkeypatch.setattr(campaign, "PACK_BUDGET", 10 * 2**20)
+    assert campaign.keep(run) == state
+    assert checkpoint_step(state) == 77

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import tempfile
 import time
+import zlib
 from pathlib import Path
 
 from training import REPO_ROOT
@@ -17,6 +19,9 @@ from training.recipe import DEFAULT_RECIPE, RecipeError
 # the campaign's resumable state (weights, optimiser, step, random states), committed
 CAMPAIGN_STATE = REPO_ROOT / "training" / "campaign" / "lite-loc.pt"
 KEEP_EVERY_S = 3600  # the state is committed at most once an hour
+# the history budget: a fresh clone's pack may grow to this with a kept state, no further
+# (issue 51: 108.9 MiB, 70% of it versions of the state, when the budget was set)
+PACK_BUDGET = 120 * 2**20
 
 
 def realistic(run: Run, device: str = "auto") -> Path:
@@ -135,11 +140,53 @@ def last_kept(path: Path = CAMPAIGN_STATE) -> float | None:
     return float(out) if out.strip() else None
 
 
+def pack_size(repo: Path | None = None) -> int | None:
+    """The bytes a fresh clone of ``repo`` (default ``REPO_ROOT``) packs its history into:
+    ``git clone --no-local --bare`` into a temporary folder, then ``git count-objects``'s
+    size-pack; None outside git or when git fails."""
+    repo = REPO_ROOT if repo is None else repo
+    with tempfile.TemporaryDirectory(prefix="pack-size-") as tmp:
+        try:
+            subprocess.run(["git", "clone", "-q", "--no-local", "--bare", str(repo),
+                            str(Path(tmp) / "clone")], capture_output=True, check=True)
+            out = subprocess.run(["git", "count-objects", "-v"], cwd=Path(tmp) / "clone",
+                                 capture_output=True, text=True, check=True).stdout
+        except (OSError, subprocess.CalledProcessError):
+            return None
+    kib = {k: v.strip() for k, _, v in (line.partition(":") for line in out.splitlines())}
+    return (int(kib.get("size-pack", 0)) + int(kib.get("size", 0))) * 1024
+
+
+def packed_size(path: Path) -> int:
+    """About the bytes ``path`` adds to the pack when committed: its zlib-compressed size
+    (a new state shares nothing a delta could reuse with the last one)."""
+    return len(zlib.compress(path.read_bytes(), 6))
+
+
+def check_budget(state: Path, budget: int | None = None) -> None:
+    """RecipeError (one line, saying what to do) when committing ``state`` would take a
+    fresh clone's pack past ``budget`` (default ``PACK_BUDGET``); nothing to check
+    outside git."""
+    budget = PACK_BUDGET if budget is None else budget
+    now = pack_size()
+    if now is None:
+        return
+    after = now + packed_size(state)
+    if after > budget:
+        raise RecipeError(
+            f"committing this campaign state would take a fresh clone's pack from "
+            f"{now / 2**20:.1f} to {after / 2**20:.1f} MiB, past the {budget / 2**20:.0f} MiB "
+            f"history budget: keep the state outside the repository (copy "
+            f"{state.name} from the run directory's lite_loc/ to your own storage) or squash "
+            f"the history of {CAMPAIGN_STATE.relative_to(REPO_ROOT)} first")
+
+
 def keep(run: Run, force: bool = False) -> Path:
     """The lite localiser's checkpoint copied to ``CAMPAIGN_STATE`` (to commit), in half
     precision (``training.nets.checkpoint.compact``). Refused within an hour of the last
     commit of the state (the repository's history grows by each commit), unless
-    ``force``."""
+    ``force``; refused always when committing it would take a fresh clone's pack past
+    ``PACK_BUDGET`` (``check_budget``; the state is then left as it was)."""
     from training.nets.checkpoint import checkpoint_step, compact
     ck = run.run_dir / "lite_loc" / "lite_loc.pt"
     if not ck.is_file():
@@ -149,7 +196,12 @@ def keep(run: Run, force: bool = False) -> Path:
         minutes = (KEEP_EVERY_S - (time.time() - last)) / 60
         raise RecipeError(f"the campaign state was committed less than an hour ago: keep it "
                           f"again in {minutes:.0f} minutes (--force to keep it now)")
-    compact(ck, CAMPAIGN_STATE)
+    staged = compact(ck, CAMPAIGN_STATE.with_name(CAMPAIGN_STATE.name + ".new"))
+    try:
+        check_budget(staged)
+        staged.replace(CAMPAIGN_STATE)
+    finally:
+        staged.unlink(missing_ok=True)
     run.log(f"kept step {checkpoint_step(ck)} in {CAMPAIGN_STATE} "
             f"({CAMPAIGN_STATE.stat().st_size / 2**20:.1f} MiB): commit it")
     return CAMPAIGN_STATE
