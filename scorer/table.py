@@ -145,11 +145,13 @@ class Table:
 
     # ----------------------------------------------------------------- frames
     def detect(self, upload: Upload, deck: str | None = None, crops: bool = False,
-               weak: bool = False) -> Report:
+               weak: bool = False, follow: tuple[Any, Any] | None = None) -> Report:
         """The cards of one checked image (``scorer.vision.image.check``), read with deck
         ``deck``'s profile when given (kept until the deck changes; built as a job on
         ``images`` when it is not kept), decoded and detected as a job on ``images``;
-        ``weak``: with the weak readings too (``detect_report``; the camera's frames)."""
+        ``weak``: with the weak readings too (``detect_report``; the camera's frames);
+        ``follow``: the page's tracks to follow instead of running the localiser
+        (``scorer.vision.follow.parse_follow``'s quads and flags; ``detect_report``)."""
         det = self.images.detector()
         profile = None
         if deck:
@@ -157,4 +159,4 @@ class Table:
                 PROFILE_PIXELS, lambda: self.decks.build_profile(deck, det))
         side = det.useful_side
         return self.images.run(upload.cost(side), lambda: detect_report(
-            det, decode(upload, side), profile, crops, weak))
+            det, decode(upload, side), profile, crops, weak, follow))

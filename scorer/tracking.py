@@ -19,6 +19,13 @@ Its code is the one with the most accumulated probability over the frames it was
 (a rival must overtake, not merely tie), so a card whose reading flickers between two
 codes lands once; when the track changes its mind, the pile changes with it. A track
 that left the view keeps its code (a pile is panned over).
+
+A live frame need not run the localiser (issue 51): ``Follower`` says, before each frame,
+whether it does (every ``FOLLOW_EVERY``-th frame, and after a change of scene) or which
+tracks' outlines the server follows onto it instead (``Detector.follow``: each refined
+from its last outline and classified). A followed frame that gets back fewer than
+``FOLLOW_KEPT`` of its tracks is a change of scene: the next frame runs the localiser. A
+new card is found on a localiser's frame, then followed like the others.
 """
 
 from __future__ import annotations
@@ -37,6 +44,11 @@ RIVAL = 0.5         # a runner-up reading with this share of the winner's votes 
 WEAK_WINDOW = 10    # frames a track with weak readings is judged over
 WEAK_NEED = 8       # frames of those it must be seen in (sure or weak) to join unsure
 WEAK_SHARE = 0.8    # the least share of its readings its code must hold
+FOLLOW_EVERY = 2    # the localiser runs on every this-many-th live frame; the tracks are
+                    # followed on the frames between (bench/capture_fixes.py chose it)
+FOLLOW_KEPT = 0.5   # a followed frame that kept fewer than this share of its tracks is a
+                    # change of scene: the next frame runs the localiser
+FOLLOW_MAX = 60     # the most outlines one frame follows (the detect API's cap)
 
 Box = Sequence[float]
 
@@ -49,6 +61,7 @@ class Reading:
     confidence: float
     box: Box
     sure: bool = True   # False: below the still-photo thresholds (a weak reading)
+    quad: Sequence[Sequence[float]] | None = None   # the card's outline, when given
 
 
 @dataclass
@@ -66,6 +79,7 @@ class Track:
     sure: list[bool] = field(default_factory=list)     # per frame: seen by a sure reading
     readings: dict[str, int] = field(default_factory=dict)  # readings of each code
     unsure: bool = False                               # joined on weak readings only
+    quad: Sequence[Sequence[float]] | None = None      # its last outline (moved with the view)
 
     @property
     def sure_hits(self) -> int:
@@ -108,6 +122,20 @@ def iou(a: Box, b: Box) -> float:
 
 def moved(box: Box, dx: float, dy: float) -> list[float]:
     return [box[0] + dx, box[1] + dy, box[2] + dx, box[3] + dy]
+
+
+def moved_quad(quad: Sequence[Sequence[float]] | None, dx: float,
+               dy: float) -> list[list[float]] | None:
+    return None if quad is None else [[x + dx, y + dy] for x, y in quad]
+
+
+def outline(t: Track) -> list[list[float]]:
+    """A track's outline as ``Detector.follow`` takes it: its last quad, else its box's
+    corners (top-left first, clockwise)."""
+    if t.quad is not None:
+        return [[float(x), float(y)] for x, y in t.quad]
+    x0, y0, x1, y1 = (float(v) for v in t.box)
+    return [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
 
 
 def centre(box: Box) -> tuple[float, float]:
@@ -197,13 +225,14 @@ class StabilityTracker:
         """Add one frame's detections; return the pile (codes, in the order they joined)."""
         frame = [r if isinstance(r, Reading) else
                  Reading(str(r["code"]), float(r["confidence"]), list(r["box"]),
-                         bool(r.get("sure", True)))
+                         bool(r.get("sure", True)), r.get("quad"))
                  for r in readings]
         self.frame += 1
         live = self.live()
         dx, dy = camera_shift(live, frame)
         for t in live:
             t.box = moved(t.box, dx, dy)
+            t.quad = moved_quad(t.quad, dx, dy)
         matched = match(live, frame)
         got = {id(live[ti]): frame[ri] for ti, ri in matched}
         for t in live:
@@ -218,6 +247,7 @@ class StabilityTracker:
             t.misses = 0
             t.count += 1
             t.box = reading.box
+            t.quad = reading.quad
             t.votes[reading.code] = t.votes.get(reading.code, 0.0) + reading.confidence
             t.readings[reading.code] = t.readings.get(reading.code, 0) + 1
             t.code = decide(t.votes, t.code)
@@ -225,7 +255,8 @@ class StabilityTracker:
         for ri, r in enumerate(frame):
             if ri not in taken:
                 self.tracks.append(Track(self._next_id, r.box, {r.code: r.confidence}, [True],
-                                         0, r.code, 1, sure=[r.sure], readings={r.code: 1}))
+                                         0, r.code, 1, sure=[r.sure], readings={r.code: 1},
+                                         quad=r.quad))
                 self._next_id += 1
         for t in self.tracks:
             if t.unsure and t.sure_hits >= self.need:
@@ -273,3 +304,47 @@ class StabilityTracker:
     def quiet_frames(self) -> int:
         """Frames since the pile last changed."""
         return self.frame - self.changed_at
+
+
+class Follower:
+    """Which live frames run the localiser, and what the others follow: ``plan`` before a
+    frame, ``answered`` after its readings were pushed.
+
+        plan = follower.plan(tracker)            # None: the localiser runs
+        readings = detect(frame) if plan is None else follow(frame, follower.boxes(plan))
+        tracker.push(readings); follower.answered(plan)
+    """
+
+    def __init__(self, every: int = FOLLOW_EVERY, kept: float = FOLLOW_KEPT) -> None:
+        if every < 1:
+            raise ValueError("every must be at least 1")
+        self.every, self.kept = every, kept
+        self.since = 0          # frames followed since the localiser last ran
+        self.changed = True     # the scene changed (or nothing ran yet): run the localiser
+
+    def plan(self, tracker: StabilityTracker) -> list[Track] | None:
+        """The tracks to follow onto the next frame (those seen in the last one), or None
+        when it runs the localiser: every ``every``-th frame, after a change of scene,
+        and while no track (or more than ``FOLLOW_MAX``) was seen in the last frame."""
+        tracks = [t for t in tracker.live() if t.misses == 0]
+        if self.changed or not tracks or len(tracks) > FOLLOW_MAX or \
+                self.since + 1 >= self.every:
+            return None
+        return tracks
+
+    @staticmethod
+    def boxes(tracks: Sequence[Track]) -> list[dict]:
+        """The planned tracks as the detect API's ``follow`` lists them: each outline, and
+        ``sure`` False for a track last seen by a weak reading."""
+        return [{"quad": outline(t), **({} if not t.sure or t.sure[-1] else {"sure": False})}
+                for t in tracks]
+
+    def answered(self, plan: Sequence[Track] | None) -> None:
+        """After the frame's readings were pushed: a followed frame that kept fewer than
+        ``kept`` of its tracks (seen again in it) is a change of scene."""
+        if plan is None:
+            self.since, self.changed = 0, False
+            return
+        self.since += 1
+        back = sum(t.misses == 0 for t in plan)
+        self.changed = back < self.kept * len(plan)

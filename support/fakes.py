@@ -55,6 +55,8 @@ class FakeDetector:
         self.codes = codes
         self.weak_codes = list(weak_codes)
         self.weak_calls = 0             # calls that asked for weak readings
+        self.follow_calls = 0           # follow calls (each also counted a detect call)
+        self.followed: list[list[list[float]]] = []
         self.delay = delay
         self.cpu = cpu
         self.gate = gate
@@ -86,6 +88,15 @@ class FakeDetector:
         finally:
             with self._lock:
                 self.running -= 1
+
+    def follow(self, image: Any, quads: Any, sure: Any = None, profile: Any = None,
+               crops: bool = False, weak: bool = False) -> Any:
+        """``Detector.follow``'s stand-in: the same cards as ``detect``; counts the calls
+        (``follow_calls``) and keeps the last outlines asked for (``followed``)."""
+        with self._lock:
+            self.follow_calls += 1
+            self.followed = [[list(map(float, p)) for p in q] for q in quads]
+        return self.detect(image, profile, crops, weak)
 
     def _detections(self, image: Any, crops: bool = False, weak: bool = False) -> Any:
         """A real ``Detections`` record (the CLI annotates it), the cards in a row."""

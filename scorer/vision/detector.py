@@ -12,6 +12,10 @@ classifier's down to ``weak_cls_threshold``, both in the metadata) that the netw
 read as a card no box of the cards claims, marked ``Detections.sure`` False. One frame's
 weak reading is never a card; the live tracker (``scorer.tracking``) lets a card read the
 same way in most frames join the pile unsure.
+
+``follow(img, quads)`` (the live camera's frames between the localiser's, issue 51): the
+cards of the page's tracks, each outline refined once on the new frame and classified,
+without the localiser; ``detect`` is unchanged.
 """
 
 from __future__ import annotations
@@ -27,8 +31,9 @@ from scorer.errors import InputError
 from scorer.vision.card_checks import CardChecks, on_scale, shaped_like_cards
 from scorer.vision.detections import NUM_CARDS, Detections
 from scorer.vision.edgefit import fit_edges
+from scorer.vision.follow import lost
 from scorer.vision.gate import FaceGate
-from scorer.vision.geometry import quad_iou, rect_to_quad, rectify
+from scorer.vision.geometry import quad_iou, quad_to_rect, rect_to_quad, rectify
 from scorer.vision.stages import Classifier, Localiser, Refiner
 
 __all__ = ["CardDetector", "Detector", "Detections", "default_model_path", "select_cards"]
@@ -253,6 +258,45 @@ class Detector:
             t2 = t3
         det.timings = {**timings, "infer": round((t2 - t0) * 1e3, 2),
                        "total": round((t2 - t0) * 1e3, 2)}
+        return det
+
+    def follow(self, img: np.ndarray, quads: np.ndarray, sure: np.ndarray | None = None,
+               profile=None, crops: bool = False, weak: bool = False) -> Detections:
+        """The cards of a live frame at the outlines of the page's tracks (``quads``
+        (N,4,2), from the last frame), without the localiser: each outline is refined
+        once on ``img`` (the refiner's one pass) and classified, then picked as
+        ``detect`` picks (the classifier's thresholds, the face gate, the card checks,
+        one box a card), each box taking the localiser's score as passing. A box the
+        refiner loses (``scorer.vision.follow.lost``) or the classifier reads as "not a
+        card" is dropped. ``sure`` (N, default all True): False for a track last seen as
+        a weak reading, which stays weak at best (its score is ``weak_loc_threshold``);
+        ``weak``: the weak readings too, as ``detect(weak=True)`` gives them. The
+        timings: ``follow`` (the refiner) and ``classify``."""
+        t0 = time.perf_counter()
+        img = _checked(img)
+        quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+        sure = np.ones(len(quads), bool) if sure is None else np.asarray(sure, bool)
+        rects = np.array([quad_to_rect(q) for q in quads], np.float32).reshape(-1, 5)
+        if len(rects) and self.refiner is not None:
+            rects = self.refiner.refine_once(img, rects)
+        if len(rects) and self.edge_fit:
+            rects = fit_edges(img, rects)
+        keep = ~lost(rects, (img.shape[1], img.shape[0]))
+        rects, sure = rects[keep], sure[keep]
+        scores = np.where(sure, 1.0, self.weak_loc_threshold).astype(np.float32)
+        t1 = time.perf_counter()
+        found = self._classify_boxes(img, rects, scores, profile, crops)
+        picked = self.pick(found)
+        det = _deck_order(found[picked])
+        if weak:
+            rest = found[~picked]
+            faint = _deck_order(rest[self.weak_readings(rest, det)])
+            faint.sure = np.zeros(len(faint), bool)
+            det = Detections.join([det, faint])
+        t2 = time.perf_counter()
+        det.timings = {"follow": round((t1 - t0) * 1e3, 2),
+                       "classify": round((t2 - t1) * 1e3, 2),
+                       "infer": round((t2 - t0) * 1e3, 2), "total": round((t2 - t0) * 1e3, 2)}
         return det
 
     def _weak_boxes(self, img: np.ndarray, maps: tuple[np.ndarray, float], raw: np.ndarray,

@@ -47,14 +47,23 @@ class Report:
 
 
 def detect_report(detector: Any, frame: Frame, profile: Any = None,
-                  crops: bool = False, weak: bool = False) -> Report:
+                  crops: bool = False, weak: bool = False,
+                  follow: tuple[Any, Any] | None = None) -> Report:
     """Run ``detector.detect`` (a ``CardDetector``) on a frame, with an enrolled deck's
     ``profile`` if one is given and, with ``crops``, each card's classifier crop (cut in
     the detector's pass) as a JPEG data URL; with ``weak`` (the live camera's frames), the
     weak readings after the cards (``"sure": false``); build the report. The framing
-    hints are the cards'."""
+    hints are the cards'. ``follow`` (a live frame between the localiser's: the
+    ``(quads, sure)`` of ``scorer.vision.follow.parse_follow``, in the stored image's
+    pixels): ``detector.follow`` instead, no localiser; a detector whose class has no
+    ``follow`` detects as usual."""
     extra = {"weak": True} if weak else {}      # a detector that knows no weak readings
-    found = detector.detect(frame.image, profile=profile, crops=crops,
-                            **extra).scaled(frame.scale)
+    if follow is not None and callable(getattr(type(detector), "follow", None)):
+        quads, sure = follow
+        found = detector.follow(frame.image, quads / frame.scale, sure, profile=profile,
+                                crops=crops, **extra).scaled(frame.scale)
+    else:
+        found = detector.detect(frame.image, profile=profile, crops=crops,
+                                **extra).scaled(frame.scale)
     cards = found.to_cards(crops=crops)
     return Report(frame, found, cards, framing_hints([c for c in cards if c.get("sure", True)]))

@@ -223,29 +223,49 @@ def random_runs(seed: int, weak: float = 0.0) -> list[list[list[dict]]]:
     return runs
 
 
+def with_quads(runs: list[list[list[dict]]]) -> list[list[list[dict]]]:
+    """The runs with an outline (``quad``) on every other reading, as the detector sends."""
+    out = []
+    for frames in runs:
+        out.append([[{**r, "quad": [[r["box"][0] + 1, r["box"][1]], [r["box"][2], r["box"][1] + 1],
+                                    [r["box"][2] - 1, r["box"][3]], [r["box"][0], r["box"][3] - 1]]}
+                     if i % 2 else r for i, r in enumerate(f)] for f in frames])
+    return out
+
+
 def check_js_stability_matches_python(page) -> None:
     """The page's stability module gives the same piles (and confidences, runners-up,
     the cards that joined unsure on weak readings, and the frame of the last change) as
-    scorer.tracking, frame by frame: on sure readings alone, and with weak ones."""
-    from scorer.tracking import StabilityTracker
-    sure_runs, weak_runs = random_runs(5), random_runs(6, weak=0.5)
+    scorer.tracking, frame by frame: on sure readings alone, and with weak ones; and its
+    Follower the same plans (the localiser, or which outlines to follow)."""
+    from scorer.tracking import Follower, StabilityTracker
+    sure_runs, weak_runs = random_runs(5), with_quads(random_runs(6, weak=0.5))
     in_js = page.evaluate("""async (runs) => {
         const m = await import('/static/js/stability.js');
         return runs.map((frames) => { const t = new m.StabilityTracker();
-          return frames.map((f) => { const pile = [...t.push(f)];
+          const f3 = new m.Follower(3);
+          return frames.map((f) => { const plan = f3.plan(t); const pile = [...t.push(f)];
+            f3.answered(plan);
             return [pile, pile.map((c) => t.confidence(c)), pile.map((c) => t.rival(c)),
-                    t.changedAt, pile.map((c) => t.unsure(c))]; }); });
+                    t.changedAt, pile.map((c) => t.unsure(c)),
+                    plan === null ? null : m.Follower.boxes(plan)]; }); });
     }""", sure_runs + weak_runs)
     in_py = []
     for frames in sure_runs + weak_runs:
-        t = StabilityTracker()
+        t, f3 = StabilityTracker(), Follower(3)
         steps = []
         for f in frames:
+            plan = f3.plan(t)
             pile = list(t.push(f))
+            f3.answered(plan)
             steps.append([pile, [t.confidence(c) for c in pile], [t.rival(c) for c in pile],
-                          t.changed_at, [t.unsure(c) for c in pile]])
+                          t.changed_at, [t.unsure(c) for c in pile],
+                          None if plan is None else Follower.boxes(plan)])
         in_py.append(steps)
     assert in_js == in_py
+    plans = [step[5] for steps in in_py for step in steps]
+    assert any(p is None for p in plans) and any(p for p in plans)   # both kinds of frame
+    assert any(b.get("sure") is False for p in plans if p for b in p)
     finals = [steps[-1][0] for steps in in_py]
     assert any(finals) and not all(finals)
     assert any(any(step[2]) for steps in in_py for step in steps)     # rivals were offered

@@ -14,6 +14,7 @@ from scorer.errors import InputError
 from scorer.field_accuracy import field_accuracy
 from scorer.rules import get_ruleset, option_rows
 from scorer.table import GameView
+from scorer.vision.follow import parse_follow
 from webui import bodies, decks, export
 from webui.services import detection, enrolled_decks, store, table
 from webui.errors import Refused
@@ -72,8 +73,10 @@ def detect() -> Response:
     upload = request.files.get("image")
     data = upload.read() if upload is not None else request.get_data(cache=False)
     deck = request.args.get("deck") or None
+    follow = request.args.get("follow")
     report = table().detect(detection().check(data), deck, request.args.get("crops") == "1",
-                            weak=request.args.get("weak") == "1")
+                            weak=request.args.get("weak") == "1",
+                            follow=None if follow is None else parse_follow(follow))
     body = report.to_dict(detection().model_name)
     return jsonify({**body, "deck": deck} if deck else body)
 

@@ -145,5 +145,12 @@ class OnWorkers:
     def detect(self, *args: Any, **kwargs: Any) -> Any:
         return self.scheduler.on_worker(lambda: self.detector.detect(*args, **kwargs))
 
+    def follow(self, *args: Any, **kwargs: Any) -> Any:
+        """``Detector.follow`` on a worker, as ``detect`` (a detector without it detects)."""
+        inner = self.detector
+        run = inner.follow if callable(getattr(type(inner), "follow", None)) else \
+            (lambda image, quads, sure=None, **kw: inner.detect(image, **kw))
+        return self.scheduler.on_worker(lambda: run(*args, **kwargs))
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self.detector, name)

@@ -34,11 +34,15 @@ export async function upload(url, form) {
 // With a deck: read with its profile; when the server cannot (a 400: the deck deleted
 // since, a model without card embeddings), once more without it, then onDeckFallback(message).
 // `weak` (the live camera's frames only): the weak readings too, after the cards ("sure": false).
-export async function detect(blob, { crops = false, weak = false, deck = null, onDeckFallback = null } = {}) {
+// `follow` (a live frame between the localiser's): the outlines of the page's tracks
+// ([{quad, sure?}], stability.js Follower.boxes), followed onto the frame without the localiser.
+export async function detect(blob, { crops = false, weak = false, follow = null, deck = null, onDeckFallback = null } = {}) {
   const post = async (withDeck) => {
     const query = new URLSearchParams();
     if (crops) query.set("crops", "1");
     if (weak) query.set("weak", "1");
+    if (follow) query.set("follow", JSON.stringify(follow.map((b) => ({ ...b,
+      quad: b.quad.map(([x, y]) => [Math.round(x * 10) / 10, Math.round(y * 10) / 10]) }))));
     if (withDeck) query.set("deck", withDeck);
     const q = query.toString();
     return parse(await fetch(q ? `/api/detect?${q}` : "/api/detect", {

@@ -1,11 +1,13 @@
 // The live camera: getUserMedia, a camera chooser, JPEG frames posted to /api/detect a few
 // times a second (with the weak readings: boxes below the still thresholds, drawn dashed),
 // boxes drawn over the video, each box tracked (stability.js) into a pile, and a capture
-// that finishes by itself once the pile has stopped changing.
+// that finishes by itself once the pile has stopped changing. The localiser runs on every
+// FOLLOW_EVERY-th frame (and after a change of scene); the frames between send the tracks'
+// outlines for the server to follow (stability.js Follower).
 import { count, detect } from "./api.js";
 import { FrameRate, busyText } from "./framerate.js";
 import { placeLabels } from "./labels.js";
-import { StabilityTracker, UNSURE } from "./stability.js";
+import { Follower, StabilityTracker, UNSURE } from "./stability.js";
 
 const MAX_SIDE = 960;
 const INTERVAL_MS = 250;
@@ -105,6 +107,7 @@ export class LiveCapture {
 
   begin() {
     this.tracker = new StabilityTracker();
+    this.follower = new Follower();
     this.rate = new FrameRate();
     this.running = true;
     this.changedAt = performance.now();
@@ -139,11 +142,14 @@ export class LiveCapture {
     const canvas = this.grab();
     if (!canvas) { this.status.textContent = "waiting for the camera…"; return; }
     const blob = await new Promise((res) => canvas.toBlob(res, "image/jpeg", 0.85));
-    const result = await detect(blob, { crops: true, weak: true, ...this.readWith() });
+    const t = this.tracker;
+    const plan = this.follower.plan(t);
+    const follow = plan === null ? null : Follower.boxes(plan);
+    const result = await detect(blob, { crops: true, weak: true, follow, ...this.readWith() });
     if (!this.running) return;
     this.rate.answered(performance.now());
-    const t = this.tracker;
     const pile = t.push(result.cards);
+    this.follower.answered(plan);
     if (t.changedAt !== this.seenChange) { this.seenChange = t.changedAt; this.changedAt = performance.now(); }
     drawBoxes(this.overlay, canvas.width, canvas.height, result.cards, new Set(pile), this.labelOf, this.codeOf);
     const quietMs = performance.now() - this.changedAt;

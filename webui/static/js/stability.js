@@ -7,6 +7,10 @@
 // counts towards NEED; a track seen in WEAK_NEED of its last WEAK_WINDOW frames, weak
 // readings included, and read as its code in WEAK_SHARE of its readings, joins unsure
 // (the page marks it for one tap to accept).
+// A live frame need not run the localiser (issue 51): a Follower says before each frame
+// whether it does (every FOLLOW_EVERY-th frame, and after a change of scene) or which
+// tracks' outlines the server follows onto it instead (/api/detect?follow=); a followed
+// frame that kept fewer than FOLLOW_KEPT of its tracks is a change of scene.
 // Mirrors scorer/tracking.py (the reference, tested in Python and against this module).
 export const WINDOW = 6;
 export const NEED = 4;
@@ -18,6 +22,9 @@ export const RIVAL = 0.5;       // a runner-up with this share of the winner's v
 export const WEAK_WINDOW = 10;  // frames a track with weak readings is judged over
 export const WEAK_NEED = 8;     // frames of those it must be seen in (sure or weak) to join unsure
 export const WEAK_SHARE = 0.8;  // the least share of its readings its code must hold
+export const FOLLOW_EVERY = 2;  // the localiser on every this-many-th live frame; tracks followed between
+export const FOLLOW_KEPT = 0.5; // a followed frame keeping fewer of its tracks: the localiser next
+export const FOLLOW_MAX = 60;   // the most outlines one frame follows (the detect API's cap)
 
 export function iou(a, b) {
   const w = Math.min(a[2], b[2]) - Math.max(a[0], b[0]);
@@ -29,6 +36,15 @@ export function iou(a, b) {
 }
 
 export function moved(box, dx, dy) { return [box[0] + dx, box[1] + dy, box[2] + dx, box[3] + dy]; }
+
+function movedQuad(quad, dx, dy) { return quad ? quad.map(([x, y]) => [x + dx, y + dy]) : null; }
+
+// A track's outline as the server follows it: its last quad, else its box's corners.
+export function outline(t) {
+  if (t.quad) return t.quad.map(([x, y]) => [x, y]);
+  const [x0, y0, x1, y1] = t.box;
+  return [[x0, y0], [x1, y0], [x1, y1], [x0, y1]];
+}
 
 function centre(box) { return [(box[0] + box[2]) / 2, (box[1] + box[3]) / 2]; }
 
@@ -95,6 +111,7 @@ class Track {
     this.sure = [isSure(reading)];                   // per frame: seen by a sure reading
     this.readings = new Map([[reading.code, 1]]);    // readings of each code
     this.unsure = false;                             // joined on weak readings only
+    this.quad = reading.quad || null;                // its last outline (moved with the view)
     this.best = new Map();        // code -> {confidence, crop}: the page's picture of the card
     this.keepCrop(reading);
   }
@@ -145,7 +162,7 @@ export class StabilityTracker {
     this.frame += 1;
     const live = this.live();
     const [dx, dy] = cameraShift(live, readings);
-    for (const t of live) t.box = moved(t.box, dx, dy);
+    for (const t of live) { t.box = moved(t.box, dx, dy); t.quad = movedQuad(t.quad, dx, dy); }
     const matched = match(live, readings);
     const got = new Map(matched.map(([ti, ri]) => [live[ti], readings[ri]]));
     for (const t of live) {
@@ -158,6 +175,7 @@ export class StabilityTracker {
       t.misses = 0;
       t.count += 1;
       t.box = r.box;
+      t.quad = r.quad || null;
       t.votes.set(r.code, (t.votes.get(r.code) || 0) + r.confidence);
       t.readings.set(r.code, (t.readings.get(r.code) || 0) + 1);
       t.code = decide(t.votes, t.code);
@@ -210,4 +228,37 @@ export class StabilityTracker {
   }
 
   get quietFrames() { return this.frame - this.changedAt; }
+}
+
+// Which live frames run the localiser, and what the others follow: plan(tracker) before a
+// frame (null: the localiser runs; else the tracks to follow), answered(plan) after its
+// readings were pushed.
+export class Follower {
+  constructor(every = FOLLOW_EVERY, kept = FOLLOW_KEPT) {
+    if (!(every >= 1)) throw new Error("every must be at least 1");
+    this.every = every; this.kept = kept;
+    this.since = 0;          // frames followed since the localiser last ran
+    this.changed = true;     // the scene changed (or nothing ran yet): run the localiser
+  }
+
+  // The tracks seen in the last frame, or null: every `every`-th frame, after a change of
+  // scene, and while no track (or more than FOLLOW_MAX) was seen in the last frame.
+  plan(tracker) {
+    const tracks = tracker.live().filter((t) => t.misses === 0);
+    if (this.changed || !tracks.length || tracks.length > FOLLOW_MAX || this.since + 1 >= this.every) return null;
+    return tracks;
+  }
+
+  // The planned tracks as the detect API's `follow` lists them.
+  static boxes(tracks) {
+    return tracks.map((t) => (!t.sure.length || t.sure[t.sure.length - 1]
+      ? { quad: outline(t) } : { quad: outline(t), sure: false }));
+  }
+
+  answered(plan) {
+    if (plan === null) { this.since = 0; this.changed = false; return; }
+    this.since += 1;
+    const back = plan.filter((t) => t.misses === 0).length;
+    this.changed = back < this.kept * plan.length;
+  }
 }

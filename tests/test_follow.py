@@ -1,0 +1,153 @@
+"""Following the live camera's cards between the localiser's frames (issue 51): the page
+sends the outlines of its tracks (``scorer.tracking.Follower``), the server refines and
+classifies them (``Detector.follow``, ``POST /api/detect?follow=``) without the
+localiser; ``detect`` for stills is unchanged."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from scorer.errors import InputError
+from scorer.tracking import Follower, StabilityTracker
+from scorer.vision import Detector
+from scorer.vision.follow import MAX_FOLLOW, lost, parse_follow
+from web_helpers import CSRF, FakeDetector, jpeg, make_app
+
+CODES = ["01-1", "03-1", "08-1", "11-1"]
+
+
+@pytest.fixture(scope="module")
+def detector():
+    return Detector(threads=1)
+
+
+def _shifted(img: np.ndarray, dx: float, dy: float) -> np.ndarray:
+    m = np.float32([[1, 0, dx], [0, 1, dy]])
+    return cv2.warpAffine(img, m, (img.shape[1], img.shape[0]), borderMode=cv2.BORDER_REFLECT)
+
+
+def _centre(quad) -> np.ndarray:
+    return np.asarray(quad, np.float64).mean(0)     # the outline's (a box is clipped)
+
+
+def test_a_track_follows_a_moving_card_between_localiser_runs(detector):
+    from training.data.scenes import render_scene
+    img, _ = render_scene(CODES, seed=3, width=960, height=540)
+    step = np.array([14.0, 9.0])                 # the cards move this far each frame
+    tracker, follower = StabilityTracker(), Follower(every=3)
+    plans, first = [], {}
+    for k in range(6):
+        frame = _shifted(img, *(step * k))
+        plan = follower.plan(tracker)
+        plans.append(plan is not None)
+        if plan is None:
+            found = detector.detect(frame, weak=True)
+        else:
+            boxes = Follower.boxes(plan)
+            found = detector.follow(frame, np.array([b["quad"] for b in boxes]),
+                                    np.array([b.get("sure", True) for b in boxes]), weak=True)
+            assert "localise" not in found.timings and "follow" in found.timings
+        tracker.push(found.to_cards())
+        follower.answered(plan)
+        if k == 0:
+            first = {t.code: (t.id, _centre(t.quad)) for t in tracker.tracks}
+    # the localiser on frames 0 and 3 only; the frames between followed the tracks
+    assert plans == [False, True, True, False, True, True]
+    assert sorted(tracker.pile) == sorted(CODES) and sorted(first) == sorted(CODES)
+    for t in tracker.tracks:            # one track a card, all along, moved with its card
+        tid, c0 = first[t.code]
+        assert t.id == tid and t.misses == 0
+        np.testing.assert_allclose(_centre(t.quad) - c0, step * 5, atol=6)
+
+
+def test_follow_drops_boxes_on_no_card_or_off_the_frame_and_keeps_weak_tracks_weak(detector):
+    from training.data.scenes import render_scene
+    img, _ = render_scene(CODES, seed=3, width=960, height=540)
+    cards = detector.detect(img)
+    assert sorted(cards.codes) == sorted(CODES)
+    table = np.full((540, 960, 3), (60, 90, 120), np.uint8)       # the cards taken away
+    assert len(detector.follow(table, cards.quads, weak=True)) == 0
+    off = cards.quads[:1] + np.float32([2000, 0])                  # off the frame
+    assert len(detector.follow(img, off)) == 0
+    # a track last seen weakly comes back weak at best; sure ones as cards
+    sure = np.array([False] + [True] * (len(cards) - 1))
+    back = detector.follow(img, cards.quads, sure, weak=True)
+    assert sorted(back.codes) == sorted(CODES)
+    assert back.sure is not None
+    assert [bool(s) for c, s in zip(back.codes, back.sure) if c == cards.codes[0]] == [False]
+    assert cards.codes[0] not in detector.follow(img, cards.quads, sure).codes
+    assert sorted(detector.detect(img).codes) == sorted(CODES)     # detect as it was
+
+
+def test_the_follower_runs_the_localiser_every_nth_frame_and_after_a_change_of_scene():
+    def reading(code: str, x: float) -> dict:
+        return {"code": code, "confidence": 0.9, "box": [x, 10, x + 50, 90],
+                "quad": [[x, 10], [x + 50, 10], [x + 50, 90], [x, 90]]}
+
+    both = [reading("01-1", 10), reading("02-1", 100)]
+    tracker, follower = StabilityTracker(), Follower(every=3)
+    runs = []
+    for frame in [both] * 7:
+        plan = follower.plan(tracker)
+        runs.append("L" if plan is None else "F")
+        tracker.push(frame)
+        follower.answered(plan)
+    assert "".join(runs) == "LFFLFFL"
+    plan = follower.plan(tracker)
+    assert plan is not None and Follower.boxes(plan)[0]["quad"] == both[0]["quad"]
+    tracker.push(both[:0])              # the followed frame lost its cards: scene change
+    follower.answered(plan)
+    assert follower.plan(tracker) is None
+    # every=1 is today's: the localiser on every frame; no tracks: the localiser
+    assert Follower(every=1).plan(tracker) is None
+    assert Follower(every=4).plan(StabilityTracker()) is None
+    with pytest.raises(ValueError):
+        Follower(every=0)
+    # a track last seen by a weak reading is followed as one
+    weak = StabilityTracker()
+    weak.push([{**both[0], "sure": False}, both[1]])
+    f = Follower(every=2)
+    f.answered(None)
+    boxes = Follower.boxes(f.plan(weak) or [])
+    assert [b.get("sure", True) for b in boxes] == [False, True]
+    # a track without an outline is followed by its box's corners
+    plain = StabilityTracker()
+    plain.push([{"code": "03-1", "confidence": 0.9, "box": [1, 2, 3, 4]}])
+    assert Follower.boxes(plain.tracks)[0]["quad"] == [[1, 2], [3, 2], [3, 4], [1, 4]]
+
+
+def test_parse_follow_takes_quads_and_flags_and_refuses_anything_else():
+    quads, sure = parse_follow(json.dumps([{"quad": [[1, 2], [3, 2], [3, 4], [1, 4]]},
+                                           {"quad": [[5, 6], [7, 6], [7, 8], [5, 8]],
+                                            "sure": False}]))
+    assert quads.shape == (2, 4, 2) and sure.tolist() == [True, False]
+    assert parse_follow("[]")[0].shape == (0, 4, 2)
+    for bad in ("{", "{}", '[{"quad": [[1, 2]]}]', '[[1, 2, 3, 4]]',
+                '[{"quad": [[1, 2], [3, 2], [3, 4], [1, "x"]]}]',
+                '[{"quad": [[1, 2], [3, 2], [3, 4], [1, 4]], "sure": 1}]',
+                json.dumps([{"quad": [[0, 0]] * 4}] * (MAX_FOLLOW + 1))):
+        with pytest.raises(InputError) as err:
+            parse_follow(bad)
+        assert "\n" not in str(err.value) and str(err.value).startswith("follow")
+    rects = np.array([[10, 10, 50, 80, 0], [-5, 10, 50, 80, 0], [10, 10, 4, 80, 0]], np.float32)
+    assert lost(rects, (100, 100)).tolist() == [False, True, True]
+
+
+def test_the_detect_api_follows_the_pages_tracks_when_asked(tmp_path):
+    det = FakeDetector(codes=["08-1"])
+    client = make_app(tmp_path, DETECTOR=det).test_client()
+    follow = json.dumps([{"quad": [[10, 10], [40, 10], [40, 60], [10, 60]], "sure": False}])
+    r = client.post("/api/detect?weak=1&follow=" + follow, data=jpeg(), headers=CSRF,
+                    content_type="image/jpeg")
+    assert r.status_code == 200, r.get_json()
+    assert [c["code"] for c in r.get_json()["cards"]] == ["08-1"]
+    assert det.follow_calls == 1 and det.followed == [[[10, 10], [40, 10], [40, 60], [10, 60]]]
+    r = client.post("/api/detect?weak=1", data=jpeg(), headers=CSRF, content_type="image/jpeg")
+    assert r.status_code == 200 and det.follow_calls == 1       # without it: the localiser
+    r = client.post("/api/detect?follow=%5B%7B%7D%5D", data=jpeg(), headers=CSRF,
+                    content_type="image/jpeg")
+    assert r.status_code == 400 and "follow[0]" in r.get_json()["error"]
