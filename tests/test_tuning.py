@@ -72,6 +72,21 @@ def test_kinds_are_scored_apart():
     assert res["photo"]["equiv"]["fp"] == 1 and res["photo"]["images"] == 2
 
 
+def test_a_recall_kind_guards_its_recall_and_counts_only_there():
+    from training.measure.slices import RECALL_PREFIX, score_by_kind
+    top = RECALL_PREFIX + "shift top"
+    # one shift scene, and the same scene as its top card's recall: card 7 on top, 3 under
+    scenes = [("shift pile", [3], [3, 7], []), (top, [3], [7], [3])]
+    pooled, kinds = score_by_kind(scenes, lambda cand: cand)
+    assert pooled["images"] == 1 and pooled["equiv"]["fn"] == 1  # the recall scene is not pooled
+    assert kinds[top]["equiv"]["recall"] == 0.0 and kinds[top]["equiv"]["fp"] == 0
+    ref = {top: {"f1": 0.9, "false_cards": 0, "recall": 0.90}}
+    point = {"kinds": {top: {"f1": 0.0, "false_cards": 0, "recall": 0.894}}}
+    assert not eligible(point, ref, 0.005)  # a recall 0.006 below the reference's
+    point["kinds"][top]["recall"] = 0.896
+    assert eligible(point, ref, 0.005)
+
+
 @pytest.mark.parametrize("record", [
     {"best": {"f1": 0.9, "kinds": {"pile": {"f1": 0.9}}}, "eligible": 2, "fallback": False,
      "grid": [{"loc_threshold": 0.1, "f1": 0.8}, {"loc_threshold": 0.2, "f1": 0.9}]},

@@ -191,13 +191,20 @@ def summary_rows(res: dict) -> list[tuple[str, str]]:
     return rows
 
 
+RECALL_PREFIX = "recall "  # a scene that only counts one recall (``recalls``)
+
+
 def realistic_candidates(detector, art_dir=None, split: str = "val", per_kind: int = 60,
                          sets=None, kinds=KINDS, loc_threshold: float = 0.1,
-                         scene=realistic_scene, prefix: str = "") -> list:
+                         scene=realistic_scene, prefix: str = "",
+                         recalls: bool = False) -> list:
     """Each scene's candidates (every box at or above ``loc_threshold``, classified) with
     its required and don't-care card ids, for choosing how the cards are picked.
     ``scene(lib, seed, kind, sets)`` renders them (the realistic scenes, or the shift
-    slice's); ``prefix`` goes before each scene's kind (``"shift "``)."""
+    slice's); ``prefix`` goes before each scene's kind (``"shift "``). With ``recalls``,
+    each scene also comes twice more as the ship rule's recalls read it, the other
+    visible cards don't-care: its top card alone required (kind ``"recall <prefix>top"``,
+    when it is required and on others) and its 50-80% visible cards (``"... half"``)."""
     lib = get_library(art_dir)
     start = SEED_RANGES[split][0]
     out = []
@@ -211,7 +218,19 @@ def realistic_candidates(detector, art_dir=None, split: str = "val", per_kind: i
                        if c.visible >= REQUIRED_VIS and c.height * s >= MIN_PX]
                 opt = [c.class_id for c in cards if c.visible > 0 and
                        not (c.visible >= REQUIRED_VIS and c.height * s >= MIN_PX)]
-                out.append((prefix + kind, detector.candidates(img), req, opt))
+                cand = detector.candidates(img)
+                out.append((prefix + kind, cand, req, opt))
+                if not recalls:
+                    continue
+                seen = req + opt
+                top = cards[-1] if len(cards) > 1 else None
+                if top is not None and top.class_id in req:
+                    out.append((RECALL_PREFIX + prefix + "top", cand, [top.class_id],
+                                [i for i in seen if i != top.class_id]))
+                half = [c.class_id for c in cards if c.class_id in req and c.visible < 0.8]
+                if half:
+                    out.append((RECALL_PREFIX + prefix + "half", cand, half,
+                                [i for i in seen if i not in half]))
     return out
 
 
@@ -260,13 +279,14 @@ def score_selection(scenes: list, select) -> dict:
 
 
 def score_by_kind(scenes: list, select) -> tuple[dict, dict[str, dict]]:
-    """``score_selection``'s report over all ``scenes`` and for each kind of scene, in
-    one pass."""
+    """``score_selection``'s report over all ``scenes`` (but those that only count a
+    recall, ``RECALL_PREFIX``) and for each kind of scene, in one pass."""
     overall, kinds = Tally(), {}
     for kind, cand, req, opt in scenes:
         pred = [int(i) for i in select(cand)]
-        for t in (overall, kinds.setdefault(kind, Tally())):
-            t.add(pred, req, opt)
+        kinds.setdefault(kind, Tally()).add(pred, req, opt)
+        if not kind.startswith(RECALL_PREFIX):
+            overall.add(pred, req, opt)
     return overall.report(), {k: v.report() for k, v in kinds.items()}
 
 

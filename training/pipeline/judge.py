@@ -136,7 +136,8 @@ def tuning_scenes(run: Run, det, sets=None) -> list:
     if t.shift_per_kind:
         scenes += realistic_candidates(det, run.art_dir, "shift_val", t.shift_per_kind,
                                        kinds=SHIFT_KINDS, loc_threshold=lowest,
-                                       scene=shift_scene, prefix=SHIFT_PREFIX)
+                                       scene=shift_scene, prefix=SHIFT_PREFIX,
+                                       recalls=True)
     if t.photos:
         scenes += photo_candidates(det, run.photos_dir, lowest, part=t.photo_part,
                                    val_share=run.recipe.real_round.photo_val_share)

@@ -17,7 +17,7 @@ import itertools
 import json
 from dataclasses import dataclass
 
-from training.measure.slices import pick, score_by_kind, score_selection
+from training.measure.slices import RECALL_PREFIX, pick, score_by_kind, score_selection
 
 PHOTO_KIND = "photo"  # the kind ``photo_candidates`` gives its scenes
 SHIFT_PREFIX = "shift "  # before the kinds of the shift slice's validation scenes
@@ -40,7 +40,8 @@ def by_kind(scenes: list, select) -> dict[str, dict]:
 
 
 def _summary(report: dict) -> dict:
-    return {"f1": report["equiv"]["f1"], "false_cards": report["equiv"]["fp"]}
+    return {"f1": report["equiv"]["f1"], "false_cards": report["equiv"]["fp"],
+            "recall": report["equiv"]["recall"]}
 
 
 def stand_in(scenes: list) -> list:
@@ -51,8 +52,14 @@ def stand_in(scenes: list) -> list:
     return [s for s in scenes if s[0].startswith(SHIFT_PREFIX) or s[0] == PHOTO_KIND]
 
 
+def whole(scenes: list) -> list:
+    """The scenes without the ones that only count a recall (``RECALL_PREFIX``)."""
+    return [s for s in scenes if not s[0].startswith(RECALL_PREFIX)]
+
+
 def _point(scenes: list, real: list, select, **settings) -> dict:
-    """One setting's pooled figures, each kind's, and the stand-in's ``objective_f1``."""
+    """One setting's pooled figures (over whole scenes), each kind's (the recalls' too),
+    and the stand-in's ``objective_f1``."""
     r, kinds = score_by_kind(scenes, select)
     point = {**settings, **r["equiv"], "images_all_correct": r["images_all_correct"],
              "kinds": {k: _summary(v) for k, v in kinds.items()}}
@@ -67,7 +74,7 @@ def score_grid(scenes: list, t) -> list[dict]:
     among them, ``objective_f1``: the pooled F1 of those and the photos. A grid value 0
     means "the same as the others" for the close-up thresholds and "off" for the
     overlap."""
-    real = stand_in(scenes)
+    real = stand_in(whole(scenes))
     grid = []
     for ov, lt, ct, large, large_cls in itertools.product(
             [v or None for v in t.overlap_grid], t.loc_grid, t.cls_grid,
@@ -85,7 +92,7 @@ def score_checks(scenes: list, best: dict, t) -> list[dict]:
     ``t`` holds 0 for off) at the thresholds ``best`` chose, scored as ``score_grid``
     scores its points; the first is all off."""
     from scorer.vision.card_checks import CardChecks
-    real = stand_in(scenes)
+    real = stand_in(whole(scenes))
     out = []
     for aspect, span, scale in itertools.product(t.aspect_grid, t.span_grid, t.scale_grid):
         checks = CardChecks(aspect or None, int(span) or None, scale or None)
@@ -107,14 +114,17 @@ def reference_figures(detector, scenes: list) -> dict[str, dict]:
 
 
 def eligible(point: dict, reference: dict[str, dict], guard: float) -> bool:
-    """No realistic kind more than ``guard`` below the reference's F1, and no more false
-    cards on the photos than the reference."""
+    """No kind more than ``guard`` below the reference's F1 (a recall's kind: its
+    recall), and no more false cards on the photos than the reference."""
     for kind, ref in reference.items():
         mine = point["kinds"].get(kind)
         if mine is None:
             continue
         if kind == PHOTO_KIND:
             if mine["false_cards"] > ref["false_cards"]:
+                return False
+        elif kind.startswith(RECALL_PREFIX):
+            if mine["recall"] < ref["recall"] - guard:
                 return False
         elif mine["f1"] < ref["f1"] - guard:
             return False
