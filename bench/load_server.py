@@ -6,7 +6,7 @@ games through the JSON API against a ``hanafuda serve`` subprocess.
         [--model auto|fake|PATH] [--fake-delay 0.08] [--fake-cpu]
 
     .venv/bin/python -m bench.load_server --club 8 --fps 4 --seconds 30 [--bombs 2]
-        [--target-port PORT]
+        [--target-port PORT] [--follow N]
 
 Club night (``--club N``): N cameras post 960x540 JPEG frames (q0.85, as the page does)
 at ``--fps`` each, at random phases, each waiting for its answer as camera.js does;
@@ -14,6 +14,9 @@ at ``--fps`` each, at random phases, each waiting for its answer as camera.js do
 back. Prints per client the 503s, p50/p99 of the answered frames and the answered fps,
 then the slowest and fastest camera (a fair share: close together) and the load average
 (the machine may be shared: read the figures with it).
+``--follow N`` (issue 51): each camera films one pile as the page does: ``?crops=1&weak=1``,
+the answers tracked (``scorer.tracking``), the localiser on every Nth frame only
+(``Follower``; N=1: on every frame) and the tracks' outlines sent to follow on the others.
 
 Phase 1 (``--seconds``): detect clients post 640x480 JPEG frames back to back (on a 503
 they wait 50 ms, as the page does, then post the next frame) while game clients create
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import json
 import os
 import sys
 import tempfile
@@ -118,6 +122,7 @@ class CameraLog:
     name: str
     sent: list = field(default_factory=list)         # (status, ms)
     errors: int = 0
+    followed: int = 0                                # frames answered without the localiser
 
     def line(self, seconds: float) -> str:
         ok = [ms for s, ms in self.sent if s == 200]
@@ -128,25 +133,42 @@ class CameraLog:
                 + (f"  other {dict(other)}" if other else "")
                 + (f"  conn errors {self.errors}" if self.errors else "")
                 + f"  p50 {percentile(ok, 50):6.1f} ms  p99 {percentile(ok, 99):6.1f} ms"
-                f"  answered {len(ok) / max(seconds, 1e-9):4.2f} fps")
+                f"  answered {len(ok) / max(seconds, 1e-9):4.2f} fps"
+                + (f"  followed {self.followed}" if self.followed else ""))
 
 
 def camera_client(port: int, data: list[bytes], stop: threading.Event, log: CameraLog,
                   fps: float, phase: float, headers: dict | None = None,
-                  tls: Any = None) -> None:
+                  tls: Any = None, follow: int = 0) -> None:
     """Posts as camera.js does: a frame, its answer awaited, then the rest of the
-    1/``fps`` interval; starting ``phase`` seconds in (over HTTPS with ``tls``)."""
+    1/``fps`` interval; starting ``phase`` seconds in (over HTTPS with ``tls``). With
+    ``follow`` N: the page's capture of one pile (``data[0]``): weak readings asked for,
+    the answers tracked, the localiser on every Nth frame and the tracks followed on the
+    others (``scorer.tracking.Follower``)."""
+    from urllib.parse import quote
+
+    from scorer.tracking import Follower, StabilityTracker
     client = Client(port, timeout=60, headers=headers, tls=tls)
     interval = 1.0 / fps
+    tracker, follower = StabilityTracker(), Follower(max(follow, 1))
     if stop.wait(phase):
         return
     i = 0
     while not stop.is_set():
         t0 = time.perf_counter()
+        url, plan = "/api/detect?crops=1", None
+        if follow:
+            plan = follower.plan(tracker)
+            url += "&weak=1" + ("" if plan is None else "&follow=" + quote(
+                json.dumps(Follower.boxes(plan), separators=(",", ":"))))
         try:
-            status, _, _ = client.call("POST", "/api/detect?crops=1", raw=data[i % len(data)],
-                                       content_type="image/jpeg")
+            status, body, _ = client.call("POST", url, raw=data[0 if follow else i % len(data)],
+                                          content_type="image/jpeg")
             log.sent.append((status, (time.perf_counter() - t0) * 1e3))
+            if follow and status == 200:
+                tracker.push(body["cards"])
+                follower.answered(plan)
+                log.followed += plan is not None
         except DOWN:
             log.errors += 1
         i += 1
@@ -186,10 +208,11 @@ def run_for(threads: list[threading.Thread], stop: threading.Event, seconds: flo
 
 def club_night(port: int, clients: int = 8, fps: float = 4.0, seconds: float = 30.0,
                bombs: int = 0, seed: int = 1, headers: dict | None = None,
-               out: Callable[[str], None] = print) -> list[CameraLog]:
+               out: Callable[[str], None] = print, follow: int = 0) -> list[CameraLog]:
     """``clients`` cameras at ``fps`` at random phases, and ``bombs`` clients posting PNG
     bombs, for ``seconds`` against the server on ``port``; prints per client its 503s,
-    p50/p99 and answered fps."""
+    p50/p99 and answered fps. ``follow`` N: each camera films one pile as the page does,
+    the localiser on every Nth frame (``camera_client``)."""
     import random
     rng = random.Random(seed)
     data = club_frames()
@@ -198,14 +221,17 @@ def club_night(port: int, clients: int = 8, fps: float = 4.0, seconds: float = 3
     cams = [CameraLog(f"camera {i + 1}") for i in range(clients)]
     evil = [CameraLog(f"bomb {i + 1}") for i in range(bombs)]
     threads = [threading.Thread(target=camera_client, daemon=True,
-                                args=(port, data, stop, log, fps, rng.random() / fps, headers))
-               for log in cams]
+                                args=(port, data[k % len(data):] + data[:k % len(data)], stop,
+                                      log, fps, rng.random() / fps, headers, None, follow))
+               for k, log in enumerate(cams)]
     threads += [threading.Thread(target=bomb_client, args=(port, bomb, stop, log, headers),
                                  daemon=True) for log in evil]
     out(f"club night: {clients} cameras at {fps:g} fps (960x540 JPEG q85, "
         f"{sum(map(len, data)) // len(data) // 1000} kB a frame, random phases)"
         + (f", {bombs} clients posting a {len(bomb) // 1000} kB PNG of 12000x3333" if bombs
-           else "") + f", {seconds:g} s")
+           else "") + f", {seconds:g} s"
+        + (f"; each camera one pile as the page films it, the localiser on every "
+           f"{follow} frame(s), the tracks followed between" if follow else ""))
     took = run_for(threads, stop, seconds)
     for log in cams + evil:
         out(log.line(took))
@@ -216,7 +242,9 @@ def club_night(port: int, clients: int = 8, fps: float = 4.0, seconds: float = 3
     out(f"  cameras together: {len(sent)} frames, 5xx {five} ({100 * five / max(len(sent), 1):.1f}%), "
         f"answered {100 * len(ok) / max(len(sent), 1):.1f}%, p50 {percentile(ok, 50):.1f} ms, "
         f"p99 {percentile(ok, 99):.1f} ms, slowest camera {min(rates, default=0):.2f} fps, "
-        f"fastest {max(rates, default=0):.2f} fps; load average "
+        f"fastest {max(rates, default=0):.2f} fps"
+        + (f", {100 * sum(c.followed for c in cams) / max(len(ok), 1):.0f}% of the answered "
+           f"frames followed" if follow else "") + "; load average "
         + " ".join(f"{x:.2f}" for x in os.getloadavg()))
     return cams + evil
 
@@ -464,7 +492,7 @@ def run_load(seconds: float = 60, detect_clients: int = 4, game_clients: int = 2
 def run_club(a: argparse.Namespace) -> int:
     """Club night against ``--target-port``, or a ``hanafuda serve`` started for it."""
     if a.target_port:
-        logs = club_night(a.target_port, a.club, a.fps, a.seconds, a.bombs)
+        logs = club_night(a.target_port, a.club, a.fps, a.seconds, a.bombs, follow=a.follow)
     else:
         with tempfile.TemporaryDirectory() as t:
             server, what = start_server(Path(t), a.model, a.fake_delay, a.fake_cpu)
@@ -474,7 +502,9 @@ def run_club(a: argparse.Namespace) -> int:
                 warm.call("POST", "/api/detect", raw=club_frames(1)[0], content_type="image/jpeg")
                 warm.close()
                 print(f"detector: {what}")
-                logs = club_night(server.port, a.club, a.fps, a.seconds, a.bombs)
+                print(f"start: load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+                logs = club_night(server.port, a.club, a.fps, a.seconds, a.bombs,
+                                  follow=a.follow)
                 print(f"server RSS after: {server.rss_mib():.1f} MiB")
             finally:
                 server.stop()
@@ -500,6 +530,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="club night: this many clients posting a PNG bomb back to back")
     p.add_argument("--target-port", type=int, default=0,
                    help="club night against a server already running on this port")
+    p.add_argument("--follow", type=int, default=0, metavar="N",
+                   help="club night: each camera films one pile as the page does, the "
+                        "localiser on every Nth frame and the tracks followed between")
     p.add_argument("--serve-fake", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     p.add_argument("--db", type=Path, default=None, help=argparse.SUPPRESS)
