@@ -136,8 +136,8 @@ def cameras(det: Any, tmp: Path, a: argparse.Namespace, decks: list[str], old: b
     from scorer.store.decks import DeckStore
     from scorer.table import Table
     from scorer.vision.profile import profile_from_cards
-    from webui.detection import DetectionService
-    from webui.scheduler import Superseded
+    from webui.images.detection import DetectionService
+    from webui.images.scheduler import Superseded
 
     class OldDecks(EnrolledDecks):
         """The cache as it was: one deck kept, built from every stored PNG."""

@@ -717,7 +717,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     a = p.parse_args(argv)
     import logging
-    logging.getLogger("webui.errors").setLevel(logging.CRITICAL)   # 500s are counted instead
+    logging.getLogger("webui.app.errors").setLevel(logging.CRITICAL)   # 500s are counted instead
     tally = run_fuzz(a.examples, a.model, a.seed)
     tally.report()
     return 0 if tally.ok() else 1

@@ -447,7 +447,7 @@ def start_server(tmp: Path, model: str, fake_delay: float,
 def serve_fake(port: int, db: Path, delay: float, cpu: bool, token: str | None = None) -> None:
     from support.servers import FAKE_PILE, FakeDetector
     from webui import create_app
-    from webui.server import make_server
+    from webui.net.server import make_server
     app = create_app({"DB_PATH": db, "DETECTOR": FakeDetector(FAKE_PILE, delay=delay, cpu=cpu),
                       "ACCESS_TOKEN": token})
     server = make_server(app, "127.0.0.1", port)         # hanafuda serve's settings

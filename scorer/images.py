@@ -1,7 +1,7 @@
 """Where a table's image work runs: the ``Images`` protocol, and ``Inline`` (here, now).
 
 The web's detection service implements ``Images`` for each client
-(``webui.detection.ClientImages``: its one detector, and jobs on its fair scheduler);
+(``webui.images.detection.ClientImages``: its one detector, and jobs on its fair scheduler);
 ``Inline`` runs a job on the calling thread (the commands, the tests)."""
 
 from __future__ import annotations

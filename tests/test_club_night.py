@@ -23,7 +23,7 @@ SECURITY = ("Content-Security-Policy", "X-Content-Type-Options", "X-Frame-Option
 @pytest.fixture
 def served(tmp_path: Path):
     """The app on ``hanafuda serve``'s waitress settings, on a free loopback port."""
-    from webui.server import make_server
+    from webui.net.server import make_server
 
     def start(**overrides):
         app = make_app(tmp_path, **overrides.pop("config", {}))
@@ -110,9 +110,9 @@ def test_a_random_token_is_accepted() -> None:
 def test_wrong_tokens_are_slowed_per_client(tmp_path: Path, monkeypatch) -> None:
     """After ten wrong tokens an address's wrong ones are slowed and refused (429), but
     the right token still gets in at once (issue 30: it was refused for a minute)."""
-    import webui.security
+    import webui.app.security
     slept: list[float] = []
-    monkeypatch.setattr(webui.security.time, "sleep", slept.append)
+    monkeypatch.setattr(webui.app.security.time, "sleep", slept.append)
     token = "k3J9-xq2Lr8vT0pZ"
     app = make_app(tmp_path, ACCESS_TOKEN=token)
     guesser, other = app.test_client(), app.test_client()

@@ -145,7 +145,7 @@ def test_pile_size_and_codes_bounded(client, pile) -> None:
 
 # ------------------------------------------------------------------ export names, ids
 def test_export_file_name_cannot_escape(client) -> None:
-    from webui import export
+    from webui.app import export
     for fmt in ("csv", "json"):
         r = client.get(f"/api/games/1/export.{fmt}")
         assert r.headers["Content-Disposition"] == f'attachment; filename="hanafuda-game-1.{fmt}"'

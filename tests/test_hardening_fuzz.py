@@ -11,7 +11,7 @@ from bench.fuzz_inputs import SHARES, run_fuzz
 
 
 def _fuzz(examples: int, targets: list[str]):
-    logger = logging.getLogger("webui.errors")
+    logger = logging.getLogger("webui.app.errors")
     level = logger.level
     logger.setLevel(logging.CRITICAL)   # the 500s are counted, not logged
     try:

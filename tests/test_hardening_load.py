@@ -44,7 +44,7 @@ class GatedDetector(FakeDetector):
 
 def test_frames_past_their_deadline_answer_503_and_never_run(tmp_path: Path) -> None:
     from webui import create_app
-    from webui.server import make_server
+    from webui.net.server import make_server
     det = GatedDetector()
     app = create_app({"DB_PATH": tmp_path / "g.db", "DETECTOR": det, "DETECT_WORKERS": 2,
                       "DETECT_DEADLINE": 0.3})

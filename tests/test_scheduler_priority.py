@@ -10,8 +10,8 @@ import threading
 
 import pytest
 
-from webui import priority
-from webui.scheduler import Scheduler
+from webui.images import priority
+from webui.images.scheduler import Scheduler
 
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"),
                            reason="a thread's own priority is Linux's")
@@ -110,7 +110,7 @@ def test_opencv_work_stays_on_the_jobs_thread(tmp_path) -> None:
     started by a heavy thread, the cameras' at background priority)."""
     import cv2
 
-    from webui.detection import DetectionService
+    from webui.images.detection import DetectionService
     DetectionService()
     assert cv2.getNumThreads() == 1
 

@@ -10,7 +10,7 @@ import json
 from waitress.adjustments import Adjustments
 
 from webui.command import register, resolve_token
-from webui.oversize import UploadTooLarge, parser_for
+from webui.net.oversize import UploadTooLarge, parser_for
 
 
 def _serve_help() -> str:

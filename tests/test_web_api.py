@@ -418,7 +418,7 @@ def test_export_csv_and_json(client) -> None:
 
 
 def test_export_filename_cannot_escape() -> None:
-    from webui.export import filename
+    from webui.app.export import filename
     assert filename(7, "csv") == "hanafuda-game-7.csv"
     with pytest.raises(ValueError):
         filename(7, "../../etc/passwd")

@@ -25,7 +25,7 @@ TOKEN = "k3J9-xq2Lr8vT0pZ-crowd"
 def served(tmp_path: Path):
     """``start(**make_server options)`` -> (port, server): an app with the token on
     ``hanafuda serve``'s server, on a free loopback port."""
-    from webui.server import make_server
+    from webui.net.server import make_server
     started: list = []
 
     def start(**options):
@@ -68,7 +68,7 @@ def test_idle_sockets_of_many_addresses_leave_room_for_the_token(served, tmp_pat
     too, its handshake on a new connection)."""
     tls = None
     if https:
-        from webui.tls import ensure_certificate
+        from webui.net.tls import ensure_certificate
         tls = ensure_certificate(tmp_path / "tls", ["localhost"], ["127.0.0.1"])
     port, server = served(connection_limit=40, unproven_limit=20, per_address=8,
                           tls=tls.context() if tls else None)
@@ -140,7 +140,7 @@ def test_kept_alive_connections_with_the_token_leave_room_for_a_new_camera(serve
 
 
 def test_room_is_made_from_the_address_holding_the_most_idle_connections() -> None:
-    from webui.connections import Connections
+    from webui.net.connections import Connections
     conns = Connections(per_address=100, unproven_limit=100, most=5)
     greedy = [_Channel("10.0.0.2") for _ in range(3)]
     camera, busy = _Channel("10.0.0.1"), _Channel("10.0.0.3", reading=True)
@@ -165,7 +165,7 @@ class _Channel:
 
 
 def test_strangers_idle_sockets_are_shed_before_uploads_and_known_addresses() -> None:
-    from webui.connections import Connections
+    from webui.net.connections import Connections
     conns = Connections(per_address=100, unproven_limit=3)
     friend_spare, upload, idle = _Channel("10.0.0.1"), _Channel("10.0.0.2", reading=True), \
         _Channel("10.0.0.3")
@@ -188,7 +188,7 @@ def test_strangers_idle_sockets_are_shed_before_uploads_and_known_addresses() ->
 
 # ------------------------------------------------------------------ a greedy address
 def test_one_address_leaves_request_threads_for_the_others() -> None:
-    from webui.dispatcher import FairDispatcher
+    from webui.net.dispatcher import FairDispatcher
     d = FairDispatcher()
     d.set_thread_count(8)
     log: list = []
@@ -209,7 +209,7 @@ def test_one_address_leaves_request_threads_for_the_others() -> None:
 def test_a_camera_keeps_its_share_of_workers_beside_a_greedy_address() -> None:
     """Two workers: an address alone runs on both; once another address has posted,
     the greedy one holds one worker, and the other's frame runs at once beside it."""
-    from webui.scheduler import Scheduler
+    from webui.images.scheduler import Scheduler
     sched = Scheduler(workers=2, deadline=30)
     gate = threading.Event()
     alone = [threading.Thread(target=sched.run, args=(("A", i), 1, gate.wait)) for i in range(2)]
@@ -238,9 +238,9 @@ def test_a_greedy_address_waits_for_its_refusals() -> None:
     its next one queued until its deadline: a host posting on many connections is not
     answered as fast as it can ask."""
     from scorer.errors import Busy
-    from webui.scheduler import Scheduler
+    from webui.images.scheduler import Scheduler
     sched = Scheduler(workers=1, deadline=30)
-    sched._light_seconds = 60.0         # each frame looks a minute long: nothing fits
+    sched.light.seconds = 60.0         # each frame looks a minute long: nothing fits
     gate = threading.Event()
     threads = [threading.Thread(target=sched.run, args=(("A", 0), 1, gate.wait))]
     threads[0].start()
@@ -259,9 +259,9 @@ def test_a_greedy_address_waits_for_its_refusals() -> None:
 # ------------------------------------------------------------------ club night
 def test_a_skipped_frame_says_the_laptop_is_full_and_how_many_share_it() -> None:
     from scorer.errors import Busy
-    from webui.scheduler import Scheduler
+    from webui.images.scheduler import Scheduler
     sched = Scheduler(workers=1, deadline=30)
-    sched._light_seconds = 60.0         # each frame looks a minute long: nothing fits
+    sched.light.seconds = 60.0         # each frame looks a minute long: nothing fits
     gate = threading.Event()
     held = threading.Thread(target=sched.run, args=(("A", 1), 1, gate.wait))
     held.start()

@@ -1,5 +1,5 @@
 """Issue 30: an upload the scheduler would refuse is answered from its first bytes,
-before its body is read (``webui.early``); one it would take is read whole, as before.
+before its body is read (``webui.net.early``); one it would take is read whole, as before.
 Bounded in time by the socket's timeout, without timing thresholds."""
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ import pytest
 from waitress.adjustments import Adjustments
 
 from web_helpers import CHECK_CASES, CSRF, CheckCase, app_admits, case_headers, check_apps, make_app
-from webui import early
-from webui.early import PEEK
+from webui.app import edge
+from webui.net import early
+from webui.net.early import PEEK
 
 
 def _progressive(width: int = 2000, height: int = 1500) -> bytes:
@@ -43,7 +44,7 @@ def _judged_early(app, case: CheckCase, data: bytes, upto: int = PEEK + 4096,
     bytes of ``data`` (in pieces of ``piece`` bytes), answers it early (the app's
     scheduler refusing it)."""
     cap = int(app.config.get("MAX_CONTENT_LENGTH") or 8 * 1024 * 1024)
-    parser = early.parser_for(cap + 65536, cap, early.judge_for(app))(
+    parser = early.parser_for(cap + 65536, cap, edge.judge_for(app))(
         Adjustments(url_scheme=case.scheme))
     head = _head(len(data), case_headers(app, case), case.query)
     head = head.replace(b"Content-Type: image/jpeg", f"Content-Type: {content_type}".encode())
@@ -68,7 +69,7 @@ def _with_comment(jpeg: bytes, size: int) -> bytes:
 
 
 def test_only_what_the_app_admits_is_judged_early(tmp_path: Path) -> None:
-    """The early judge asks the app's own checks (``webui.security.admitted``): an
+    """The early judge asks the app's own checks (``webui.app.security.admitted``): an
     upload the app refuses for its token, Host, CSRF header or Origin is read whole and
     refused by the app, and every one it admits is judged (the budget refusing it)."""
     apps = check_apps(tmp_path, IMAGE_BUDGET=3_000_000)    # under this image's cost
@@ -80,7 +81,7 @@ def test_only_what_the_app_admits_is_judged_early(tmp_path: Path) -> None:
 
 
 def test_a_refused_upload_is_answered_before_its_body_is_sent(tmp_path: Path) -> None:
-    from webui.server import make_server
+    from webui.net.server import make_server
     app = make_app(tmp_path, IMAGE_BUDGET=3_000_000)        # under this image's cost
     server = make_server(app, "127.0.0.1", 0)
     threading.Thread(target=server.run, daemon=True).start()
@@ -119,7 +120,7 @@ def test_a_progressive_jpeg_over_its_cap_is_refused_from_its_header(tmp_path: Pa
     ``PROGRESSIVE_PIXELS`` is answered 413 from its first bytes (the rest never sent),
     and a baseline JPEG of the same size is taken."""
     from scorer.vision.image import ImageLimits, ImageTooLarge, check
-    from webui.server import make_server
+    from webui.net.server import make_server
     data = _progressive()                                   # 2000x1500: 3 MP
     limits = ImageLimits(max_progressive=2_000_000)
     with pytest.raises(ImageTooLarge, match="progressive"):
@@ -175,7 +176,7 @@ def test_a_jpeg_whose_frame_header_lies_past_the_peek_is_refused_early(tmp_path:
     """Issue 49: 140 kB of comment before a progressive JPEG's frame header, past the
     first ``PEEK`` bytes: answered 413 (over the progressive cap) once its frame header
     arrives, the rest never sent; as a form's file too, the budget refusing it (503)."""
-    from webui.server import make_server
+    from webui.net.server import make_server
     data = _with_comment(_progressive(), 140_000)
     frame = data.find(b"\xff\xc2")
     assert frame > PEEK

@@ -30,7 +30,7 @@ ATTACKER = "127.0.0.2"
 def served(tmp_path: Path):
     """``start(**make_server options)`` -> (port, app, server): the app on ``hanafuda
     serve``'s server, on a free loopback port; closed after the test."""
-    from webui.server import make_server
+    from webui.net.server import make_server
     started: list = []
 
     def start(config: dict | None = None, **options):
@@ -68,7 +68,7 @@ def _closed_by_server(sock: socket.socket) -> bool:
 
 # ------------------------------------------------------------------ HTTPS
 def test_https_server_serves_with_a_certificate_its_authority_signs(tmp_path, served) -> None:
-    from webui.tls import ensure_certificate
+    from webui.net.tls import ensure_certificate
     cert = ensure_certificate(tmp_path / "tls", ["localhost", "table.local"],
                               ["127.0.0.1", "192.168.1.20"])
     port, _, _ = served(tls=cert.context())
@@ -88,7 +88,7 @@ def test_https_server_serves_with_a_certificate_its_authority_signs(tmp_path, se
 def test_the_certificate_is_kept_and_made_again_only_when_needed(tmp_path) -> None:
     from cryptography import x509
 
-    from webui.tls import ensure_certificate
+    from webui.net.tls import ensure_certificate
     folder = tmp_path / "tls"
     first = ensure_certificate(folder, ["localhost", "table.local"], ["127.0.0.1", "192.168.1.20"])
     pem = first.cert.read_bytes()
@@ -153,8 +153,8 @@ def test_127_0_0_2_is_loopback_to_the_token_and_a_client_apart_to_the_caps(tmp_p
     their own cap), and the 403 for a foreign Host names the whole loopback range, as
     ``hanafuda serve --help`` does."""
     from webui.command import LOOPBACK, resolve_token
-    from webui.security import LOOPBACK_ONLY
-    from webui.server import make_server
+    from webui.app.security import LOOPBACK_ONLY
+    from webui.net.server import make_server
     assert resolve_token("127.0.0.2", None) is None
     assert LOOPBACK in LOOPBACK_ONLY and "127.0.0.1 or localhost only" not in LOOPBACK_ONLY
     app = make_app(tmp_path)                                    # no token: a loopback server
@@ -207,7 +207,7 @@ class _Task:
 
 
 def _dispatcher(threads: int, guest_threads: int = 2):
-    from webui.dispatcher import FairDispatcher
+    from webui.net.dispatcher import FairDispatcher
     d = FairDispatcher(lambda task: task.admitted, guest_threads)
     d.set_thread_count(threads)
     return d
@@ -257,7 +257,7 @@ def test_requests_without_the_token_wait_behind_and_on_few_threads() -> None:
 
 
 def test_image_workers_take_turns_per_address() -> None:
-    from webui.scheduler import Scheduler
+    from webui.images.scheduler import Scheduler
     sched = Scheduler(workers=1, deadline=30)
     order: list = []
     gate = threading.Event()
@@ -279,7 +279,7 @@ def test_image_workers_take_turns_per_address() -> None:
 
 def test_one_address_holds_few_heavy_jobs() -> None:
     from scorer.errors import Busy
-    from webui.scheduler import Scheduler
+    from webui.images.scheduler import Scheduler
     sched = Scheduler(workers=2, heavy_budget=10**9)
     gate = threading.Event()
     held = [threading.Thread(target=sched.run, args=(("A", i), 5_000_000, gate.wait)) for i in range(2)]
@@ -307,7 +307,7 @@ def test_a_progressive_jpeg_costs_its_whole_decode() -> None:
     assert b.reduction(960) == p.reduction(960) == 4
     assert b.cost(960) == 1000 * 750 + 4000 * 3000 // 10      # decoded smaller, all read
     assert p.cost(960) >= 4000 * 3000                          # every coefficient held
-    from webui.scheduler import Scheduler
+    from webui.images.scheduler import Scheduler
     heavy = Scheduler().heavy_pixels
     assert b.cost(960) < heavy < p.cost(960)
 
@@ -329,8 +329,8 @@ def test_a_progressive_frame_is_scheduled_heavy(tmp_path) -> None:
 
 # ------------------------------------------------------------------ joining from a phone
 def test_the_page_offers_the_qr_code_and_the_authority(tmp_path) -> None:
-    from webui.connect import terminal_qr
-    from webui.tls import ensure_certificate
+    from webui.app.connect import terminal_qr
+    from webui.net.tls import ensure_certificate
     cert = ensure_certificate(tmp_path / "tls", ["localhost"], ["192.168.1.20"])
     url = f"https://192.168.1.20:8000/?token={TOKEN}"
     c = make_app(tmp_path, ACCESS_TOKEN=TOKEN, CONNECT_URL=url, TLS_AUTHORITY=cert.ca).test_client()
@@ -387,7 +387,7 @@ def test_the_web_process_has_the_decoders_own_limits() -> None:
     import sys
 
     from scorer.vision import image
-    from webui import decoder_limits
+    from webui.images import decoder_limits
     assert (decoder_limits.MAX_PIXELS, decoder_limits.MAX_SIDE) == (image.MAX_PIXELS, image.MAX_SIDE)
     code = ("import webui, cv2, numpy as np\n"
             "wide = cv2.imencode('.png', np.zeros((16, 12001, 3), np.uint8))[1]\n"

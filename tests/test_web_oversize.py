@@ -13,12 +13,13 @@ from pathlib import Path
 import pytest
 
 from tests.web_helpers import CSRF, jpeg, make_app
-from webui.oversize import DRAIN_MAX, UploadTooLarge, parser_for, too_large_message
+from webui.app.edge import too_large_message
+from webui.net.oversize import DRAIN_MAX, UploadTooLarge, parser_for
 
 
 @pytest.fixture
 def port(tmp_path: Path):
-    from webui.server import make_server
+    from webui.net.server import make_server
     server = make_server(make_app(tmp_path), "127.0.0.1", 0)
     threading.Thread(target=server.run, daemon=True).start()
     yield server.effective_port
@@ -79,8 +80,8 @@ def test_over_https_a_body_over_the_cap_gets_the_json_413_too(tmp_path: Path) ->
     import http.client
     import ssl
 
-    from webui.server import make_server
-    from webui.tls import ensure_certificate
+    from webui.net.server import make_server
+    from webui.net.tls import ensure_certificate
     cert = ensure_certificate(tmp_path / "tls", ["localhost"], ["127.0.0.1"])
     token = "oversize-over-tls-token-0123"
     server = make_server(make_app(tmp_path, ACCESS_TOKEN=token), "127.0.0.1", 0,
@@ -125,7 +126,7 @@ def test_a_request_with_thousands_of_headers_is_refused_before_they_are_parsed(t
 
     from waitress.adjustments import Adjustments
 
-    from webui.server import make_server
+    from webui.net.server import make_server
     flood = _many_headers(7000)
     assert 50_000 < len(flood) < 64 * 1024
     p = parser_for(1000)(Adjustments())

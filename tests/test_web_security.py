@@ -15,7 +15,7 @@ from werkzeug.test import EnvironBuilder
 
 from webui import command as serve
 from web_helpers import CHECK_CASES, CSRF, TOKEN, app_admits, case_headers, check_apps, jpeg, make_app
-from webui.security import admits_for, admitted, is_loopback, parsed_request
+from webui.app.security import admits_for, admitted, is_loopback, parsed_request
 
 
 @pytest.fixture
@@ -91,7 +91,7 @@ def test_access_token(tmp_path: Path) -> None:
 
 
 def test_the_checks_predicate_agrees_with_the_app(tmp_path: Path) -> None:
-    """``webui.security.admitted`` (what ``webui.early`` asks) says of each request
+    """``webui.app.security.admitted`` (what ``webui.net.early`` asks) says of each request
     what the app answers it: through to the view, or refused by its checks."""
     apps = check_apps(tmp_path)
     for case in CHECK_CASES:
@@ -119,7 +119,7 @@ def test_serve_binding_rules() -> None:
 
 
 def test_serve_command_defaults_and_token(tmp_path: Path, monkeypatch, capsys) -> None:
-    import webui.server
+    import webui.net.server
     from scorer.cli import main as cli_main
 
     def main(argv):
@@ -134,7 +134,7 @@ def test_serve_command_defaults_and_token(tmp_path: Path, monkeypatch, capsys) -
         seen.update(host=host, port=port, app=app, tls=tls)
         return FakeServer()
 
-    monkeypatch.setattr(webui.server, "make_server", fake_make_server)
+    monkeypatch.setattr(webui.net.server, "make_server", fake_make_server)
     assert main(["serve", "--db", str(tmp_path / "g.db")]) == 0
     assert (seen["host"], seen["port"], seen["ran"], seen["tls"]) == ("127.0.0.1", 8000, True, None)
     assert seen["app"].config["ACCESS_TOKEN"] is None

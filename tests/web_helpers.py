@@ -71,7 +71,7 @@ COOKIE = "<the token's cookie>"       # in a case's headers: the app's cookie fo
 
 @dataclass(frozen=True)
 class CheckCase:
-    """A POST /api/detect as the app's checks see it (``webui.security``): its headers,
+    """A POST /api/detect as the app's checks see it (``webui.app.security``): its headers,
     scheme and query, whether the app has an access token, and whether the checks
     should let it through to the view."""
 

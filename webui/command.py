@@ -4,8 +4,8 @@ Binding anything but a loopback address needs an access token (``--token``, or o
 generated and printed once, inside the URL to open); the page and the API refuse
 requests without it. Beyond loopback the server speaks HTTPS (browsers give a phone's
 camera only to localhost or HTTPS) with a certificate made on the first run and kept
-beside the database (``webui.tls``); ``--no-https`` keeps plain HTTP. The URL to open
-is printed once, with a QR code of it when the output is a terminal (``webui.connect``).
+beside the database (``webui.net.tls``); ``--no-https`` keeps plain HTTP. The URL to open
+is printed once, with a QR code of it when the output is a terminal (``webui.app.connect``).
 
 This module is the web package's command: ``scorer.cli`` finds it through the
 ``hanafuda.commands`` entry point, and ``python -m webui`` runs it directly.
@@ -22,7 +22,7 @@ from typing import Any
 
 from scorer.errors import InputError
 
-#: The addresses served without a token (``webui.security.is_loopback``), as the help says.
+#: The addresses served without a token (``webui.app.security.is_loopback``), as the help says.
 LOOPBACK = "any of 127.0.0.0/8, ::1 or localhost"
 
 
@@ -58,7 +58,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def resolve_token(host: str, token: str | None) -> str | None:
     """The token the server requires: the given one, a new one beyond loopback, or None."""
-    from webui.security import is_loopback  # the web edge loads only for serve
+    from webui.app.security import is_loopback  # the web edge loads only for serve
 
     if token is not None:
         check_token(token)
@@ -96,7 +96,7 @@ def open_url(host: str, port: int, token: str | None, scheme: str = "http") -> s
 def phone_host(host: str, addresses: list[str]) -> str:
     """The address a phone on the Wi-Fi opens: the bound one, or for a wildcard this
     machine's first private network address (127.0.0.1 when it has none)."""
-    from webui.tls import lan_addresses
+    from webui.net.tls import lan_addresses
 
     if host not in WILDCARDS:
         return host
@@ -105,9 +105,9 @@ def phone_host(host: str, addresses: list[str]) -> str:
 
 
 def certificate(args: argparse.Namespace, db: Path, addresses: list[str]) -> Any:
-    """The HTTPS certificate (``webui.tls``) for this machine's names, ``addresses`` and
+    """The HTTPS certificate (``webui.net.tls``) for this machine's names, ``addresses`` and
     the bound host, made or reused in ``--tls-dir`` (default ``tls/`` beside ``db``)."""
-    from webui.tls import ensure_certificate, host_names, is_ip
+    from webui.net.tls import ensure_certificate, host_names, is_ip
 
     folder = args.tls_dir or db.parent / "tls"
     names, addresses = host_names(), list(addresses)
@@ -122,7 +122,7 @@ def certificate(args: argparse.Namespace, db: Path, addresses: list[str]) -> Any
 
 
 def _run(args: argparse.Namespace) -> int:
-    from webui.security import is_loopback
+    from webui.app.security import is_loopback
 
     if not 0 < args.port < 65536:
         raise InputError(f"--port must be 1..65535, not {args.port}")
@@ -135,7 +135,7 @@ def _run(args: argparse.Namespace) -> int:
     db = args.db or default_db_path()
     on_network = not is_loopback(args.host)
     if on_network:
-        from webui.tls import host_addresses
+        from webui.net.tls import host_addresses
         addresses = host_addresses()
     else:
         addresses = []
@@ -162,7 +162,7 @@ def _run(args: argparse.Namespace) -> int:
         print("(no private network address found on this machine: on the phone, use the "
               "address the Wi-Fi gave this machine instead of 127.0.0.1)", flush=True)
     if on_network and sys.stdout.isatty():
-        from webui.connect import terminal_qr
+        from webui.app.connect import terminal_qr
         print("or scan this with the phone's camera (same Wi-Fi):", flush=True)
         print(terminal_qr(url), flush=True)
     server.run()
@@ -170,9 +170,9 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def bind(app: Any, host: str, port: int, threads: int, tls: Any = None) -> Any:
-    """The waitress server (``webui.server``) bound to ``host:port`` (HTTPS with the
+    """The waitress server (``webui.net.server``) bound to ``host:port`` (HTTPS with the
     ``tls`` context); a port in use is one clear error."""
-    from webui.server import make_server
+    from webui.net.server import make_server
 
     try:
         return make_server(app, host, port, threads, tls)

@@ -31,7 +31,7 @@ saying to save it as a baseline JPEG), like any image over the caps.
 
 OpenCV's own limits (``OPENCV_IO_MAX_IMAGE_PIXELS``, ``_WIDTH``, ``_HEIGHT``) are read
 once, as it loads, so a process sets them before importing cv2: the web server does
-(``webui.decoder_limits``), at the same caps; the header check stays first, for its
+(``webui.images.decoder_limits``), at the same caps; the header check stays first, for its
 clear 413 before any decode.
 """
 

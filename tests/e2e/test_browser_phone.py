@@ -181,8 +181,8 @@ TOKEN = "phone-at-the-table-token-0123"
 
 @pytest.mark.art
 def test_live_capture_on_a_phone_over_https(playwright_sync, tmp_path: Path) -> None:
-    from webui.server import make_server
-    from webui.tls import ensure_certificate
+    from webui.net.server import make_server
+    from webui.net.tls import ensure_certificate
     scene = render(PILE, seed=21)
     y4m = write_y4m(tmp_path / "phone.y4m", scene.image)
     cert = ensure_certificate(tmp_path / "tls", ["table.lan", "localhost"], ["127.0.0.1"])

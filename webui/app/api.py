@@ -15,9 +15,9 @@ from scorer.field_accuracy import field_accuracy
 from scorer.rules import get_ruleset, option_rows
 from scorer.table import GameView
 from scorer.vision.follow import parse_follow
-from webui import bodies, decks, export
-from webui.services import detection, enrolled_decks, store, table
-from webui.errors import Refused
+from webui.app import bodies, decks, export
+from webui.app.services import detection, enrolled_decks, store, table
+from webui.app.errors import Refused
 
 bp = Blueprint("api", __name__)
 

@@ -1,6 +1,6 @@
 """How a phone joins the table: the URL with the token, as text and as a QR code (in the
 terminal ``hanafuda serve`` prints to, and on the home page), and the certificate of
-the machine's authority to trust once (``webui.tls``).
+the machine's authority to trust once (``webui.net.tls``).
 
 Routes (behind the access token like every other): ``/connect.svg`` the QR code of the
 URL, ``/connect/ca.pem`` the authority's certificate for the phone to install. Both

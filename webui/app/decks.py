@@ -25,8 +25,8 @@ from scorer.vision.detector import CardDetector
 from scorer.vision.enrol import check_once, enrol_images, scan_code
 from scorer.vision.image import ImageLimits, ImageTooLarge, Upload, decode
 from scorer.vision.profile import require_embedding
-from webui.services import client, detection, enrolled_decks
-from webui.errors import Refused
+from webui.app.services import client, detection, enrolled_decks
+from webui.app.errors import Refused
 
 MAX_IMAGES = 60                 # 48 single-card images and a few layout photos
 TOTAL_CAPS = 2                  # the images of one preview together: this many image caps

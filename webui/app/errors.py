@@ -15,9 +15,26 @@ from werkzeug.exceptions import HTTPException
 
 from scorer.errors import InputError, StalePile
 from scorer.store import GameNotFound, StateError
-from webui.detection import Busy, DetectorUnavailable, Superseded
-from webui.oversize import too_large_message
+from webui.images.detection import Busy, DetectorUnavailable, Superseded
 from scorer.vision.imageheader import ImageTooLarge
+
+
+def megabytes(n: int, places: int = 1) -> str:
+    """``12.0 MB`` (decimal megabytes, as phones and file managers show a photo's size)."""
+    return f"{n / 1e6:.{places}f} MB"
+
+
+def too_large_message(size: int | None, limit: int) -> str:
+    """The 413's one line: the body's size (when known) and the cap, with as many
+    decimals as it takes for the two to read apart (8.42 MB against 8.39 MB)."""
+    if not size:
+        return f"upload too large: this upload is larger; the limit is {megabytes(limit)}"
+    places = next((p for p in range(1, 7) if megabytes(size, p) != megabytes(limit, p)), 6)
+    if megabytes(size, places) == megabytes(limit, places):       # a byte or so apart
+        return f"upload too large: this upload is {size:,} bytes; the limit is {limit:,} bytes"
+    return (f"upload too large: this upload is {megabytes(size, places)}; "
+            f"the limit is {megabytes(limit, places)}")
+
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """Export a game as CSV (one row per pile per round) or JSON, with safe file names.
 Go-Stop and Matgo have their own columns: the stopper, the points by role, the calls,
 the multipliers and the baks applied and escaped, with their reasons; Hachi-Hachi its
-own (``webui.export_hachihachi``): a row a player a month, with every payment."""
+own (``webui.app.export_hachihachi``): a row a player a month, with every payment."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import io
 import re
 from typing import Any
 
-from webui import export_hachihachi
+from webui.app import export_hachihachi
 
 FORMATS = {"csv": "text/csv", "json": "application/json"}
 CSV_FIELDS = ("game", "preset", "round", "dealer", "pile", "cards", "leftovers_taken",

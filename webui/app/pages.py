@@ -9,7 +9,7 @@ from flask import Blueprint, render_template
 
 from scorer.cards import card
 from scorer.vision.enrol import layout_plan
-from webui.services import store
+from webui.app.services import store
 
 bp = Blueprint("pages", __name__)
 

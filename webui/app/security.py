@@ -19,7 +19,7 @@
   further wrong one is answered 429 only after ``GUESS_DELAY`` seconds (2 s). Only wrong
   ones: the right token is compared and let in at once, also from that address. A
   slowed answer waits on one of the two request threads kept for requests without the
-  token (``webui.dispatcher``), so the guessing of every stranger together runs at about
+  token (``webui.net.dispatcher``), so the guessing of every stranger together runs at about
   one a second, and never on the threads the cameras use.
 * Headers on every response: CSP (self only, no inline script), nosniff,
   frame-ancestors 'none' / X-Frame-Options DENY, no referrer, and no caching of the API.
@@ -44,7 +44,7 @@ from waitress.task import rename_headers
 from werkzeug.wrappers import Request
 from werkzeug.wrappers import Response as BaseResponse
 
-from webui.errors import error_response
+from webui.app.errors import error_response
 
 TOKEN_COOKIE = "hanafuda_token"
 TOKEN_HEADER = "X-Access-Token"
@@ -134,7 +134,7 @@ class Credentials:
 def parsed_request(parser: Any, request_class: type[Request] = Request) -> Request:
     """The request whose headers waitress's ``parser`` has read, as the app will see it:
     the WSGI environ waitress makes of them (``WSGITask.get_environment``), less its
-    body. The request threads (``admits_for``) and ``webui.early`` read its token, cookie
+    body. The request threads (``admits_for``) and ``webui.net.early`` read its token, cookie
     and all, as the app does: one parser (Werkzeug's) for every odd Cookie header."""
     environ: dict[str, Any] = {"REQUEST_METHOD": parser.command.upper(),
                                "QUERY_STRING": parser.query or "",
@@ -145,7 +145,7 @@ def parsed_request(parser: Any, request_class: type[Request] = Request) -> Reque
 
 
 def admits_for(app: Flask) -> Callable[[Any], bool]:
-    """For the request threads (``webui.dispatcher``): whether the request a waitress
+    """For the request threads (``webui.net.dispatcher``): whether the request a waitress
     channel is about to serve carries this app's token (always, without one): the app's
     own ``token_verdict`` of it, ``ok`` or ``url``."""
     creds: Credentials | None = app.extensions.get("credentials")
@@ -171,7 +171,7 @@ class Refusal:
 
 def token_verdict(req: Request, creds: Credentials) -> str:
     """``creds.verdict`` of the request's cookie, token header and (on a GET only) its
-    ``?token=``: the one reading of them, for the app, ``webui.early`` and the request
+    ``?token=``: the one reading of them, for the app, ``webui.net.early`` and the request
     threads alike."""
     return creds.verdict(token_cookie(req), req.headers.get(TOKEN_HEADER),
                          req.args.get("token") if req.method == "GET" else None)
@@ -216,7 +216,7 @@ def refusal(req: Request, creds: Credentials | None) -> Refusal | None:
 
 def admitted(req: Request, creds: Credentials | None) -> bool:
     """Whether a request passes the app's token, Host, CSRF-header and Origin checks and
-    reaches its view. The app answers by ``refusal``, and ``webui.early`` asks this
+    reaches its view. The app answers by ``refusal``, and ``webui.net.early`` asks this
     before it judges an upload from its first bytes: one predicate for both, so the
     server never judges early an upload that the app would refuse."""
     return refusal(req, creds) is None

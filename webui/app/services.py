@@ -9,7 +9,7 @@ from flask import current_app, request
 from scorer.enrolled import EnrolledDecks
 from scorer.store import GameStore
 from scorer.table import Table
-from webui.detection import ClientImages, DetectionService
+from webui.images.detection import ClientImages, DetectionService
 
 
 def store() -> GameStore:

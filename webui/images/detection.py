@@ -1,6 +1,6 @@
 """Image work for the web API: one shared detector, every image through the one gate
 (``scorer.vision.image``), and every decode and detection scheduled on the workers
-(``webui.scheduler``: fair per client, a short deadline, a pixel budget)."""
+(``webui.images.scheduler``: fair per client, a short deadline, a pixel budget)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import cv2
 from scorer.errors import DetectorUnavailable, InputError
 from scorer.vision.detector import CardDetector
 from scorer.vision.image import ImageLimits, Upload, check
-from webui.scheduler import Busy, Scheduler, Superseded, cores
+from webui.images.scheduler import Busy, Scheduler, Superseded, cores
 
 __all__ = ["Busy", "Superseded", "DetectorUnavailable", "DetectionService", "ClientImages"]
 

@@ -1,5 +1,5 @@
 """Background priority for one thread: the scheduler's heavy-job threads
-(``webui.scheduler``) run at it, so the kernel gives a core to a camera's frame the moment
+(``webui.images.scheduler``) run at it, so the kernel gives a core to a camera's frame the moment
 one wakes, and a heavy decode gets the CPU that the cameras leave free.
 
 Sharing the workers' slots is not enough on a small machine: on two cores a 40 MP

@@ -5,7 +5,7 @@ Issue 45: 25 idle sockets from each of 40 addresses stay under the per-address c
 together they filled waitress's connection limit, and at the limit waitress stops
 accepting: a camera or a health check with the token could not even connect. Here a
 connection is **unproven** until a request of its own carries the token (or the
-cookie), as the request threads judge it (``webui.dispatcher``); then it is **proven**
+cookie), as the request threads judge it (``webui.net.dispatcher``); then it is **proven**
 and never shed for a stranger. Unproven connections together are capped
 (``unproven_limit``, below the connection limit, so room is always left for the proven
 ones and waitress never stops accepting because of strangers): when a new connection

@@ -15,7 +15,7 @@ pool takes turns by **client address** instead:
 * One address runs at most ``threads - reserve`` requests at once (``reserve``: a
   quarter of the threads), so another address always finds a thread free at once: a
   greedy host's 40 connections wait here, in its own queue, not in the cameras' way.
-* A connection whose request has the token is ``proven`` (``webui.connections``): it is
+* A connection whose request has the token is ``proven`` (``webui.net.connections``): it is
   never closed to make room for a stranger's socket.
 """
 

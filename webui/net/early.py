@@ -19,7 +19,7 @@ reads nothing more from a connection whose request is being answered, and closes
 once the answer is sent. No temporary file, no copy and no app code: a request thread
 only writes the answer, and at most ``PEEK`` bytes of the body are held, briefly.
 
-Why not read the rest into nothing, as an oversize body is (``webui.oversize``), so that
+Why not read the rest into nothing, as an oversize body is (``webui.net.oversize``), so that
 a client that sends everything before it reads (Python's http.client) gets the status
 rather than a closed connection? Measured, that only moved the cost: a refusal that
 cost nothing but the reading let the two senders push about 760 MB/s of bodies through
@@ -33,7 +33,7 @@ from the same header after reading the whole body.
 
 Only what is sure is judged here: a POST to /api/detect that the app's own checks let
 through (the access token, the Host, the CSRF header and the Origin: the one predicate
-``webui.security.admitted``, asked of the request as the app will see it), with a body
+``webui.app.security.admitted``, asked of the request as the app will see it), with a body
 of more than ``PEEK`` bytes that starts with a supported image header, once the
 detector is loaded. A JPEG whose frame header lies further in than ``PEEK`` (after a
 140 kB comment, say: issue 49, such uploads escaped this and were read whole) is judged
@@ -49,28 +49,19 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Callable
+from typing import Any
 
 from waitress.utilities import Error
-from werkzeug.wrappers import Request
 
-from scorer.errors import Busy, InputError
-from scorer.vision import imageheader
+from scorer.errors import Busy
 from scorer.vision.imageheader import FrameHeaderScan, ImageTooLarge
-from scorer.vision.image import Upload
-from webui.oversize import DrainingParser
-from webui.security import admitted, parsed_request
+from webui.app.edge import Judge, image_start
+from webui.net.oversize import DrainingParser
 
 #: The body's bytes looked at: a JPEG's frame header follows its EXIF (at most 64 KiB).
 PEEK = 128 * 1024
 ROUTE = "/api/detect"
-log = logging.getLogger("webui.early")
-
-#: ``judge(address, parser, prefix)``: the refusal for a request whose headers are parsed
-#: and whose body starts with ``prefix`` (the scheduler's ``Busy``, or ``ImageTooLarge``),
-#: or None to read it whole.
-Judge = Callable[[str, Any, bytes], Busy | ImageTooLarge | None]
-
+log = logging.getLogger("webui.net.early")
 
 class Refused(Error):
     """A refusal as the API answers it (JSON; ``Busy``: 503 with Retry-After,
@@ -171,50 +162,7 @@ class PeekingParser(DrainingParser):
 
 def parser_for(limit: int, shown: int | None = None,
                judge: Judge | None = None) -> type[PeekingParser]:
-    """``webui.oversize.parser_for``'s parser, that also judges large uploads early."""
+    """``webui.net.oversize.parser_for``'s parser, that also judges large uploads early."""
     return type("PeekingParser", (PeekingParser,),
                 {"limit": int(limit), "shown": int(shown or limit),
                  "judge": staticmethod(judge) if judge is not None else None})
-
-
-def image_start(content_type: str, prefix: bytes) -> bytes:
-    """Where the image begins in a body: at once, or after its first part's headers for
-    a form (``request.files["image"]``)."""
-    if content_type.lower().startswith("multipart/form-data"):
-        end = prefix.find(b"\r\n\r\n")
-        return prefix[end + 4:] if end >= 0 else b""
-    return prefix
-
-
-def request_of(parser: Any, request_class: type[Request] = Request) -> Request | None:
-    """The request whose headers ``parser`` has read, as the app will see it
-    (``webui.security.parsed_request``). None without a Host header: the app would read
-    the server's name in its place."""
-    if "HOST" not in parser.headers:
-        return None
-    return parsed_request(parser, request_class)
-
-
-def judge_for(app: Any) -> Judge:
-    """The judge of ``app``'s uploads: its token, Host and CSRF checks
-    (``webui.security.admitted``), its detection service's limits, detector and
-    scheduler (see the module)."""
-    service = app.extensions["hanafuda"]["detection"]
-
-    def judge(address: str, parser: Any, prefix: bytes) -> Busy | ImageTooLarge | None:
-        req = request_of(parser, app.request_class)
-        if req is None or not admitted(req, app.extensions.get("credentials")):
-            return None                         # the app's 401 or 403 (and its count of guesses)
-        if not service.loaded:
-            return None
-        try:
-            info = imageheader.check(image_start(req.headers.get("Content-Type", ""), prefix),
-                                     service.limits.max_pixels, service.limits.max_side)
-            service.limits.check(info)
-        except ImageTooLarge as exc:
-            return exc                          # the app's 413, from the same header
-        except InputError:
-            return None
-        cost = Upload(b"", info).cost(service.detector().useful_side)
-        return service.scheduler.refusal(address, cost)
-    return judge

@@ -26,29 +26,14 @@ from waitress.receiver import FixedStreamReceiver
 from waitress.utilities import RequestEntityTooLarge, RequestHeaderFieldsTooLarge, \
     find_double_newline
 
+from webui.app.edge import too_large_message
+
 #: The largest body read to its end before the 413 (a 40 MB photo is); the connection's
 #: idle timeout still ends a slow one.
 DRAIN_MAX = 128 * 1024 * 1024
 #: The most header lines a request may have (browsers send about 20; Apache's default
 #: ``LimitRequestFields`` is 100 too).
 MAX_HEADERS = 100
-
-
-def megabytes(n: int, places: int = 1) -> str:
-    """``12.0 MB`` (decimal megabytes, as phones and file managers show a photo's size)."""
-    return f"{n / 1e6:.{places}f} MB"
-
-
-def too_large_message(size: int | None, limit: int) -> str:
-    """The 413's one line: the body's size (when known) and the cap, with as many
-    decimals as it takes for the two to read apart (8.42 MB against 8.39 MB)."""
-    if not size:
-        return f"upload too large: this upload is larger; the limit is {megabytes(limit)}"
-    places = next((p for p in range(1, 7) if megabytes(size, p) != megabytes(limit, p)), 6)
-    if megabytes(size, places) == megabytes(limit, places):       # a byte or so apart
-        return f"upload too large: this upload is {size:,} bytes; the limit is {limit:,} bytes"
-    return (f"upload too large: this upload is {megabytes(size, places)}; "
-            f"the limit is {megabytes(limit, places)}")
 
 
 class _Discard:

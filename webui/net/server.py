@@ -6,7 +6,7 @@ for a huge header, 500) carrying the page's security headers.
 waitress reads every request (headers and body) on its one event loop and hands only a
 complete one to a request thread, so a slow sender never holds a thread. What it lacks,
 added here. Its rules count clients by their IP address, loopback ones too: 127.0.0.2 is
-loopback (this machine: a loopback server asks it no token, ``webui.security.is_loopback``),
+loopback (this machine: a loopback server asks it no token, ``webui.app.security.is_loopback``),
 and a client apart from 127.0.0.1 (as the tests and ``bench.attack_server`` use it):
 
 * **A deadline for a whole request's headers** (``header_deadline`` 10 s): a connection
@@ -16,16 +16,16 @@ and a client apart from 127.0.0.1 (as the tests and ``bench.attack_server`` use 
 * **A cap on connections per client address** (``per_address`` 32): beyond it a new
   connection from that address is closed at once, so one host cannot take the
   ``connection_limit`` for everyone. Pending connections are accepted in batches.
-* **Room for the clients with the token** (``webui.connections``): a connection is
+* **Room for the clients with the token** (``webui.net.connections``): a connection is
   unproven until a request of its own carries the token; unproven ones together are
   capped at ``unproven_limit`` (768), the oldest idle one closed for a new arrival, so
   many addresses' idle sockets never fill the ``connection_limit`` and a camera or a
   health check with the token always gets in.
-* **Room for a new connection** (``webui.connections``): all connections together,
+* **Room for a new connection** (``webui.net.connections``): all connections together,
   with the token or not, stay ``ROOM`` under the ``connection_limit``; past that, an
   idle one of the address holding the most is closed for the newcomer, so a guest with
   the token cannot fill the limit with kept-alive connections either.
-* **Fair request threads** (``webui.dispatcher``): turns per client address, and the
+* **Fair request threads** (``webui.net.dispatcher``): turns per client address, and the
   requests without the access token behind the others, on at most two threads.
 
 Why each number (waitress's defaults in brackets):
@@ -40,7 +40,7 @@ Why each number (waitress's defaults in brackets):
   never, so only idle and stalled sockets are closed; a browser reconnects by itself.
 * ``asyncore_use_poll`` [off]: select() cannot watch more than 1024 descriptors.
 * ``threads`` 16 [4]: the request threads mostly wait for the image workers
-  (``webui.scheduler``, one a core) or SQLite; every camera's request should be in
+  (``webui.images.scheduler``, one a core) or SQLite; every camera's request should be in
   the scheduler's fair queue, not in a first-come queue before it.
 * ``max_request_header_size`` 64 kB [256 kB]: the page's headers are under 2 kB.
 * ``recv_bytes`` 256 kB [8 kB]: the event loop (which every camera frame comes through,
@@ -50,7 +50,7 @@ Why each number (waitress's defaults in brackets):
   in. Over TLS a read still returns at most one record (16 kB).
 * ``max_request_body_size``: the app's upload cap and a little: waitress buffers a body
   before the app sees it, so it refuses the larger ones itself [1 GB]: it reads a body
-  up to ``webui.oversize.DRAIN_MAX`` into nothing (under the request deadline) and
+  up to ``webui.net.oversize.DRAIN_MAX`` into nothing (under the request deadline) and
   answers the API's JSON 413, so the client reads the status instead of a connection
   reset; over TLS the same.
 * ``LARGE_BLOCK`` 4 MiB: glibc's malloc hands blocks this large straight back to the
@@ -79,11 +79,12 @@ from waitress.channel import HTTPChannel
 from waitress.server import MultiSocketServer, TcpWSGIServer
 from waitress.task import ErrorTask
 
-from webui.connections import Connections, peer
-from webui.dispatcher import FairDispatcher
-from webui import early
-from webui.oversize import DRAIN_MAX
-from webui.security import security_headers
+from webui.net.connections import Connections, peer
+from webui.net.dispatcher import FairDispatcher
+from webui.net import early
+from webui.net.oversize import DRAIN_MAX
+from webui.app import edge
+from webui.app.edge import security_headers
 
 SETTINGS: dict[str, Any] = {
     "connection_limit": 1000,
@@ -104,7 +105,7 @@ ROOM = 16                   # of the connection limit: the listening sockets' (a
 GUEST_THREADS = 2
 ACCEPT_BATCH = 64
 LARGE_BLOCK = 4 * 1024 * 1024
-log = logging.getLogger("webui.server")
+log = logging.getLogger("webui.net.server")
 
 
 class HeaderedErrorTask(ErrorTask):
@@ -135,7 +136,7 @@ class Channel(HTTPChannel):
         self._counted = False
         parser = type(self).parser_class
         if isinstance(parser, type) and issubclass(parser, early.PeekingParser):
-            # each request's parser knows its peer's address (for webui.early)
+            # each request's parser knows its peer's address (for webui.net.early)
             self.parser_class = functools.partial(parser, peer=peer(addr))
         super().__init__(server, sock, addr, adj, map=map)
 
@@ -395,11 +396,11 @@ def make_server(app: Any, host: str, port: int, threads: int = THREADS,
                 per_address: int = PER_ADDRESS, guest_threads: int = GUEST_THREADS,
                 unproven_limit: int = UNPROVEN_LIMIT,
                 admits: Callable[[Any], bool] | None = None,
-                judge: early.Judge | None = None, **overrides: Any) -> Any:
+                judge: edge.Judge | None = None, **overrides: Any) -> Any:
     """A waitress server for ``app`` on ``host:port`` with ``SETTINGS`` (``overrides``
     win; the tests shorten the timeouts), HTTPS with ``tls``. ``admits(channel)``: whether
     the request a channel is about to serve carries the access token (default: the
-    app's ``webui.security.admits``). OSError when the address cannot be bound."""
+    app's ``webui.app.security.admits``). OSError when the address cannot be bound."""
     settings = {**SETTINGS, **overrides}
     app_cap = int(app.config.get("MAX_CONTENT_LENGTH") or 8 * 1024 * 1024)
     cap = int(settings.pop("max_request_body_size", 0) or app_cap + 65536)
@@ -413,16 +414,15 @@ def make_server(app: Any, host: str, port: int, threads: int = THREADS,
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     adj = Adjustments(host=host, port=port, threads=threads, **settings)
     if admits is None:
-        from webui.security import admits_for
-        admits = admits_for(app)
+        admits = edge.admits_for(app)
     most = max(1, int(settings["connection_limit"]) - ROOM)
     shared = Connections(per_address, max(1, min(unproven_limit, most)), most)
     dispatcher = FairDispatcher(admits, guest_threads, proven=shared.proven)
     dispatcher.set_thread_count(threads)
     if judge is None and "hanafuda" in getattr(app, "extensions", {}):
-        judge = early.judge_for(app)
-    # bodies over the cap drained and answered with the JSON 413 (webui.oversize), the
-    # uploads the scheduler would refuse with a 503 (webui.early), on plain and TLS
+        judge = edge.judge_for(app)
+    # bodies over the cap drained and answered with the JSON 413 (webui.net.oversize), the
+    # uploads the scheduler would refuse with a 503 (webui.net.early), on plain and TLS
     # connections alike
     channel_class = type("Channel", (TLSChannel if tls is not None else Channel,),
                          {"parser_class": early.parser_for(cap, app_cap, judge)})

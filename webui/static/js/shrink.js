@@ -15,7 +15,7 @@ export function megabytes(bytes, places = 1) {
 }
 
 // Two sizes with as many decimals as it takes to read them apart ("8.40 MB" against
-// "8.39 MB", not "8.4 MB" twice), as the server's 413 writes them (webui/oversize.py);
+// "8.39 MB", not "8.4 MB" twice), as the server's 413 writes them (webui/app/errors.py);
 // bytes where even 6 decimals do not.
 export function apart(a, b) {
   for (let places = 1; places <= 6; places++) {
