@@ -156,3 +156,14 @@ def test_a_heavy_jobs_detection_waits_for_a_worker_never_beside_them(tmp_path) -
         == threading.current_thread().name                  # not from a heavy job: here
     service = make_app(tmp_path).extensions["hanafuda"]["detection"]
     assert service.images(("a", 1)).detector() is service.images(("b", 2)).detector()
+    from webui.images.detection import OnWorkers
+
+    class Nets:                                             # an enrolment's calls
+        crop_w = 96
+
+        def classify(self, crops: list) -> str:
+            return threading.current_thread().name
+
+    nets = OnWorkers(Nets(), sched)
+    assert sched.run(("10.0.0.4", 1), HEAVY, lambda: nets.classify([])).startswith(
+        "image-worker") and nets.crop_w == 96

@@ -101,7 +101,7 @@ def _crop_side(det: CardDetector) -> int:
 
 
 def _detector() -> CardDetector:
-    det = detection().detector()
+    det = detection().detector_on_workers()     # its inference on the workers (a heavy job)
     require_embedding(det)              # a deck is saved with its embeddings
     return det
 

@@ -133,10 +133,15 @@ class ClientImages:
         return self.service.scheduler.run(self.client, cost, job)
 
 
+#: The detector's methods that run its networks (onnxruntime): on a worker from a heavy job.
+INFERENCE = frozenset({"localise", "classify", "embed"})
+
+
 class OnWorkers:
-    """A detector whose ``detect``, called from a heavy job, runs on one of the
-    scheduler's workers (``Scheduler.on_worker``: at most ``workers`` inferences at once,
-    each holding onnxruntime's buffers); everything else is the detector's own."""
+    """A detector whose inference (``detect``, ``follow``, and ``INFERENCE``: what a deck's
+    enrolment calls), called from a heavy job, runs on one of the scheduler's workers
+    (``Scheduler.on_worker``: at most ``workers`` inferences at once, each holding
+    onnxruntime's buffers); everything else is the detector's own."""
 
     def __init__(self, detector: CardDetector, scheduler: Scheduler) -> None:
         self.detector = detector
@@ -153,4 +158,7 @@ class OnWorkers:
         return self.scheduler.on_worker(lambda: run(*args, **kwargs))
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self.detector, name)
+        attr = getattr(self.detector, name)
+        if name in INFERENCE and callable(attr):
+            return lambda *args, **kwargs: self.scheduler.on_worker(lambda: attr(*args, **kwargs))
+        return attr
