@@ -22,7 +22,7 @@ that left the view keeps its code (a pile is panned over).
 
 A live frame need not run the localiser (issue 51): ``Follower`` says, before each frame,
 whether it does (every ``FOLLOW_EVERY``-th frame, and after a change of scene) or which
-tracks' outlines the server follows onto it instead (``Detector.follow``: each refined
+live tracks' outlines the server follows onto it instead (``Detector.follow``: each refined
 from its last outline and classified). A followed frame that gets back fewer than
 ``FOLLOW_KEPT`` of its tracks is a change of scene: the next frame runs the localiser. A
 new card is found on a localiser's frame, then followed like the others.
@@ -323,12 +323,13 @@ class Follower:
         self.changed = True     # the scene changed (or nothing ran yet): run the localiser
 
     def plan(self, tracker: StabilityTracker) -> list[Track] | None:
-        """The tracks to follow onto the next frame (those seen in the last one), or None
-        when it runs the localiser: every ``every``-th frame, after a change of scene,
-        and while no track (or more than ``FOLLOW_MAX``) was seen in the last frame."""
-        tracks = [t for t in tracker.live() if t.misses == 0]
-        if self.changed or not tracks or len(tracks) > FOLLOW_MAX or \
-                self.since + 1 >= self.every:
+        """The tracks to follow onto the next frame (the live ones: a card the localiser
+        missed on its last frame is looked for where it was), or None when it runs the
+        localiser: every ``every``-th frame, after a change of scene, and while no track
+        was seen in the last frame (or more than ``FOLLOW_MAX`` are live)."""
+        tracks = tracker.live()
+        if self.changed or not any(t.misses == 0 for t in tracks) or \
+                len(tracks) > FOLLOW_MAX or self.since + 1 >= self.every:
             return None
         return tracks
 
@@ -341,10 +342,11 @@ class Follower:
 
     def answered(self, plan: Sequence[Track] | None) -> None:
         """After the frame's readings were pushed: a followed frame that kept fewer than
-        ``kept`` of its tracks (seen again in it) is a change of scene."""
+        ``kept`` of its tracks is a change of scene (of the tracks seen in the frame
+        before or in this one: one missed before that stays missed does not count)."""
         if plan is None:
             self.since, self.changed = 0, False
             return
         self.since += 1
         back = sum(t.misses == 0 for t in plan)
-        self.changed = back < self.kept * len(plan)
+        self.changed = back < self.kept * sum(t.misses <= 1 for t in plan)

@@ -102,6 +102,18 @@ def test_the_follower_runs_the_localiser_every_nth_frame_and_after_a_change_of_s
     tracker.push(both[:0])              # the followed frame lost its cards: scene change
     follower.answered(plan)
     assert follower.plan(tracker) is None
+    # a card the last frame missed is still followed, where it was; one followed frame
+    # that finds it again keeps the scene
+    again = StabilityTracker()
+    again.push(both)
+    again.push(both[1:])                # the localiser missed 01-1
+    f = Follower(every=2)
+    f.answered(None)
+    plan = f.plan(again)
+    assert plan is not None and sorted(t.code for t in plan) == ["01-1", "02-1"]
+    again.push(both)
+    f.answered(plan)
+    assert not f.changed and all(t.misses == 0 for t in again.tracks)
     # every=1 is today's: the localiser on every frame; no tracks: the localiser
     assert Follower(every=1).plan(tracker) is None
     assert Follower(every=4).plan(StabilityTracker()) is None

@@ -241,11 +241,13 @@ export class Follower {
     this.changed = true;     // the scene changed (or nothing ran yet): run the localiser
   }
 
-  // The tracks seen in the last frame, or null: every `every`-th frame, after a change of
-  // scene, and while no track (or more than FOLLOW_MAX) was seen in the last frame.
+  // The live tracks (a card the localiser missed on its last frame is looked for where it
+  // was), or null: every `every`-th frame, after a change of scene, and while no track was
+  // seen in the last frame (or more than FOLLOW_MAX are live).
   plan(tracker) {
-    const tracks = tracker.live().filter((t) => t.misses === 0);
-    if (this.changed || !tracks.length || tracks.length > FOLLOW_MAX || this.since + 1 >= this.every) return null;
+    const tracks = tracker.live();
+    if (this.changed || !tracks.some((t) => t.misses === 0) || tracks.length > FOLLOW_MAX
+        || this.since + 1 >= this.every) return null;
     return tracks;
   }
 
@@ -259,6 +261,6 @@ export class Follower {
     if (plan === null) { this.since = 0; this.changed = false; return; }
     this.since += 1;
     const back = plan.filter((t) => t.misses === 0).length;
-    this.changed = back < this.kept * plan.length;
+    this.changed = back < this.kept * plan.filter((t) => t.misses <= 1).length;
   }
 }
