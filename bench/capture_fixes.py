@@ -12,11 +12,20 @@ the browser test counts: a wrong code removed, a missing card added (a misread c
 two). The load average is printed beside the figures (a shared machine's figures are
 the same, but its timings are not). Run:
 OMP_NUM_THREADS=1 .venv/bin/python -m bench.capture_fixes [--clips 12] [--frames 40]
+
+``--every 1,2,3,4`` (issue 51) replays each clip as the page films it with the localiser
+on every Nth frame only (``scorer.tracking.Follower``: the tracks' outlines followed onto
+the frames between by ``Detector.follow``, the localiser again after a change of scene)
+and prints, per N, the fixes of the page's rule (weak readings included) and how many
+frames a new card takes to join: a card well seen in the clip is hidden from its frames
+until frame ``--appear`` (+0..N-1, every phase of the schedule), and counted from the
+first frame it is in to the frame it joins (4 frames at 4 fps: within a second).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from collections import deque
@@ -26,7 +35,7 @@ import cv2
 import numpy as np
 
 import scorer.tracking as tracking
-from scorer.tracking import NEED, WINDOW, StabilityTracker
+from scorer.tracking import NEED, WINDOW, Follower, StabilityTracker
 from scorer.vision import Detector
 
 
@@ -139,6 +148,76 @@ def summary(name: str, outs: list[Outcome]) -> str:
             f"per pile")
 
 
+class FullFrames:
+    """The localiser's readings of a clip's frames (``detect(weak=True)``), each computed
+    once, when first needed, and shared by every schedule."""
+
+    def __init__(self, det: Detector, images: list[np.ndarray], keep: str = "") -> None:
+        self.det, self.images, self.keep = det, images, keep
+        self.cards: dict[int, list[dict]] = {}
+        if keep and os.path.isfile(keep):
+            self.cards = {int(k): v for k, v in json.load(open(keep)).items()}
+
+    def __call__(self, i: int) -> list[dict]:
+        if i not in self.cards:
+            self.cards[i] = self.det.detect(self.images[i], weak=True).to_cards()
+            if self.keep:
+                with open(self.keep, "w") as f:
+                    json.dump(self.cards, f)
+        return self.cards[i]
+
+
+@dataclass
+class Live:
+    """One replay of a clip as the page films it."""
+    pile: list[str]
+    unsure: set[str]
+    followed: int           # frames followed (no localiser)
+    frames: int
+    joined_at: int | None   # the frame the hidden card joined on (None: it never did)
+
+
+def live(det: Detector, full: FullFrames, every: int, first: int = 0, last: int | None = None,
+         hide: str | None = None, appear: int = 0) -> Live:
+    """The page's capture over frames ``first``..``last`` (exclusive) of a clip with the
+    localiser on every ``every``-th frame (``Follower``), the tracker fed every reading
+    (weak ones too); ``hide``: a code left out of the readings before frame ``appear``
+    (a card laid down then)."""
+    images = full.images
+    last = len(images) if last is None else last
+    tracker, follower = StabilityTracker(), Follower(every)
+    followed, joined_at = 0, None
+    for i in range(first, last):
+        plan = follower.plan(tracker)
+        if plan is None:
+            cards = full(i)
+        else:
+            boxes = Follower.boxes(plan)
+            quads = np.array([b["quad"] for b in boxes], np.float32)
+            sure = np.array([b.get("sure", True) for b in boxes], bool)
+            cards = det.follow(images[i], quads, sure, weak=True).to_cards()
+            followed += 1
+        if hide is not None and i < appear:
+            cards = [c for c in cards if c["code"] != hide]
+        tracker.push(cards)
+        follower.answered(plan)
+        if hide is not None and joined_at is None and hide in tracker.pile:
+            joined_at = i
+    return Live(list(tracker.pile), {c for c in tracker.pile if tracker.unsure(c)},
+                followed, last - first, joined_at)
+
+
+def newcomer(full: FullFrames, truth: list[str], frames: int) -> str | None:
+    """The card of the clip the localiser reads surely in the most frames (a card the
+    join delay is measured on: its delay is the schedule's, not the detector's)."""
+    seen: dict[str, int] = {}
+    for i in range(frames):
+        for c in full(i):
+            if c.get("sure", True) and c["code"] in truth:
+                seen[c["code"]] = seen.get(c["code"], 0) + 1
+    return max(sorted(seen), key=lambda c: seen[c]) if seen else None
+
+
 def load() -> str:
     return "load average " + " ".join(f"{v:.2f}" for v in os.getloadavg())
 
@@ -151,6 +230,14 @@ def main() -> int:
     ap.add_argument("--misread", type=float, default=0.0, metavar="P",
                     help="make each card found, with probability P, one whose readings "
                          "alternate with a month twin (default 0: the detector as it is)")
+    ap.add_argument("--every", default="", metavar="N,N...",
+                    help="replay each clip with the localiser on every Nth frame only and "
+                         "the tracks followed between (e.g. 1,2,3,4): fixes and join delay")
+    ap.add_argument("--appear", type=int, default=12,
+                    help="--every: the frame a new card appears on (then +1..N-1)")
+    ap.add_argument("--keep", default="", metavar="DIR",
+                    help="keep the localiser's readings of each clip in DIR (a rerun with "
+                         "other schedules reads them back; the same model only)")
     ap.add_argument("--grid", action="store_true",
                     help="also try other weak-rule settings (WEAK_NEED, WEAK_SHARE, the "
                          "least weak confidence) on the same frames")
@@ -163,6 +250,10 @@ def main() -> int:
     lib = get_library()
     det = Detector()
     totals: dict[str, list[Outcome]] = {"old": [], "new": [], "weak": []}
+    everies = [int(v) for v in args.every.split(",") if v.strip()]
+    by_every: dict[int, list[Outcome]] = {n: [] for n in everies}
+    joins: dict[int, list[int | None]] = {n: [] for n in everies}
+    share: dict[int, list[float]] = {n: [] for n in everies}
     clips = []
     for k in range(args.clips):
         seed = args.seed + k
@@ -172,7 +263,10 @@ def main() -> int:
         hidden = {c.code for c in cards if c.visible < 0.5}
         rng = np.random.default_rng(seed)
         # the weak readings come after the cards, which are the same as without them
-        frames = [det.detect(f, weak=True).to_cards() for f in shaky_clip(image, args.frames, rng)]
+        images = shaky_clip(image, args.frames, rng)
+        full = FullFrames(det, images, os.path.join(args.keep, f"clip-{seed}-{args.frames}.json")
+                          if args.keep else "")
+        frames = [full(i) for i in range(len(images))]
         if args.misread:
             frames = misread(frames, args.misread, rng)
         clips.append((frames, truth, hidden))
@@ -190,8 +284,35 @@ def main() -> int:
               f"missing = {n.fixes} fixes; weak {len(weak)} codes, {w.wrong} wrong + "
               f"{w.missing} missing = {w.fixes} fixes, {len(unsure)} unsure "
               f"({sorted(c for c in unsure if c not in truth)} wrong)", flush=True)
+        hide = newcomer(full, truth, len(images)) if everies else None
+        for n in everies:
+            run = live(det, full, n)
+            o = score(run.pile, truth, hidden, run.unsure)
+            by_every[n].append(o)
+            share[n].append(run.followed / run.frames)
+            delays = []
+            for phase in range(n):
+                appear = args.appear + phase
+                if hide is None or appear >= len(images):
+                    continue
+                # the replay starts at one frame for every phase: the schedule's own
+                j = live(det, full, n, max(0, args.appear - 8),
+                         min(len(images), args.appear + 12 + n), hide, appear)
+                delays.append(None if j.joined_at is None else j.joined_at - appear + 1)
+            joins[n] += delays
+            print(f"  every {n}: {o.wrong} wrong + {o.missing} missing = {o.fixes} fixes, "
+                  f"{run.followed}/{run.frames} frames followed; {hide} laid down joins in "
+                  f"{delays} frames ({load()})", flush=True)
     for name, outs in totals.items():
         print(summary(name, outs))
+    for n in everies:
+        got = [d for d in joins[n] if d is not None]
+        print(summary(f"localiser every {n} frame{'s' if n > 1 else ''} "
+                      f"({100 * np.mean(share[n]):.0f}% of frames followed)", by_every[n]))
+        print(f"  a new card joins in {np.mean(got) if got else float('nan'):.2f} frames on "
+              f"average, {max(got, default=0)} at most ({sum(d <= 4 for d in got)}/"
+              f"{len(joins[n])} within 4 frames: a second at 4 fps; "
+              f"{sum(d is None for d in joins[n])} never joined); {load()}")
     if args.grid:
         for need in (6, 7, 8, 9):
             for share in (0.6, 0.7, 0.8, 0.9):

@@ -325,10 +325,13 @@ class Follower:
     def plan(self, tracker: StabilityTracker) -> list[Track] | None:
         """The tracks to follow onto the next frame (the live ones: a card the localiser
         missed on its last frame is looked for where it was), or None when it runs the
-        localiser: every ``every``-th frame, after a change of scene, and while no track
-        was seen in the last frame (or more than ``FOLLOW_MAX`` are live)."""
+        localiser: every ``every``-th frame, after a change of scene, while no track was
+        seen in the last frame (or more than ``FOLLOW_MAX`` are live), and while a track
+        seen in the last frame has not joined the pile (a card still being judged is
+        judged on the localiser's frames, as without following)."""
         tracks = tracker.live()
-        if self.changed or not any(t.misses == 0 for t in tracks) or \
+        seen = [t for t in tracks if t.misses == 0]
+        if self.changed or not seen or any(t.joined < 0 for t in seen) or \
                 len(tracks) > FOLLOW_MAX or self.since + 1 >= self.every:
             return None
         return tracks

@@ -96,6 +96,10 @@ class Detector:
             self.refiner = Refiner(path.parent / ref_name, int(cfg.get("refine_passes", 1)),
                                    threads)
         self.edge_fit = bool(cfg.get("edge_fit", False)) if edge_fit is None else edge_fit
+        # the refiner's passes on a followed outline (``follow``): detect's (measured on
+        # bench/capture_fixes.py --every 2: one pass lost more cards, 4.25 fixes a pile
+        # against 4.12 for two)
+        self.follow_passes = int(cfg.get("follow_passes", cfg.get("refine_passes", 1)))
         self.cls_threshold = float(cfg.get("cls_threshold", 0.3))
         # a close-up box (see ``Localiser.box_thresholds``) the classifier must be this sure
         # of: such boxes may score low at the localiser, and on a real table the phantom
@@ -264,8 +268,8 @@ class Detector:
                profile=None, crops: bool = False, weak: bool = False) -> Detections:
         """The cards of a live frame at the outlines of the page's tracks (``quads``
         (N,4,2), from the last frame), without the localiser: each outline is refined
-        once on ``img`` (the refiner's one pass) and classified, then picked as
-        ``detect`` picks (the classifier's thresholds, the face gate, the card checks,
+        on ``img`` (``follow_passes`` of the refiner, as detect's) and classified, then
+        picked as ``detect`` picks (the classifier's thresholds, the face gate, the card checks,
         one box a card), each box taking the localiser's score as passing. A box the
         refiner loses (``scorer.vision.follow.lost``) or the classifier reads as "not a
         card" is dropped. ``sure`` (N, default all True): False for a track last seen as
@@ -277,8 +281,8 @@ class Detector:
         quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
         sure = np.ones(len(quads), bool) if sure is None else np.asarray(sure, bool)
         rects = np.array([quad_to_rect(q) for q in quads], np.float32).reshape(-1, 5)
-        if len(rects) and self.refiner is not None:
-            rects = self.refiner.refine_once(img, rects)
+        for _ in range(self.follow_passes if len(rects) and self.refiner is not None else 0):
+            rects = self.refiner.refine_once(img, rects)     # type: ignore[union-attr]
         if len(rects) and self.edge_fit:
             rects = fit_edges(img, rects)
         keep = ~lost(rects, (img.shape[1], img.shape[0]))

@@ -242,11 +242,13 @@ export class Follower {
   }
 
   // The live tracks (a card the localiser missed on its last frame is looked for where it
-  // was), or null: every `every`-th frame, after a change of scene, and while no track was
-  // seen in the last frame (or more than FOLLOW_MAX are live).
+  // was), or null: every `every`-th frame, after a change of scene, while no track was seen
+  // in the last frame (or more than FOLLOW_MAX are live), and while a track seen in the
+  // last frame has not joined the pile (a card still being judged: on the localiser's frames).
   plan(tracker) {
     const tracks = tracker.live();
-    if (this.changed || !tracks.some((t) => t.misses === 0) || tracks.length > FOLLOW_MAX
+    const seen = tracks.filter((t) => t.misses === 0);
+    if (this.changed || !seen.length || seen.some((t) => t.joined < 0) || tracks.length > FOLLOW_MAX
         || this.since + 1 >= this.every) return null;
     return tracks;
   }
