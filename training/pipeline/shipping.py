@@ -55,9 +55,11 @@ def ship(run: Run, candidate: Path | None = None) -> bool:
         return False
     files = judge.model_files(candidate)
     ck = run.run_dir / "lite_loc" / "lite_loc.pt"
-    from_campaign = tag == run.candidate.parent.name and ck.is_file()
-    stamp(files[:1], lineage(run.recipe_path, checkpoint_step(ck) if from_campaign else None,
-                         run.recipe.lite_localiser.average_from if from_campaign else None))
+    if tag == run.candidate.parent.name and ck.is_file():  # the localiser campaign's
+        stamp(files[:1], lineage(run.recipe_path, checkpoint_step(ck),
+                                 run.recipe.lite_localiser.average_from))
+    else:  # a round beside the shipped localiser, which keeps its own lineage
+        stamp(files[1:2], lineage(run.recipe_path, None))
     hand_over(files, run.eval_dir, tag, run.models_dir)
     run.log(f"shipped {candidate} into {run.models_dir}")
     return True
