@@ -167,3 +167,18 @@ def test_a_heavy_jobs_detection_waits_for_a_worker_never_beside_them(tmp_path) -
     nets = OnWorkers(Nets(), sched)
     assert sched.run(("10.0.0.4", 1), HEAVY, lambda: nets.classify([])).startswith(
         "image-worker") and nets.crop_w == 96
+
+
+def test_a_heavy_job_gives_what_it_freed_back(monkeypatch) -> None:
+    """Issue 49: after each heavy job (never a camera's frame) the heavy thread hands the
+    free memory of malloc's arenas back to the system (``webui.images.memory``)."""
+    from webui.images import memory
+    trims: list[str] = []
+    monkeypatch.setattr(memory, "trim", lambda: trims.append(threading.current_thread().name))
+    sched = Scheduler(workers=2, heavy_budget=10**9)
+    assert sched.run(("10.0.0.1", 1), 1, lambda: "frame") == "frame"
+    assert trims == []
+    assert sched.run(("10.0.0.1", 2), HEAVY, lambda: "photo") == "photo"
+    assert len(trims) == 1 and trims[0].startswith("image-heavy")
+    monkeypatch.undo()
+    assert memory.trim() is sys.platform.startswith("linux") or not memory.trim()

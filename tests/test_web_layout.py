@@ -17,8 +17,8 @@ ROOMS = {
     "app": {"api", "bodies", "connect", "decks", "edge", "errors", "export", "pages",
             "security", "services"},
     "net": {"connections", "dispatcher", "early", "oversize", "server", "tls"},
-    "images": {"decoder_limits", "detection", "heavy", "jobs", "light", "priority",
-               "scheduler", "shares"},
+    "images": {"decoder_limits", "detection", "heavy", "jobs", "light", "memory",
+               "priority", "scheduler", "shares"},
 }
 
 

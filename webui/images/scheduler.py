@@ -35,7 +35,8 @@ workers, fairly, with a short deadline, instead of refused at a fixed cap.
   heavy thread waiting. So at most ``workers`` inferences run at once: each holds about
   75 MB of onnxruntime's buffers, and beside two cameras a 12 MP progressive JPEG's
   detection on the heavy thread took the server to 385-400 MiB. Its decode (the
-  memory and the time of a large image) stays on the heavy thread.
+  memory and the time of a large image) stays on the heavy thread, which then gives
+  what it freed back to the system (``webui.images.memory``).
 
 A client is ``(address, connection)``; any other hashable is an address of its own.
 
@@ -52,7 +53,7 @@ import time
 from typing import Any, Callable, Hashable, TypeVar
 
 from scorer.errors import Busy
-from webui.images import priority
+from webui.images import memory, priority
 from webui.images.heavy import HeavyQueue
 from webui.images.jobs import Job, Superseded, address, cores
 from webui.images.light import LightQueue
@@ -220,6 +221,8 @@ class Scheduler:
         finally:
             self._local.job = None
         took = time.monotonic() - t0
+        if job.heavy:
+            memory.trim()           # what the large image freed, back to the system now
         with self._lock:
             self.stats["run"] += 1
             if job.heavy:
