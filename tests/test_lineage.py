@@ -30,3 +30,12 @@ def test_the_shipped_localiser_records_its_lineage_and_its_recipe_is_kept():
     spans = sorted(tuple(v) for v in ranges.values())
     assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))  # the splits never overlap
     assert lineage["commit"]
+
+
+def test_the_shipped_classifier_records_the_round_that_made_it_and_its_recipe_is_kept():
+    meta = _metadata(ROOT / "models" / "hanafuda-classifier.onnx")
+    lineage = json.loads(meta["lineage"])
+    recipe = ROOT / lineage["recipe"]
+    assert recipe.is_file() and recipe.name != "recipe.toml"  # kept apart, not edited on
+    assert hashlib.sha256(recipe.read_bytes()).hexdigest() == lineage["recipe_sha256"]
+    assert "[real_round]" in recipe.read_text() and lineage["commit"]
