@@ -190,6 +190,8 @@ class RealRoundConfig:
     photo_weight: float = 2.0  # a real photo's box is drawn this many times as often
     western_per_kind: int = 0  # scenes a kind of Western playing cards
     # (training.data.western) whose boxes it reads too (0: none)
+    staggered: float = 0.0  # the realistic scenes' piles laid as staggered stacks, and
+    heaps: float = 0.0  # as heaps, this share each (more partly hidden cards to read)
 
 
 @dataclass(frozen=True)

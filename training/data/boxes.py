@@ -75,16 +75,18 @@ def boxes_of_scenes(detector, scenes, desc: str) -> BoxCrops:
 
 
 def scene_crops(detector, art_dir, per_kind: int, sets=None, split: str = "train",
-                offset: int = 0) -> BoxCrops:
+                offset: int = 0, variation=None) -> BoxCrops:
     """The boxes of ``per_kind`` realistic scenes of each kind of ``split`` (from
-    ``offset`` within the split's seeds), labelled by their overlap with the cards."""
+    ``offset`` within the split's seeds; ``variation``: training's additions, a
+    ``SceneVariation``), labelled by their overlap with the cards."""
     lib = get_library(art_dir)
     start = SEED_RANGES[split][0] + offset
 
     def scenes():
         for kind in KINDS:
             for k in range(per_kind):
-                img, cards, _ = realistic_scene(lib, realistic_seed(start, kind, k), kind, sets)
+                img, cards, _ = realistic_scene(lib, realistic_seed(start, kind, k), kind, sets,
+                                                variation)
                 yield img, cards, kind
     return boxes_of_scenes(detector, scenes(), f"boxes {split} realistic")
 

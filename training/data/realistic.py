@@ -287,6 +287,14 @@ _JITTER_DEG = {"stack": 6.0, "staggered": 3.0, "heap": 25.0}
 LAYOUT_WEIGHTS = {"fan": 0.45, "stack": 0.2, "months": 0.2, "spread": 0.15}
 
 
+def layout_weights(staggered: float = 0.0, heaps: float = 0.0) -> tuple[tuple[str, float], ...]:
+    """The test's pile layouts (``LAYOUT_WEIGHTS``) with training's staggered stacks and
+    heaps given these shares, the test's layouts sharing the rest in their proportions."""
+    extras = {k: v for k, v in (("staggered", staggered), ("heap", heaps)) if v}
+    rest = 1 - sum(extras.values())
+    return tuple(({k: v * rest for k, v in LAYOUT_WEIGHTS.items()} | extras).items())
+
+
 def pile_positions(rng, n: int, w: int, h: int, card_h: float, upside_down: bool = False,
                    layouts: Sequence[str] | None = None,
                    weights: dict[str, float] | None = None) -> list[tuple]:

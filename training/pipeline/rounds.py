@@ -26,6 +26,7 @@ def classifier_round(run: Run) -> Path:
     from training.data.scenes import ART_SETS
     from training.ship.export import export_classifier, onnx_config, quantize_classifier
     from training.data.boxes import join, photo_crops, scene_crops, western_crops
+    from training.data.realistic import SceneVariation, layout_weights
     from training.data.western import WESTERN_KINDS
     from training.stages.real_round import ROUND_SEED_OFFSET, train_round
     cfg, r = run.recipe.real_round, run.recipe
@@ -33,7 +34,10 @@ def classifier_round(run: Run) -> Path:
     det = Detector(networks, threads=run.threads)
     fit_part, _ = split_by_sitting(split_photos(run.photos_dir)["train"], cfg.photo_val_share)
     sets = [s for s in ART_SETS if s != r.lodo_set]
-    parts = [scene_crops(det, run.art_dir, cfg.scenes_per_kind, sets, offset=ROUND_SEED_OFFSET),
+    variation = SceneVariation(layout_weights=layout_weights(cfg.staggered, cfg.heaps)) \
+        if cfg.staggered or cfg.heaps else None
+    parts = [scene_crops(det, run.art_dir, cfg.scenes_per_kind, sets, offset=ROUND_SEED_OFFSET,
+                         variation=variation),
              photo_crops(det, fit_part)]
     if cfg.western_per_kind:
         parts.append(western_crops(det, run.art_dir, cfg.western_per_kind, sets,

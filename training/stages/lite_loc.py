@@ -25,7 +25,7 @@ from training.nets.checkpoint import checkpoint_step
 from training.stages.loop import RunState, Schedule, replayed, train_loop
 from training.stages.augment import colour_jitter, random_window, to_input
 from training.nets.networks import LiteLoc
-from training.data.realistic import LAYOUT_WEIGHTS, SceneVariation
+from training.data.realistic import SceneVariation, layout_weights
 from training.recipe import LiteLocConfig
 from training.data.stream import StreamConfig, scene_loader
 from training.stages.targets import loc_loss
@@ -58,11 +58,9 @@ def stream_config(art_dir: str, cfg: LiteLocConfig, exclude_sets=(),
     if cfg.photo_tables or cfg.negatives or cfg.decoy_faces:
         from training.data.real_photos import split_photos
         split_photos(photos_dir)  # PhotosUnavailable, with where to get them
-    extras = {k: v for k, v in (("staggered", cfg.staggered), ("heap", cfg.heaps)) if v}
-    rest = 1 - sum(extras.values())
-    weights = {k: v * rest for k, v in LAYOUT_WEIGHTS.items()} | extras
     var = SceneVariation(photos_dir=str(photos_dir), photo_tables=cfg.photo_tables,
-                         decoy_faces=cfg.decoy_faces, layout_weights=tuple(weights.items()),
+                         decoy_faces=cfg.decoy_faces,
+                         layout_weights=layout_weights(cfg.staggered, cfg.heaps),
                          closeups=cfg.closeups)
     return StreamConfig(art_dir=str(art_dir), realistic_share=cfg.realistic_share,
                         exclude_sets=tuple(exclude_sets), ref_per_scene=0, cls_per_scene=0,
