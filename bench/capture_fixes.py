@@ -218,6 +218,16 @@ def newcomer(full: FullFrames, truth: list[str], frames: int) -> str | None:
     return max(sorted(seen), key=lambda c: seen[c]) if seen else None
 
 
+def model_key(det: Detector) -> str:
+    """A short digest of the detector's three networks (what ``--keep``'s files are of)."""
+    import hashlib
+    h = hashlib.sha1()
+    for path in (det.model_path, det.classifier_path, det.refiner_path):
+        if path is not None:
+            h.update(open(path, "rb").read())
+    return h.hexdigest()[:10]
+
+
 def load() -> str:
     return "load average " + " ".join(f"{v:.2f}" for v in os.getloadavg())
 
@@ -264,8 +274,8 @@ def main() -> int:
         rng = np.random.default_rng(seed)
         # the weak readings come after the cards, which are the same as without them
         images = shaky_clip(image, args.frames, rng)
-        full = FullFrames(det, images, os.path.join(args.keep, f"clip-{seed}-{args.frames}.json")
-                          if args.keep else "")
+        full = FullFrames(det, images, os.path.join(
+            args.keep, f"clip-{seed}-{args.frames}-{model_key(det)}.json") if args.keep else "")
         frames = [full(i) for i in range(len(images))]
         if args.misread:
             frames = misread(frames, args.misread, rng)
