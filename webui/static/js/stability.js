@@ -23,6 +23,7 @@ export const WEAK_WINDOW = 10;  // frames a track with weak readings is judged o
 export const WEAK_NEED = 8;     // frames of those it must be seen in (sure or weak) to join unsure
 export const WEAK_SHARE = 0.8;  // the least share of its readings its code must hold
 export const FOLLOW_EVERY = 2;  // the localiser on every this-many-th live frame; tracks followed between
+                                // (chosen on bench/capture_fixes.py --every: see scorer/tracking.py)
 export const FOLLOW_KEPT = 0.5; // a followed frame keeping fewer of its tracks: the localiser next
 export const FOLLOW_MAX = 60;   // the most outlines one frame follows (the detect API's cap)
 
