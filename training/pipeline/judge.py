@@ -189,20 +189,21 @@ def ceiling(run: Run) -> dict:
 
 
 def figures(run: Run, loc_path: Path, tag: str, reference: Path | None = None) -> Figures:
-    """A model's figures for the ship rule: the realistic test, the shift slice and the
-    real photos' test part; with ``reference`` (the model the speed limit is set
-    against), its median frame time and the reference's, timed alternating in one run,
-    and its size. The shipped model's come from its records in ``models/eval``, or from
-    this run's measure of it once they predate a figure the rule reads."""
+    """A model's figures for the ship rule: the realistic test, the shift slice, the
+    real photos' test part and its size; with ``reference`` (the model the speed limit is
+    set against: the shipped one, none before a first ship), its median frame time and
+    the reference's, timed alternating in one run. The shipped model's come from its
+    records in ``models/eval``, or from this run's measure of it once they predate a
+    figure the rule reads."""
     if tag == "shipped":
         kept = shipped_figures(run)
         if kept is not None:
             return kept
     res = evaluate(run, loc_path, tag, lodo=False)
-    ms = ref_ms = mib = None
+    ms = ref_ms = None
     if reference is not None:
         ms, ref_ms = frame_ms(loc_path, run.threads, reference)
-        mib = model_mib(loc_path)
+    mib = model_mib(loc_path)
     return Figures(res["realistic"], res["shift"], res["photos"], ms, mib, ref_ms)
 
 
