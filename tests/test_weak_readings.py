@@ -12,7 +12,7 @@ import pytest
 
 from gate import SCENE_JPEG
 from scorer.vision import Detections, Detector, decode_image, default_model_path
-from scorer.vision.detector import WEAK_IOU
+from scorer.vision.detector import WEAK_IOU, WEAK_MAX
 from scorer.vision.gate import FaceGate
 from scorer.vision.geometry import quad_iou, rect_to_quad
 from web_helpers import CSRF, FakeDetector, jpeg, make_app
@@ -99,6 +99,22 @@ def test_detect_with_weak_readings_keeps_the_cards_and_adds_what_the_thresholds_
     assert faint.sure is not None and not faint.sure.any()
     assert set(plain.codes) <= set(faint.codes)
     assert faint.crops is not None and len(faint.crops) == len(faint)
+
+
+def test_a_frame_of_many_faint_peaks_reads_at_most_weak_max_of_them(detector, monkeypatch) -> None:
+    """The weak pass's cost is bounded: of many faint peaks, the best-scored WEAK_MAX are
+    refined and read."""
+    img = decode_image(SCENE_JPEG.read_bytes())
+    h, w = img.shape[:2]
+    n = WEAK_MAX * 3
+    rects = np.array([[w * (k % 9 + 0.5) / 9, h * (k // 9 + 0.5) / 4, 20, 32, 0.0]
+                      for k in range(n)], np.float32)
+    scores = np.linspace(0.11, 0.3, n).astype(np.float32)
+    monkeypatch.setattr(detector.localiser, "decode", lambda *a, **k: (rects, scores))
+    empty = Detections(image_size=(w, h))
+    extra = detector._weak_boxes(img, None, rects[:0], empty)
+    assert len(extra) == WEAK_MAX
+    assert sorted(extra.loc_score.tolist()) == sorted(scores[-WEAK_MAX:].tolist())
 
 
 def test_the_weak_thresholds_are_read_from_the_models_metadata(tmp_path: Path) -> None:

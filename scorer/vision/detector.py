@@ -41,6 +41,8 @@ __all__ = ["CardDetector", "Detector", "Detections", "default_model_path", "sele
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 DEFAULT_MODEL = "hanafuda-localiser.onnx"
 WEAK_IOU = 0.3      # a weak box overlapping a card's (or a surer weak box's) this much is it
+WEAK_MAX = 12       # the most weak boxes a frame refines and reads (the best-scored first):
+                    # a frame of many faint peaks costs at most this many boxes more
 
 
 def default_model_path() -> Path:
@@ -314,6 +316,7 @@ class Detector:
         new = [i for i, q in enumerate(quads)
                if not any(quad_iou(q, k) > self.localiser.nms_iou for k in known)
                and not any(quad_iou(q, c) > WEAK_IOU for c in cards.quads)]
+        new = sorted(new, key=lambda i: -float(scores[i]))[:WEAK_MAX]
         keep = np.array(new, np.int64)
         return self._classify_boxes(img, self._refined(img, rects[keep]), scores[keep],
                                     profile, crops)
