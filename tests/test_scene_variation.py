@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from training.stages.targets import STRIDE, band_mask, loc_targets
+from training.data.targets import STRIDE, band_mask, loc_targets
 
 
 def _decode(hm, reg):
@@ -42,7 +42,7 @@ def test_the_half_hidden_band_is_marked_about_its_peaks_only():
                      [0, 150, 200, 40, 64, 0.0, 0.3, 150, 200, 5]], np.float32)
     band = band_mask(rows, 1, 240, 320)[0]
     assert band.sum() == 9 and band[int(round(100 / 4 - 0.5)), int(round(90 / 4 - 0.5))] == 1
-    from training.stages.targets import loc_loss
+    from training.stages.loss import loc_loss
     hm, ign, reg, regm = (torch.from_numpy(a) for a in loc_targets(rows, 1, 240, 320))
     out = torch.zeros(1, 7, 60, 80)
     plain = loc_loss(out, hm, ign, reg, regm)[0]

@@ -16,7 +16,7 @@ from training.__main__ import main
 from training.recipe import load_recipe
 from training.data.cache import BACKGROUND, label_boxes
 from training.stages.localiser import random_crop_scenes
-from training.stages.targets import loc_targets
+from training.data.targets import loc_targets
 from training.data.scenes import SEED_RANGES, get_library, random_scene
 
 

@@ -28,7 +28,7 @@ from scorer.vision.geometry import (CROP_H, CROP_W, REF_H, REF_W, box_delta, con
                                     quad_iou, quad_to_rect, rect_to_quad, rectify)
 from training.data.realistic import FRAMING_WEIGHTS, FRAMINGS, SceneVariation, realistic_scene
 from training.data.scenes import ART_SETS, SEED_RANGES, compose_scene, get_library, random_scene
-from training.stages.targets import band_mask, loc_targets
+from training.data.targets import band_mask, loc_targets
 
 BACKGROUND = 48
 MIN_VIS = 0.3

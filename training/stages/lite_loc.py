@@ -28,7 +28,7 @@ from training.nets.networks import LiteLoc
 from training.data.realistic import SceneVariation, layout_weights
 from training.recipe import LiteLocConfig
 from training.data.stream import StreamConfig, scene_loader
-from training.stages.targets import loc_loss
+from training.stages.loss import loc_loss
 
 
 def feature_batches(net: LiteLoc, loader, cfg: LiteLocConfig, device, seed: int = 0

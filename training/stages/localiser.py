@@ -8,7 +8,8 @@ import numpy as np
 import torch
 from training.stages.loop import seed_all
 from training.stages.loop import Schedule, train_loop
-from training.stages.targets import loc_loss, loc_targets
+from training.data.targets import loc_targets
+from training.stages.loss import loc_loss
 from training.nets.networks import build_localiser
 from training.data.scenes import ART_SETS
 from training.nets import checkpoint

@@ -26,7 +26,7 @@ from training.nets import checkpoint
 from training.nets.networks import DELTA_SCALE, LocNet, RefNet, build_classifier, freeze_bn
 from training.data.scenes import ART_SETS
 from training.data.stream import StreamConfig, scene_loader
-from training.stages.targets import loc_loss
+from training.stages.loss import loc_loss
 
 CLS_ARCH = "lite0-b8f-x3"
 
