@@ -12,7 +12,8 @@ from scorer.vision import Detector
 from scorer.vision.detector import Detections
 from scorer.vision.geometry import rect_to_quad
 from training import DEFAULT_ART_DIR, REPO_ROOT
-from training.stages.lodo import crop_batches, export_lodo, train_lodo
+from training.ship.finetuned import export_lodo
+from training.stages.lodo import crop_batches, train_lodo
 from training.recipe import LodoConfig
 from training.measure.slices import month_misreads
 

@@ -224,6 +224,7 @@ def test_the_int8_localiser_is_calibrated_on_its_training_stream_with_its_head_i
 
     import training.stages.lite_loc as lite_loc
     from training.data.real_photos import DEFAULT_PHOTOS_DIR
+    from training.ship.export import export_lite_loc
     from training.recipe import LiteLocConfig
     from training import DEFAULT_ART_DIR
     from training.nets.networks import LiteLoc
@@ -238,8 +239,8 @@ def test_the_int8_localiser_is_calibrated_on_its_training_stream_with_its_head_i
     torch.manual_seed(0)
     lite_loc.save_weights(tmp_path / "step-000001.pt", LiteLoc(pretrained=False).eval())
     base = Path(__file__).resolve().parents[1] / "models" / "hanafuda-localiser.onnx"
-    path = lite_loc.export_lite_loc(tmp_path / "step-000001.pt", base, tmp_path / "out",
-                                    calibrate=stream)
+    path = export_lite_loc(tmp_path / "step-000001.pt", base, tmp_path / "out",
+                           calibrate=stream)
     assert seen == [stream]  # the stream it trains on, real tables included
     nodes = onnx.load(str(path)).graph.node
     quantised = {n.name for n in nodes if n.op_type == "QuantizeLinear"}

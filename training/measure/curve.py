@@ -13,8 +13,8 @@ import json
 import shutil
 from pathlib import Path
 
-from training.ship.export import set_config
-from training.stages.lite_loc import export_lite_loc, snapshot_step
+from training.ship.export import export_lite_loc, set_config
+from training.stages.lite_loc import snapshot_step
 from training.ship.export import onnx_config
 from training.measure.photos import false_cards
 from training.data.shift import SHIFT_KINDS, shift_scene

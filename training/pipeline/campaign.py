@@ -63,7 +63,8 @@ def export_realistic(run: Run) -> Path:
 def train_lodo(run: Run) -> Path:
     """The leave-one-deck-out classifier beside the shipped localiser and refiner (which
     never saw the held-out deck)."""
-    from training.stages.lodo import export_lodo, train_lodo as train
+    from training.ship.finetuned import export_lodo
+    from training.stages.lodo import train_lodo as train
     if not run.networks().is_file():
         raise RecipeError(f"no shipped model at {run.shipped}: run the earlier stages")
     r = run.recipe
@@ -78,7 +79,8 @@ def train_lodo(run: Run) -> Path:
 def lite_loc(run: Run, device: str = "auto") -> Path:
     """The localiser on ImageNet features, trained on streamed scenes (never the held-out
     deck), exported beside the shipped classifier and refiner (``run.candidate``)."""
-    from training.stages.lite_loc import export_lite_loc, stream_config, train_lite_loc
+    from training.ship.export import export_lite_loc
+    from training.stages.lite_loc import stream_config, train_lite_loc
     if not run.networks().is_file():
         raise RecipeError(f"no shipped model at {run.shipped} (its classifier and refiner "
                           f"go with the new localiser)")

@@ -1,10 +1,13 @@
-"""ONNX export of the localiser + classifier pair."""
+"""ONNX export: the localiser + classifier pair, the refiner, the lite localiser, int8
+quantisation, and the detection settings in a localiser's metadata."""
 
 from __future__ import annotations
 
 import json
+import shutil
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -15,6 +18,9 @@ from scorer.vision.stages import as_input
 from training.data.cache import LOC_H, LOC_W
 from training.nets import checkpoint
 from training.nets.networks import DELTA_SCALE, RefNet, build_classifier, build_localiser
+
+if TYPE_CHECKING:
+    from training.data.stream import StreamConfig
 
 
 class ProbsAndEmbedding(nn.Module):
@@ -183,6 +189,50 @@ def quantize_localiser(loc_path: Path, frames: np.ndarray,
     uint8 BGR letterboxed *training* frames; ``keep_float``: node-name prefixes left in
     float (e.g. the head, whose heatmap the thresholds read)."""
     return _quantize(Path(loc_path), _Batches("image", np.ascontiguousarray(as_input(frames)), 1), keep_float)
+
+
+# the pyramid and the head stay in float when the localiser is quantised: the backbone is
+# most of the time, the heatmap's values are what the thresholds read
+FLOAT_NODES = ("/head", "/m4", "/m8", "/m16", "/m32", "/l4", "/l8", "/l16", "/l32", "/down32")
+
+
+def export_lite_loc(ckpt: Path, base_loc: Path, out_dir: Path, name: str = "hanafuda",
+                    calibrate: StreamConfig | None = None) -> Path:
+    """``{name}-localiser.onnx`` in ``out_dir`` from the checkpoint or snapshot, with the
+    base localiser's detection settings, and the base's classifier and refiner copied
+    beside it (re-tune the thresholds after). ``calibrate``: quantise its backbone to
+    int8, calibrated on frames of this stream
+    (``training.stages.lite_loc.stream_config``)."""
+    import onnx
+
+    from training.stages.lite_loc import calibration_frames, load_lite_loc
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    base_loc = Path(base_loc)
+    cfg = onnx_config(base_loc)
+    net = load_lite_loc(ckpt)
+    path = out_dir / f"{name}-localiser.onnx"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(net, torch.rand(1, 3, 480, 640) * 255, str(path),
+                          input_names=["image"], output_names=["maps"], opset_version=17,
+                          dynamo=False)
+    for key in ("classifier", "refiner"):
+        src = base_loc.parent / cfg[key]
+        dst = out_dir / cfg[key].replace(base_loc.stem.replace("-localiser", ""), name)
+        if src.resolve() != dst.resolve():
+            shutil.copyfile(src, dst)
+        cfg[key] = dst.name
+    cfg["localiser_arch"] = "lite0-b8-fpn32"
+    cfg["localiser_int8"] = calibrate is not None
+    m = onnx.load(str(path))
+    entry = m.metadata_props.add()
+    entry.key, entry.value = "hanafuda", json.dumps(cfg)
+    onnx.save(m, str(path))
+    if calibrate is not None:
+        quantize_localiser(path, calibration_frames(calibrate), keep_float=FLOAT_NODES)
+    return path
 
 
 def onnx_config(loc_path: Path) -> dict:

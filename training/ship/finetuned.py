@@ -1,16 +1,19 @@
 """Export fine-tuned networks (``training.stages.realistic``'s ``finetuned.pt``) as the ONNX
 files ``scorer.vision.Detector`` loads: localiser, box refiner and int8 classifier,
-with the detection settings of a localiser file (re-tune them after)."""
+with the detection settings of a localiser file (re-tune them after); and the
+leave-one-deck-out classifier (``training.stages.lodo``) beside a model's localiser and
+refiner."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
 
 from training.nets import checkpoint
-from training.ship.export import (export_models, export_refiner, onnx_config,
-                                  quantize_classifier, set_config)
+from training.ship.export import (export_classifier, export_models, export_refiner,
+                                  onnx_config, quantize_classifier, set_config)
 
 
 def calibration_crops(art_dir, n_scenes: int = 64, first_seed: int = 900_000) -> np.ndarray:
@@ -45,3 +48,27 @@ def export_finetuned(ft: Path | dict, base_loc: Path, out_dir: Path, name: str, 
         quantize_classifier(cls_path, calibration_crops(art_dir))
     set_config(loc_path, {"int8": int8})
     return loc_path
+
+
+def export_lodo(cls_ckpt: Path, base_loc: Path, out_dir: Path, art_dir: str,
+                name: str = "hanafuda-lodo", int8: bool = True) -> Path:
+    """The leave-one-deck-out classifier beside ``base_loc``'s localiser and refiner
+    (their ONNX files copied as they are: neither saw the held-out deck), as
+    ``{name}-localiser/-refiner/-classifier.onnx`` in ``out_dir``."""
+    base_loc, out_dir = Path(base_loc), Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    cfg = onnx_config(base_loc)
+    loc = out_dir / f"{name}-localiser.onnx"
+    cls = out_dir / f"{name}-classifier.onnx"
+    shutil.copyfile(base_loc, loc)
+    updates = {"classifier": cls.name, "int8": int8}
+    if cfg.get("refiner"):
+        ref = out_dir / f"{name}-refiner.onnx"
+        shutil.copyfile(base_loc.parent / cfg["refiner"], ref)
+        updates["refiner"] = ref.name
+    ck = checkpoint.load(cls_ckpt)
+    export_classifier(ck, cls, {**cfg, **updates})
+    if int8:
+        quantize_classifier(cls, calibration_crops(art_dir))
+    set_config(loc, {**updates, "classifier_arch": ck["config"]["arch"]})
+    return loc

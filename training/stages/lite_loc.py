@@ -1,5 +1,6 @@
 """The localiser on ImageNet features (``training.nets.networks.LiteLoc``), trained on streamed
-scenes by the training engine, then exported beside the shipped classifier and refiner.
+scenes by the training engine (``training.ship.export.export_lite_loc`` exports it beside
+the shipped classifier and refiner).
 
 Only the localiser trains here: the classifier already reads 97% of the required cards
 right from their true outlines, and the refiner corrects boxes from a crop. The frozen
@@ -9,10 +10,7 @@ per batch): they are most of the forward cost, and no gradient flows into them.
 
 from __future__ import annotations
 
-import json
 import re
-import shutil
-import warnings
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Iterator, Sequence
@@ -167,11 +165,6 @@ def weights_to_average(out_dir: Path, ckpt: Path, first_step: int) -> list[Path]
     return snaps
 
 
-# the pyramid and the head stay in float when the localiser is quantised: the backbone is
-# most of the time, the heatmap's values are what the thresholds read
-FLOAT_NODES = ("/head", "/m4", "/m8", "/m16", "/m32", "/l4", "/l8", "/l16", "/l32", "/down32")
-
-
 def calibration_frames(stream: StreamConfig, n: int = 64,
                        first_seed: int = 900_000) -> np.ndarray:
     """``n`` letterboxed 640x480 frames of the lite localiser's training stream
@@ -183,42 +176,3 @@ def calibration_frames(stream: StreamConfig, n: int = 64,
     lib = get_library(stream.art_dir)
     cfg = replace(stream, first_seed=first_seed)
     return np.stack([scene_sample(lib, first_seed + k, cfg)["img"] for k in range(n)])
-
-
-def export_lite_loc(ckpt: Path, base_loc: Path, out_dir: Path, name: str = "hanafuda",
-                    calibrate: StreamConfig | None = None) -> Path:
-    """``{name}-localiser.onnx`` in ``out_dir`` from the checkpoint or snapshot, with the
-    base localiser's detection settings, and the base's classifier and refiner copied
-    beside it (re-tune the thresholds after). ``calibrate``: quantise its backbone to
-    int8, calibrated on frames of this stream (``stream_config``)."""
-    import onnx
-
-    from training.ship.export import onnx_config
-
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    base_loc = Path(base_loc)
-    cfg = onnx_config(base_loc)
-    net = load_lite_loc(ckpt)
-    path = out_dir / f"{name}-localiser.onnx"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(net, torch.rand(1, 3, 480, 640) * 255, str(path),
-                          input_names=["image"], output_names=["maps"], opset_version=17,
-                          dynamo=False)
-    for key in ("classifier", "refiner"):
-        src = base_loc.parent / cfg[key]
-        dst = out_dir / cfg[key].replace(base_loc.stem.replace("-localiser", ""), name)
-        if src.resolve() != dst.resolve():
-            shutil.copyfile(src, dst)
-        cfg[key] = dst.name
-    cfg["localiser_arch"] = "lite0-b8-fpn32"
-    cfg["localiser_int8"] = calibrate is not None
-    m = onnx.load(str(path))
-    entry = m.metadata_props.add()
-    entry.key, entry.value = "hanafuda", json.dumps(cfg)
-    onnx.save(m, str(path))
-    if calibrate is not None:
-        from training.ship.export import quantize_localiser
-        quantize_localiser(path, calibration_frames(calibrate), keep_float=FLOAT_NODES)
-    return path

@@ -8,12 +8,11 @@ makes a detector that has never seen that deck: the baseline a deck profile
 Only the classifier trains, so each scene gives many crops (``cls_per_scene``) and no
 localiser pass is spent. Time- or steps-budgeted, resumable from its checkpoint (saved
 every minute), with a progress bar: ``python -m training lodo`` (the recipe's ``[lodo]``
-table) trains it and writes the three ONNX files.
+table) trains it and writes the three ONNX files (``training.ship.finetuned.export_lodo``).
 """
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import asdict
 from pathlib import Path
 
@@ -84,31 +83,3 @@ def train_lodo(art_dir: str, out_dir: Path, cfg: LodoConfig, lodo_set: str,
                record=lambda: dict(read))
     save_classifier()
     return out_dir / "classifier.pt"
-
-
-def export_lodo(cls_ckpt: Path, base_loc: Path, out_dir: Path, art_dir: str,
-                name: str = "hanafuda-lodo", int8: bool = True) -> Path:
-    """The leave-one-deck-out classifier beside ``base_loc``'s localiser and refiner
-    (their ONNX files copied as they are: neither saw the held-out deck), as
-    ``{name}-localiser/-refiner/-classifier.onnx`` in ``out_dir``."""
-    from training.ship.export import export_classifier, quantize_classifier, set_config
-    from training.ship.export import onnx_config
-    from training.ship.finetuned import calibration_crops
-
-    base_loc, out_dir = Path(base_loc), Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    cfg = onnx_config(base_loc)
-    loc = out_dir / f"{name}-localiser.onnx"
-    cls = out_dir / f"{name}-classifier.onnx"
-    shutil.copyfile(base_loc, loc)
-    updates = {"classifier": cls.name, "int8": int8}
-    if cfg.get("refiner"):
-        ref = out_dir / f"{name}-refiner.onnx"
-        shutil.copyfile(base_loc.parent / cfg["refiner"], ref)
-        updates["refiner"] = ref.name
-    ck = checkpoint.load(cls_ckpt)
-    export_classifier(ck, cls, {**cfg, **updates})
-    if int8:
-        quantize_classifier(cls, calibration_crops(art_dir))
-    set_config(loc, {**updates, "classifier_arch": ck["config"]["arch"]})
-    return loc
