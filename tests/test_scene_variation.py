@@ -252,7 +252,7 @@ def test_the_int8_localiser_is_calibrated_on_its_training_stream_with_its_head_i
 def test_the_curve_measures_each_snapshot_once_beside_the_shipped_reference(tmp_path, monkeypatch):
     import json
 
-    import training.measure.curve as curve
+    import training.pipeline.curve as curve
     measured = []
 
     def fake_measure(loc, art_dir, photos_dir, per_kind, threads=1, scene=None):

@@ -56,7 +56,7 @@ def western(run: Run, loc_path: Path, tag: str) -> dict:
 
 def curve(run: Run, per_kind: int) -> dict:
     """The lite localiser's snapshots, each measured once (the campaign's curve)."""
-    from training.measure.curve import update_curve
+    from training.pipeline.curve import update_curve
     return update_curve(run.run_dir / "lite_loc" / "snapshots", run.shipped,
                         run.eval_dir / "lite-loc-curve.json", run.art_dir, run.photos_dir,
                         per_kind, run.threads, run.log)

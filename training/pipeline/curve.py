@@ -13,12 +13,11 @@ import json
 import shutil
 from pathlib import Path
 
-from training.ship.export import export_lite_loc, set_config
-from training.stages.lite_loc import snapshot_step
-from training.ship.export import onnx_config
-from training.measure.photos import false_cards
 from training.data.shift import SHIFT_KINDS, shift_scene
+from training.measure.photos import false_cards
 from training.measure.slices import evaluate_realistic
+from training.ship.export import export_lite_loc, onnx_config, set_config
+from training.stages.lite_loc import snapshot_step
 
 
 def measure(loc_path: Path, art_dir, photos_dir, per_kind: int, threads: int = 1,
