@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import asdict
 from pathlib import Path
 
 import onnxruntime as ort
@@ -39,3 +40,53 @@ def test_the_shipped_classifier_records_the_round_that_made_it_and_its_recipe_is
     assert recipe.is_file() and recipe.name != "recipe.toml"  # kept apart, not edited on
     assert hashlib.sha256(recipe.read_bytes()).hexdigest() == lineage["recipe_sha256"]
     assert "[real_round]" in recipe.read_text() and lineage["commit"]
+
+
+def _run(tmp_path):
+    from training.pipeline.context import Run
+    from training.recipe import DEFAULT_RECIPE, load_recipe
+    return Run(load_recipe(), DEFAULT_RECIPE, tmp_path / "run", tmp_path / "models", "", "")
+
+
+def test_a_candidate_records_its_lineage_when_it_is_made(tmp_path):
+    from training.pipeline import judge
+    from training.ship import lineage
+    run = _run(tmp_path)
+    shipped = ROOT / "models" / "hanafuda-localiser.onnx"
+    cand = judge.candidate_copy(run, shipped, run.model("cls-real-model"))
+    assert lineage.read(cand) == lineage.read(shipped)  # the campaign that made it
+    rec = lineage.read(cand.parent / "hanafuda-classifier.onnx")  # made here
+    assert rec["recipe"] == "training/recipe.toml" and rec["step"] is None
+    assert rec["recipe_sha256"] == hashlib.sha256(
+        (ROOT / "training" / "recipe.toml").read_bytes()).hexdigest()
+    assert rec["commit"] == lineage.git_commit()  # the tree that made it
+
+
+def test_ship_hands_over_the_lineage_recorded_at_export_and_refuses_a_model_without(
+        tmp_path, monkeypatch):
+    import onnx
+    import pytest
+
+    from training.pipeline import judge, shipping
+    from training.recipe import DEFAULT_RECIPE, RecipeError
+    from training.ship import handover, lineage
+    run = _run(tmp_path)
+    cand = judge.candidate_copy(run, ROOT / "models" / "hanafuda-localiser.onnx",
+                                run.candidate)
+    exported = lineage.record(cand, DEFAULT_RECIPE, step=1234, average_from=1000)
+    monkeypatch.setattr(judge, "figures", lambda *a, **k: None)  # the rule is tested apart
+    monkeypatch.setattr(shipping, "report_beside", lambda *a: None)
+    monkeypatch.setattr(handover, "decide", lambda old, new, tag: handover.ShipDecision(
+        True, [], None, None, None, None, tag))
+    classifier = lineage.read(cand.parent / "hanafuda-classifier.onnx")
+    assert shipping.ship(run)
+    shipped = lineage.read(run.models_dir / cand.name)
+    assert shipped == json.loads(json.dumps(asdict(exported))) and shipped["step"] == 1234
+    assert lineage.read(run.models_dir / "hanafuda-classifier.onnx") == classifier
+    m = onnx.load(str(cand))  # a model without a lineage is refused before it is judged
+    kept = [p for p in m.metadata_props if p.key != lineage.KEY]
+    del m.metadata_props[:]
+    m.metadata_props.extend(kept)
+    onnx.save(m, str(cand))
+    with pytest.raises(RecipeError, match="records no lineage.*export it again"):
+        shipping.ship(run)

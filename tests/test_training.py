@@ -66,7 +66,8 @@ def test_tiny_recipe_end_to_end(tmp_path, capsys):
     assert (run / "eval" / "eval-test.json").is_file()  # figures go to the run directory
     assert (run / "eval" / "eval-realistic-lodo-hwatu.json").is_file()
     # the lite localiser's candidate went through the ship rule (nothing shipped before),
-    # timed alternating beside the eighth model, and shipped with its lineage
+    # timed alternating beside the eighth model, and shipped with the lineage its export
+    # recorded
     decision = json.loads((models / "eval" / "ship-decision.json").read_text())
     assert decision["shipped"] and decision["ms"] > 0 and 0 < decision["mib"] < 20
     assert decision["reference_ms"] > 0 and decision["speed_ratio"] > 0

@@ -56,6 +56,7 @@ def export_realistic(run: Run) -> Path:
     from training.ship.finetuned import export_finetuned
     loc = export_finetuned(run.run_dir / "realistic" / "finetuned.pt", run.base,
                            run.chain.parent, run.name, run.art_dir)
+    run.record_lineage(loc)
     run.log(f"exported {loc}")
     return loc
 
@@ -72,6 +73,7 @@ def train_lodo(run: Run) -> Path:
                workers=run.workers, threads=run.threads, log=run.log)
     loc = export_lodo(ck, run.networks(), run.lodo.parent, run.art_dir,
                       name=f"{run.name}-lodo")
+    run.record_lineage(loc)
     run.log(f"exported {loc}")
     return loc
 
@@ -79,6 +81,7 @@ def train_lodo(run: Run) -> Path:
 def lite_loc(run: Run, device: str = "auto") -> Path:
     """The localiser on ImageNet features, trained on streamed scenes (never the held-out
     deck), exported beside the shipped classifier and refiner (``run.candidate``)."""
+    from training.nets.checkpoint import checkpoint_step
     from training.ship.export import export_lite_loc
     from training.stages.lite_loc import stream_config, train_lite_loc
     if not run.networks().is_file():
@@ -94,6 +97,8 @@ def lite_loc(run: Run, device: str = "auto") -> Path:
         ck = averaged(run, ck, cfg.average_from, stream)
     loc = export_lite_loc(ck, run.networks(), run.candidate.parent, run.name,
                           calibrate=stream if cfg.int8 else None)
+    run.record_lineage(loc, checkpoint_step(run.run_dir / "lite_loc" / "lite_loc.pt"),
+                       cfg.average_from)
     run.log(f"exported {loc}")
     judge.tune(run, loc)
     return loc

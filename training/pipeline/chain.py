@@ -126,6 +126,7 @@ def export_base(run: Run, cls_dir: str = "cls") -> Path:
         export_refiner(run.run_dir / "ref" / "refiner.pt", loc, r.refiner.passes)
     if r.export.int8:
         quantize_classifier(cls, calibration_crops(run, loc))
+    run.record_lineage(loc)
     run.log(f"exported {loc} and {cls}")
     return loc
 

@@ -92,6 +92,14 @@ class Run:
                 if (self.run_dir / r.name / "classifier.pt").is_file()]
         return done[-1] if done else "cls"
 
+    def record_lineage(self, path: Path, step: int | None = None,
+                       average_from: int | None = None) -> None:
+        """Record in an ONNX file this run exported (a model's localiser, or the
+        classifier of a candidate beside a localiser it did not make) what made it: this
+        run's recipe, the step, the exporting tree's commit (``training.ship.lineage``)."""
+        from training.ship.lineage import record
+        record(path, self.recipe_path, step, average_from)
+
     def claim(self, out: Path, digest: str) -> None:
         """Make ``out`` a run directory for the localiser whose weights (or detector)
         hash to ``digest``: one made for another is started again."""

@@ -63,10 +63,15 @@ def curve(run: Run, per_kind: int) -> dict:
 
 
 def candidate_copy(run: Run, loc_path: Path, dst: Path) -> Path:
-    """``loc_path``'s model files copied beside ``dst`` (a candidate to tune)."""
+    """``loc_path``'s model files copied beside ``dst`` (a candidate to tune, gate or
+    give a new classifier): the localiser keeps the lineage of the campaign that made
+    it; the classifier file records this run's, the candidate being made here."""
     dst.parent.mkdir(parents=True, exist_ok=True)
-    for src in model_files(loc_path):
+    files = model_files(loc_path)
+    for src in files:
         shutil.copyfile(src, dst.parent / src.name)
+    if len(files) > 1:
+        run.record_lineage(dst.parent / files[1].name)
     return dst.parent / loc_path.name
 
 

@@ -56,6 +56,7 @@ def classifier_round(run: Run) -> Path:
     quantize_classifier(cls_path, data.crops[rng.choice(len(data.labels),
                                                         min(512, len(data.labels)),
                                                         replace=False)])
+    run.record_lineage(cls_path)  # the localiser beside it keeps its own
     run.log(f"exported {cls_path}")
     judge.tune(run, loc)
     return loc

@@ -34,14 +34,20 @@ def ship(run: Run, candidate: Path | None = None) -> bool:
     """The candidate (default: the lite localiser's export, with the classifier and
     refiner beside it) replaces the shipped files only if it passes the ship rule
     (``training.measure.compare``); the decision goes to the run's
-    ``eval/ship-decision.json`` and the log, each failed figure with it."""
-    from training.nets.checkpoint import checkpoint_step
+    ``eval/ship-decision.json`` and the log, each failed figure with it. The files go
+    as they are: their lineage was recorded when the candidate was exported (a
+    localiser's by the campaign that made it; a classifier round's beside the shipped
+    localiser on its classifier file, the localiser keeping its own)."""
+    from training.ship import lineage
     from training.ship.handover import decide, hand_over
-    from training.ship.lineage import lineage, stamp
     candidate = Path(candidate) if candidate else run.candidate
     if not candidate.is_file():
         raise RecipeError(f"no candidate at {candidate}: run python -m training lite-loc "
                           f"first (or give --candidate)")
+    if lineage.read(candidate) is None:
+        raise RecipeError(f"{candidate} records no lineage (exported before exports recorded "
+                          f"it, or not by python -m training): export it again, e.g. "
+                          f"python -m training lite-loc (it resumes, then exports)")
     tag = candidate.parent.name
     # the speed limit is a ratio to the shipped model, timed beside it in this run
     reference = run.shipped if run.shipped.is_file() else None
@@ -53,13 +59,6 @@ def ship(run: Run, candidate: Path | None = None) -> bool:
     if not decision.shipped:
         run.log("not shipped: " + "; ".join(decision.failed))
         return False
-    files = judge.model_files(candidate)
-    ck = run.run_dir / "lite_loc" / "lite_loc.pt"
-    if tag == run.candidate.parent.name and ck.is_file():  # the localiser campaign's
-        stamp(files[:1], lineage(run.recipe_path, checkpoint_step(ck),
-                                 run.recipe.lite_localiser.average_from))
-    else:  # a round beside the shipped localiser, which keeps its own lineage
-        stamp(files[1:2], lineage(run.recipe_path, None))
-    hand_over(files, run.eval_dir, tag, run.models_dir)
+    hand_over(judge.model_files(candidate), run.eval_dir, tag, run.models_dir)
     run.log(f"shipped {candidate} into {run.models_dir}")
     return True

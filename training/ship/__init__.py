@@ -1,1 +1,2 @@
-"""Export to ONNX (with its metadata and lineage) and the one copier into models/."""
+"""Export to ONNX (with its metadata; the lineage recorded at export) and the one copier
+into models/."""

@@ -2,7 +2,7 @@
 
 A decision is written to the run's ``eval/ship-decision.json`` whether or not the
 candidate ships. Only when it ships does ``hand_over`` write ``models/``: the ONNX files
-(stamped with their lineage first), and the candidate's records under the shipped names
+(as exported, their lineage in them), and the candidate's records under the shipped names
 in ``models/eval`` (the realistic test, the shift slice, the real photos, its tuning,
 the decision), which the next decision reads as the shipped model's figures.
 """

@@ -1,6 +1,9 @@
-"""A shipped model's lineage, recorded in its ONNX files' metadata (key ``lineage``):
-the recipe it was made by (its path and SHA-256), the training step it reached, the
-seed ranges of its data, and the commit it was made at."""
+"""A model's lineage, recorded in its localiser's ONNX metadata (key ``lineage``) when the
+model is exported (a classifier made beside a localiser that keeps its own lineage: in
+the classifier's): the recipe it was made by (its path and SHA-256), the training step
+it reached, the seed ranges of its data, and the commit of the tree that exported it.
+Shipping copies the files as they are: the lineage is the export's, never the ship
+run's."""
 
 from __future__ import annotations
 
@@ -48,6 +51,16 @@ def lineage(recipe_path: Path, step: int | None, average_from: int | None = None
         name = str(path)
     return Lineage(name, hashlib.sha256(path.read_bytes()).hexdigest(), step, average_from,
                    {k: list(v) for k, v in SEED_RANGES.items()}, git_commit())
+
+
+def record(path: Path, recipe_path: Path, step: int | None = None,
+           average_from: int | None = None) -> Lineage:
+    """Record in the exported ONNX file ``path`` (a localiser, or a classifier made
+    beside a localiser that keeps its own) its lineage: ``recipe_path``, the step, and
+    the commit of the tree exporting it (now)."""
+    rec = lineage(recipe_path, step, average_from)
+    stamp([Path(path)], rec)
+    return rec
 
 
 def stamp(files: list[Path], record: Lineage) -> None:
