@@ -289,6 +289,22 @@ def _run(tmp_path, name: str, recipe=None):
     return Run(load_recipe(recipe), Path(recipe), tmp_path / name, tmp_path / "models", "", "")
 
 
+def test_the_shipped_recipe_rebuilds_from_the_state_kept_in_the_tree(tmp_path):
+    from training.nets.checkpoint import checkpoint_step
+    from training.pipeline import campaign
+    from training.recipe import RecipeError
+    run = _run(tmp_path, "rebuild", campaign.SHIPPED_RECIPE)
+    campaign.resume_campaign(run)  # no history read: a shallow clone rebuilds as well
+    assert checkpoint_step(run.run_dir / "lite_loc" / "lite_loc.pt") == 35000  # piece 12's end
+    assert (run.run_dir / "lite_loc" / "lite_loc.pt").read_bytes() == \
+        campaign.SHIPPED_START.read_bytes()
+    empty = _run(tmp_path, "empty", campaign.SHIPPED_RECIPE)  # a git show that failed
+    (empty.run_dir / "lite_loc").mkdir(parents=True)
+    (empty.run_dir / "lite_loc" / "lite_loc.pt").write_bytes(b"")
+    with pytest.raises(RecipeError, match="is empty .*remove it and run again"):
+        campaign.resume_campaign(empty)
+
+
 def test_the_campaign_state_is_kept_to_commit_and_a_fresh_run_resumes_from_it(tmp_path, monkeypatch):
     import time
 

@@ -18,6 +18,11 @@ from training.recipe import DEFAULT_RECIPE, RecipeError
 
 # the campaign's resumable state (weights, optimiser, step, random states), committed
 CAMPAIGN_STATE = REPO_ROOT / "training" / "campaign" / "lite-loc.pt"
+# the recipe the shipped model was made by, and the state its training went on from: the
+# campaign state at the end of piece 12 (step 35000, committed in 93a9713), the same bytes
+# kept in the tree so that a clone without that history (--depth) rebuilds it too
+SHIPPED_RECIPE = REPO_ROOT / "training" / "shipped.toml"
+SHIPPED_START = REPO_ROOT / "training" / "campaign" / "shipped-start.pt"
 KEEP_EVERY_S = 3600  # the state is committed at most once an hour
 # the history budget: a fresh clone's pack may grow to this with a kept state, no further
 # (issue 51: 108.9 MiB, 70% of it versions of the state, when the budget was set)
@@ -126,14 +131,21 @@ def averaged(run: Run, ck: Path, first_step: int, stream) -> Path:
 def resume_campaign(run: Run) -> None:
     """A run directory without the lite localiser's checkpoint starts from the committed
     campaign state (``keep``), when there is one: a fresh clone goes on. The state
-    belongs to the repository's recipe: another recipe starts from ImageNet."""
+    belongs to the repository's recipe; the shipped model's recipe (``SHIPPED_RECIPE``)
+    starts from the state its training went on from (``SHIPPED_START``: the rebuild);
+    another recipe starts from ImageNet."""
     from training.nets.checkpoint import checkpoint_step
     ck = run.run_dir / "lite_loc" / "lite_loc.pt"
-    ours = Path(run.recipe_path).resolve() == DEFAULT_RECIPE.resolve()
-    if ours and not ck.is_file() and CAMPAIGN_STATE.is_file():
+    if ck.is_file() and ck.stat().st_size == 0:
+        raise RecipeError(f"{ck} is empty (a git show that found no such commit, as in a "
+                          f"shallow clone?): remove it and run again")
+    recipe = Path(run.recipe_path).resolve()
+    start = {DEFAULT_RECIPE.resolve(): CAMPAIGN_STATE,
+             SHIPPED_RECIPE.resolve(): SHIPPED_START}.get(recipe)
+    if start is not None and not ck.is_file() and start.is_file():
         ck.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(CAMPAIGN_STATE, ck)
-        run.log(f"resuming the campaign from {CAMPAIGN_STATE.relative_to(REPO_ROOT)} at "
+        shutil.copyfile(start, ck)
+        run.log(f"resuming the campaign from {start.relative_to(REPO_ROOT)} at "
                 f"step {checkpoint_step(ck)}")
 
 
