@@ -52,8 +52,8 @@ def main(argv=None) -> int:
                    help="with --profile: crops a card in the enrolled deck (at most 16)")
     p.add_argument("--compare", default=None, metavar="MODEL",
                    help="another localiser ONNX file, timed alternating frame by frame; "
-                        "'eighth': the eighth model, the ship rule's speed reference, read "
-                        "from the repository's history")
+                        "'eighth': the eighth model (the ship rule's speed reference before "
+                        "v6), read from the repository's history")
     a = p.parse_args(argv)
     from scorer.errors import InputError
     from scorer.vision import Detector

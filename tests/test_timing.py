@@ -68,3 +68,13 @@ def test_bench_detect_times_its_runs_by_alternating_ms() -> None:
     alone = _timed(det, _frames(WARM_UP + 2))
     assert len(alone.rows) == len(alone.found) == 2
     assert alone.with_profile == alone.other_ms == alone.other_found == []
+
+
+def test_the_eighth_model_outside_the_history_is_one_line_saying_what_to_do(tmp_path) -> None:
+    import pytest
+
+    from training.measure.reference import ReferenceUnavailable, reference_model
+    with pytest.raises(ReferenceUnavailable) as err:  # as in a shallow clone
+        reference_model(tmp_path, commit="0" * 40)
+    assert "\n" not in str(err.value) and "git fetch --unshallow" in str(err.value)
+    assert not list(tmp_path.iterdir())  # nothing half-written

@@ -1,6 +1,8 @@
-"""The reference model the ship rule's speed limit is set against: the eighth model
-(recogniser v3's last), read from the repository's history into the run directory, so
-that a candidate and it are timed alternating in one run on the same machine."""
+"""The eighth model (recogniser v3's last), read from the repository's history into a run
+directory, for ``bench/bench_detect.py --compare eighth`` to time a model beside it. The
+ship rule no longer reads it (it times a candidate beside the shipped model itself), so
+shipping needs no history; without it (a shallow clone, no git) this says so in one
+line."""
 
 from __future__ import annotations
 
@@ -31,9 +33,9 @@ def reference_model(out_dir: Path, commit: str = REFERENCE_COMMIT) -> Path:
                                   capture_output=True, check=True).stdout
         except (OSError, subprocess.CalledProcessError) as e:
             raise ReferenceUnavailable(
-                f"the reference model ({name} at commit {commit}) is not in this "
-                f"repository's history: clone it whole (not --depth) to time against "
-                f"it") from e
+                f"the eighth model ({name} at commit {commit}) is not in this "
+                f"repository's history (a shallow clone?): run git fetch --unshallow, "
+                f"or compare with a localiser file") from e
         tmp = dst.with_suffix(".tmp")
         tmp.write_bytes(data)
         tmp.replace(dst)
