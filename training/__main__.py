@@ -1,6 +1,14 @@
-"""``python -m training COMMAND``: from the card art to the shipped models, driven by one
-recipe file (``training/recipe.toml``; ``training/recipe.py`` describes its tables).
-``python -m training all`` runs the stages in order, then the evaluation.
+"""``python -m training COMMAND``: from the card art to the models, driven by a recipe file
+(``training/recipe.py`` describes its tables).
+
+The shipped model was made by ``training/shipped.toml`` (its lineage names it): its
+localiser trained on from the state in ``training/campaign/shipped-start.pt`` to step
+39000, beside the eighth model's classifier and refiner. Rebuild it with ``python -m
+training lite-loc --recipe training/shipped.toml --run-dir runs/rebuild``.
+``training/recipe.toml`` (the default) is the recipe as the campaign goes on:
+``lite-loc`` goes on from its committed state. ``python -m training all`` runs every
+stage of a recipe in order from the card art, then the evaluation: a whole new pipeline
+(to try a change end to end), not the shipped model's rebuild.
 
 Where things are: scenes are made in ``training/data``, networks defined and saved in
 ``training/nets``, each stage runs in ``training/stages``, a model is judged in
@@ -32,7 +40,8 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--recipe", default=str(DEFAULT_RECIPE),
-                        help="the recipe file (default training/recipe.toml)")
+                        help="the recipe file (default training/recipe.toml, the "
+                             "campaign's; the shipped model's: training/shipped.toml)")
     common.add_argument("--art-dir", default=str(DEFAULT_ART_DIR),
                         help="card art sets (default ../shared/card-art from the repo root)")
     common.add_argument("--photos-dir", default=str(DEFAULT_PHOTOS_DIR),
@@ -45,7 +54,8 @@ def parser() -> argparse.ArgumentParser:
     common.add_argument("--name", default="hanafuda", help="model file prefix")
     common.add_argument("--threads", type=int, default=2, help="torch / onnxruntime threads")
     common.add_argument("--workers", type=int, default=2, help="scene rendering processes")
-    helps = {"all": "every stage in order: " + ", ".join(ALL)}
+    helps = {"all": "every stage of the recipe in order, from the card art (a new "
+                    "pipeline, not the shipped model's rebuild): " + ", ".join(ALL)}
     helps.update({k: c.help for k, c in COMMANDS.items()})
     for name, text in helps.items():
         sp = sub.add_parser(name, parents=[common], help=text, description=text)
