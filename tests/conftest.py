@@ -1,7 +1,8 @@
 """Shared by every test: the ``art`` marker (tests that render scenes from the card art
-outside the repository; see tests/gate.py), the gate of the ``train`` extra (a test module
-or test that imports a missing package of it is skipped, a failure under CI) and the deck
-tests' embedding detector."""
+outside the repository; see tests/gate.py), the ``slow`` marker (tiny training runs end
+to end, which a developer may leave out with ``-m "not slow"``; CI runs them), the gate
+of the ``train`` extra (a test module or test that imports a missing package of it is
+skipped, a failure under CI) and the deck tests' embedding detector."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "photos: needs the real photographs "
                                        "(../shared/real-photos); skipped without them, "
                                        "a failure under CI")
+    config.addinivalue_line("markers", "slow: a tiny training run end to end (a minute or "
+                                       "more); -m 'not slow' leaves it out, CI runs it")
 
 
 class _TrainGatedModule(pytest.Module):

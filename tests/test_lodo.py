@@ -30,6 +30,7 @@ def test_crop_batches_are_fixed_size_and_keep_every_crop():
                                                           3, 4, 5, 6, 7]
 
 
+@pytest.mark.slow
 @pytest.mark.art
 def test_a_tiny_run_resumes_and_exports_a_detector_with_embeddings(tmp_path):
     cfg = LodoConfig(steps=2, batch=16, cls_per_scene=8)

@@ -39,6 +39,7 @@ def test_scenes_deterministic_and_seed_ranges_disjoint():
 TINY = Path(__file__).parent / "fixtures" / "tiny-recipe.toml"
 
 
+@pytest.mark.slow
 @pytest.mark.art
 @pytest.mark.photos
 def test_tiny_recipe_end_to_end(tmp_path, capsys):
