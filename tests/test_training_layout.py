@@ -117,3 +117,12 @@ def test_one_checkpoint_format_every_torch_save_goes_through_it():
     savers = [p.relative_to(ROOT) for p in TRAINING.rglob("*.py")
               if "torch.save(" in p.read_text()]
     assert savers == [Path("training/nets/checkpoint.py")]
+
+
+def test_one_exporter_every_onnx_export_is_written_in_ship():
+    exporters = [p.relative_to(ROOT) for p in TRAINING.rglob("*.py")
+                 if "torch.onnx.export(" in p.read_text()]
+    assert exporters == [Path("training/ship/export.py")]
+    writers = {p.relative_to(ROOT).parts[1] for p in TRAINING.rglob("*.py")
+               if "onnx.save(" in p.read_text()}
+    assert writers == {"ship"}  # the files and their metadata (settings, lineage)
