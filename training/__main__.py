@@ -1,10 +1,11 @@
 """``python -m training COMMAND``: from the card art to the models, driven by a recipe file
 (``training/recipe.py`` describes its tables).
 
-The shipped model was made by ``training/shipped.toml`` (its lineage names it): its
-localiser trained on from the state in ``training/campaign/shipped-start.pt`` to step
-39000, beside the eighth model's classifier and refiner. Rebuild it with ``python -m
-training lite-loc --recipe training/shipped.toml --run-dir runs/rebuild``.
+The shipped model was made by ``training/shipped.toml`` (its localiser, trained on from
+the state in ``training/campaign/shipped-start.pt`` to step 39000; rebuild it with
+``python -m training lite-loc --recipe training/shipped.toml --run-dir runs/rebuild``)
+and ``training/shipped-round.toml`` (its classifier and thresholds: ``cls-real --recipe
+training/shipped-round.toml``); their lineages name them.
 ``training/recipe.toml`` (the default) is the recipe as the campaign goes on:
 ``lite-loc`` goes on from its committed state. ``python -m training all`` runs every
 stage of a recipe in order from the card art, then the evaluation: a whole new pipeline
@@ -41,7 +42,8 @@ def parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--recipe", default=str(DEFAULT_RECIPE),
                         help="the recipe file (default training/recipe.toml, the "
-                             "campaign's; the shipped model's: training/shipped.toml)")
+                             "campaign's; the shipped model's: training/shipped.toml and "
+                             "training/shipped-round.toml)")
     common.add_argument("--art-dir", default=str(DEFAULT_ART_DIR),
                         help="card art sets (default ../shared/card-art from the repo root)")
     common.add_argument("--photos-dir", default=str(DEFAULT_PHOTOS_DIR),
