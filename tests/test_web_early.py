@@ -115,6 +115,20 @@ def test_a_refused_upload_is_answered_before_its_body_is_sent(tmp_path: Path) ->
         server.task_dispatcher.shutdown(timeout=1)
 
 
+def _answer(port: int, request: bytes) -> tuple[bytes, bytes]:
+    """Send ``request`` (a body cut short) and read the server's JSON answer before it
+    is all sent: (head, body)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as s:
+        s.sendall(request)
+        answer = b""
+        while b"\r\n\r\n" not in answer or not answer.endswith(b"}"):
+            chunk = s.recv(65536)
+            assert chunk, "closed without an answer"
+            answer += chunk
+    head, body = answer.split(b"\r\n\r\n", 1)
+    return head, body
+
+
 def test_a_progressive_jpeg_over_its_cap_is_refused_from_its_header(tmp_path: Path) -> None:
     """Issue 45: a progressive JPEG holds its whole image while it decodes, so one over
     ``PROGRESSIVE_PIXELS`` is answered 413 from its first bytes (the rest never sent),
@@ -133,14 +147,7 @@ def test_a_progressive_jpeg_over_its_cap_is_refused_from_its_header(tmp_path: Pa
     threading.Thread(target=server.run, daemon=True).start()
     scheduler = app.extensions["hanafuda"]["detection"].scheduler
     try:
-        with socket.create_connection(("127.0.0.1", server.effective_port), timeout=20) as s:
-            s.sendall(_head(len(data)) + data[:PEEK + 4096])
-            answer = b""
-            while b"\r\n\r\n" not in answer or not answer.endswith(b"}"):
-                chunk = s.recv(65536)
-                assert chunk, "closed without an answer"
-                answer += chunk
-        head, body = answer.split(b"\r\n\r\n", 1)
+        head, body = _answer(server.effective_port, _head(len(data)) + data[:PEEK + 4096])
         assert head.lower().startswith(b"http/1.1 413") and b"progressive" in body
         assert scheduler.stats["run"] == 0
         conn = http.client.HTTPConnection("127.0.0.1", server.effective_port, timeout=20)
@@ -185,14 +192,7 @@ def test_a_jpeg_whose_frame_header_lies_past_the_peek_is_refused_early(tmp_path:
     threading.Thread(target=server.run, daemon=True).start()
     scheduler = app.extensions["hanafuda"]["detection"].scheduler
     try:
-        with socket.create_connection(("127.0.0.1", server.effective_port), timeout=20) as s:
-            s.sendall(_head(len(data)) + data[:frame + 4096])
-            answer = b""
-            while b"\r\n\r\n" not in answer or not answer.endswith(b"}"):
-                chunk = s.recv(65536)
-                assert chunk, "closed without an answer"
-                answer += chunk
-        head, body = answer.split(b"\r\n\r\n", 1)
+        head, body = _answer(server.effective_port, _head(len(data)) + data[:frame + 4096])
         assert head.lower().startswith(b"http/1.1 413") and b"progressive" in body
         assert scheduler.stats["run"] == 0
     finally:
