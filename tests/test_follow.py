@@ -34,6 +34,7 @@ def _centre(quad) -> np.ndarray:
     return np.asarray(quad, np.float64).mean(0)     # the outline's (a box is clipped)
 
 
+@pytest.mark.art  # rendered from the card art
 def test_a_track_follows_a_moving_card_between_localiser_runs(detector):
     from training.data.scenes import render_scene
     img, _ = render_scene(CODES, seed=3, width=960, height=540)
@@ -65,6 +66,7 @@ def test_a_track_follows_a_moving_card_between_localiser_runs(detector):
         np.testing.assert_allclose(_centre(t.quad) - c0, step * 7, atol=6)
 
 
+@pytest.mark.art  # rendered from the card art
 def test_follow_drops_boxes_on_no_card_or_off_the_frame_and_keeps_weak_tracks_weak(detector):
     from training.data.scenes import render_scene
     img, _ = render_scene(CODES, seed=3, width=960, height=540)
