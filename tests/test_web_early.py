@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from waitress.adjustments import Adjustments
 
+from bench.attack_server import with_comment
 from web_helpers import CHECK_CASES, CSRF, CheckCase, app_admits, case_headers, check_apps, make_app
 from webui.app import edge
 from webui.net import early
@@ -55,17 +56,6 @@ def _judged_early(app, case: CheckCase, data: bytes, upto: int = PEEK + 4096,
             break
         sent = sent[used:]
     return isinstance(parser.error, early.Refused)
-
-
-def _with_comment(jpeg: bytes, size: int) -> bytes:
-    """``jpeg`` with ``size`` bytes of comment segments first: its frame header that
-    much further in."""
-    out, left = [jpeg[:2]], size
-    while left > 0:
-        n = min(left, 65533)
-        out.append(b"\xff\xfe" + (n + 2).to_bytes(2, "big") + b"c" * n)
-        left -= n
-    return b"".join(out) + jpeg[2:]
 
 
 def test_only_what_the_app_admits_is_judged_early(tmp_path: Path) -> None:
@@ -162,7 +152,7 @@ def test_a_progressive_jpeg_over_its_cap_is_refused_from_its_header(tmp_path: Pa
 
 def test_the_frame_header_is_found_however_far_in_and_however_it_arrives() -> None:
     from scorer.vision.imageheader import FrameHeaderScan, sniff
-    data = _with_comment(_progressive(), 140_000)
+    data = with_comment(_progressive(), 140_000)
     for piece in (1, 7, 4096, 1 << 20):
         scan = FrameHeaderScan(len(data))
         for i in range(0, min(len(data), 200_000), piece):
@@ -184,7 +174,7 @@ def test_a_jpeg_whose_frame_header_lies_past_the_peek_is_refused_early(tmp_path:
     first ``PEEK`` bytes: answered 413 (over the progressive cap) once its frame header
     arrives, the rest never sent; as a form's file too, the budget refusing it (503)."""
     from webui.net.server import make_server
-    data = _with_comment(_progressive(), 140_000)
+    data = with_comment(_progressive(), 140_000)
     frame = data.find(b"\xff\xc2")
     assert frame > PEEK
     app = make_app(tmp_path, PROGRESSIVE_PIXELS=2_000_000)

@@ -125,20 +125,25 @@ def test_a_request_trickling_its_headers_is_closed_at_the_deadline(served) -> No
     assert _status(port) == 200
 
 
+def _answered(held: list, host: str) -> int:
+    """How many of the ``held`` sockets get a health check answered (a closed one: none)."""
+    answered = 0
+    for s in held:
+        s.settimeout(20)
+        try:
+            s.sendall(f"GET /api/health HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+            answered += s.recv(12).startswith(b"HTTP/1.1 200")
+        except OSError:
+            pass
+    return answered
+
+
 def test_connections_are_capped_per_client_address(served) -> None:
     port, _, server = served(per_address=4)
     held = [socket.create_connection(("127.0.0.1", port), source_address=(ATTACKER, 0))
             for _ in range(12)]
     try:
-        answered = 0
-        for s in held:
-            s.settimeout(20)
-            try:
-                s.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-                answered += s.recv(12).startswith(b"HTTP/1.1 200")
-            except OSError:
-                pass
-        assert answered == 4                          # the rest were closed at once
+        assert _answered(held, "127.0.0.1") == 4                          # the rest were closed at once
         assert _status(port) == 200                   # another address is served
         assert server.connections.refused >= 8
     finally:
@@ -171,15 +176,7 @@ def test_127_0_0_2_is_loopback_to_the_token_and_a_client_apart_to_the_caps(tmp_p
         held = [socket.create_connection(("127.0.0.2", port), source_address=("127.0.0.3", 0))
                 for _ in range(3)]
         try:
-            answered = 0
-            for s in held:
-                s.settimeout(20)
-                try:
-                    s.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.2\r\n\r\n")
-                    answered += s.recv(12).startswith(b"HTTP/1.1 200")
-                except OSError:
-                    pass
-            assert answered == 2                                # 127.0.0.3's own cap
+            assert _answered(held, "127.0.0.2") == 2                                # 127.0.0.3's own cap
             assert _status(port, host="127.0.0.2") == 200       # 127.0.0.2's connections apart
         finally:
             for s in held:
