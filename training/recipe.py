@@ -192,6 +192,10 @@ class RealRoundConfig:
     # (training.data.western) whose boxes it reads too (0: none)
     staggered: float = 0.0  # the realistic scenes' piles laid as staggered stacks, and
     heaps: float = 0.0  # as heaps, this share each (more partly hidden cards to read)
+    photo_views: int = 0  # other framings of each real photo read too (closer, squeezed
+    # to 4:3, turned, mirrored: training.data.boxes.photo_views)
+    band_weight: float = 1.0  # a box on a card 50-80% visible is drawn this many times
+    # as often
 
 
 @dataclass(frozen=True)

@@ -30,13 +30,27 @@ EXAMPLE_THRESHOLD = 0.1  # boxes are collected down to this localiser score: mor
 # more varied, than the few a tuned threshold lets through
 
 
+BAND = (0.5, 0.8)  # a card this share visible is partly hidden: the read most often lost
+
+
 @dataclass
 class BoxCrops:
-    """Crops (N,H,W,3) uint8 BGR with their classes (48: not a card) and sources (a
-    realistic kind, or "photo")."""
+    """Crops (N,H,W,3) uint8 BGR with their classes (48: not a card), sources (a
+    realistic kind, or "photo") and whether each is a box on a partly hidden card (its
+    visible share within BAND)."""
     crops: np.ndarray
     labels: np.ndarray
     sources: np.ndarray
+    band: np.ndarray
+
+    def save(self, path) -> None:
+        np.savez(path, crops=self.crops, labels=self.labels, sources=self.sources,
+                 band=self.band)
+
+    @classmethod
+    def load(cls, path) -> "BoxCrops":
+        with np.load(path) as z:
+            return cls(z["crops"], z["labels"], z["sources"], z["band"])
 
 
 def label_box(quad: np.ndarray, cards: list) -> int | None:
@@ -59,11 +73,12 @@ def label_box(quad: np.ndarray, cards: list) -> int | None:
 def boxes_of_scenes(detector, scenes, desc: str) -> BoxCrops:
     """The labelled boxes ``detector`` proposes on ``scenes`` (an iterable of
     (image, cards, source))."""
-    crops, labels, sources = [], [], []
+    crops, labels, sources, band = [], [], [], []
     for img, cards, source in tqdm(scenes, desc=desc, unit="scene", mininterval=5):
         rects, _ = detector.localise(img, threshold=EXAMPLE_THRESHOLD)
         if not len(rects):
             continue
+        visible = {c.class_id: c.visible for c in cards}
         quads, cut = detector.cut(img, rects)
         for q, crop in zip(quads, cut):
             label = label_box(q, cards)
@@ -71,7 +86,9 @@ def boxes_of_scenes(detector, scenes, desc: str) -> BoxCrops:
                 crops.append(crop)
                 labels.append(label)
                 sources.append(source)
-    return _record(crops, labels, sources)
+                band.append(label != NOT_A_CARD
+                            and BAND[0] <= visible.get(label, 1.0) < BAND[1])
+    return _record(crops, labels, sources, band)
 
 
 def scene_crops(detector, art_dir, per_kind: int, sets=None, split: str = "train",
@@ -117,25 +134,47 @@ def western_crops(detector, art_dir, per_kind: int, sets=None, split: str = "tra
     return boxes_of_scenes(detector, scenes(), f"boxes {split} western")
 
 
-def photo_crops(detector, photos: list) -> BoxCrops:
-    """Every box proposed on ``photos`` (no hanafuda in them): "not a card"."""
+def photo_views(img: np.ndarray, rng: np.random.Generator, views: int):
+    """``img`` itself, then ``views`` other ways a camera could have framed it: a part of
+    it (a closer camera), the 640x640 photo squeezed back to a 4:3 frame either way, a
+    quarter turn or a half, mirrored."""
+    yield img
+    h, w = img.shape[:2]
+    for _ in range(views):
+        s = rng.uniform(0.4, 1.0)
+        cw, ch = max(int(w * s), 16), max(int(h * s * rng.uniform(0.75, 1.33)), 16)
+        cw, ch = min(cw, w), min(ch, h)
+        x0, y0 = int(rng.integers(0, w - cw + 1)), int(rng.integers(0, h - ch + 1))
+        view = img[y0:y0 + ch, x0:x0 + cw]
+        view = cv2.resize(view, (640, 480) if rng.random() < 0.7 else (480, 640),
+                          interpolation=cv2.INTER_AREA)
+        view = np.rot90(view, int(rng.integers(4)))
+        yield np.ascontiguousarray(view[:, ::-1] if rng.random() < 0.5 else view)
+
+
+def photo_crops(detector, photos: list, views: int = 0, seed: int = 0) -> BoxCrops:
+    """Every box proposed on ``photos`` (no hanafuda in them), and on ``views`` other
+    framings of each (``photo_views``): "not a card"."""
     crops = []
+    rng = np.random.default_rng(seed)
     for path in tqdm(photos, desc="boxes photos", unit="photo", mininterval=5):
         img = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if img is None:
             continue
-        rects, _ = detector.localise(img, threshold=EXAMPLE_THRESHOLD)
-        if len(rects):
-            crops += list(detector.cut(img, rects)[1])
-    return _record(crops, [NOT_A_CARD] * len(crops), ["photo"] * len(crops))
+        for view in photo_views(img, rng, views):
+            rects, _ = detector.localise(view, threshold=EXAMPLE_THRESHOLD)
+            if len(rects):
+                crops += list(detector.cut(view, rects)[1])
+    n = len(crops)
+    return _record(crops, [NOT_A_CARD] * n, ["photo"] * n, [False] * n)
 
 
-def _record(crops: list, labels: list, sources: list) -> BoxCrops:
+def _record(crops: list, labels: list, sources: list, band: list) -> BoxCrops:
     return BoxCrops(np.stack(crops) if crops else np.zeros((0, 112, 72, 3), np.uint8),
-                    np.array(labels, np.int64), np.array(sources, dtype=str))
+                    np.array(labels, np.int64), np.array(sources, dtype=str),
+                    np.array(band, bool))
 
 
 def join(parts: list[BoxCrops]) -> BoxCrops:
-    return BoxCrops(np.concatenate([p.crops for p in parts]),
-                    np.concatenate([p.labels for p in parts]),
-                    np.concatenate([p.sources for p in parts]))
+    return BoxCrops(*(np.concatenate([getattr(p, f) for p in parts])
+                      for f in ("crops", "labels", "sources", "band")))

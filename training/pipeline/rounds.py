@@ -25,7 +25,7 @@ def classifier_round(run: Run) -> Path:
     from training.data.real_photos import split_by_sitting, split_photos
     from training.data.scenes import ART_SETS
     from training.ship.export import export_classifier, onnx_config, quantize_classifier
-    from training.data.boxes import join, photo_crops, scene_crops, western_crops
+    from training.data.boxes import BoxCrops, join, photo_crops, scene_crops, western_crops
     from training.data.realistic import SceneVariation, layout_weights
     from training.data.western import WESTERN_KINDS
     from training.stages.real_round import ROUND_SEED_OFFSET, train_round
@@ -36,17 +36,29 @@ def classifier_round(run: Run) -> Path:
     sets = [s for s in ART_SETS if s != r.lodo_set]
     variation = SceneVariation(layout_weights=layout_weights(cfg.staggered, cfg.heaps)) \
         if cfg.staggered or cfg.heaps else None
-    parts = [scene_crops(det, run.art_dir, cfg.scenes_per_kind, sets, offset=ROUND_SEED_OFFSET,
-                         variation=variation),
-             photo_crops(det, fit_part)]
+
+    def boxes(name: str, read) -> BoxCrops:
+        """A part's boxes, read once a run: a resumed round reads them from its file."""
+        path = run.run_dir / "boxes" / f"{name}.npz"
+        if path.exists():
+            return BoxCrops.load(path)
+        part = read()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        part.save(path)
+        return part
+    parts = [boxes("realistic", lambda: scene_crops(
+                 det, run.art_dir, cfg.scenes_per_kind, sets, offset=ROUND_SEED_OFFSET,
+                 variation=variation)),
+             boxes("photos", lambda: photo_crops(det, fit_part, cfg.photo_views, r.seed))]
     if cfg.western_per_kind:
-        parts.append(western_crops(det, run.art_dir, cfg.western_per_kind, sets,
-                                   photos=fit_part))
+        parts.append(boxes("western", lambda: western_crops(
+            det, run.art_dir, cfg.western_per_kind, sets, photos=fit_part)))
     data = join(parts)
     run.log(f"classifier round on {int((data.labels < 48).sum())} card boxes and "
             f"{int((data.labels == 48).sum())} others "
             f"({int((data.sources == 'photo').sum())} on real photos, "
-            f"{int(np.isin(data.sources, WESTERN_KINDS).sum())} on Western cards' scenes)")
+            f"{int(np.isin(data.sources, WESTERN_KINDS).sum())} on Western cards' scenes); "
+            f"{int(data.band.sum())} card boxes on partly hidden cards")
     ck = train_round(data, CLASSIFIER_STATE, run.run_dir / "cls-real", cfg, r.seed, run.log)
     loc = judge.candidate_copy(run, networks, run.model("cls-real-model"))
     cls_path = loc.parent / onnx_config(loc)["classifier"]

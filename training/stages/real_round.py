@@ -37,6 +37,7 @@ def train_round(data: BoxCrops, init: Path, out_dir: Path, cfg: RealRoundConfig,
     net = build_classifier(arch)
     net.load_state_dict(checkpoint.weights(ck, "cls"))
     weight = np.where(data.sources == "photo", cfg.photo_weight, 1.0)
+    weight *= np.where(data.band, cfg.band_weight, 1.0)
     weight /= weight.sum()
     opt = torch.optim.AdamW([p for p in net.parameters() if p.requires_grad], lr=cfg.lr,
                             weight_decay=1e-4)
