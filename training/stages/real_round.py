@@ -28,6 +28,14 @@ from training.stages.loop import Schedule, train_loop
 ROUND_SEED_OFFSET = 90_000  # within the train range, past the other stages' scenes
 
 
+def sampling_weights(data: BoxCrops, cfg: RealRoundConfig) -> np.ndarray:
+    """How often each box is drawn (summing to 1): a real photo's ``photo_weight`` times,
+    a partly hidden card's ``band_weight`` times, the others once."""
+    weight = np.where(data.sources == "photo", cfg.photo_weight, 1.0)
+    weight *= np.where(data.band, cfg.band_weight, 1.0)
+    return weight / weight.sum()
+
+
 def train_round(data: BoxCrops, init: Path, out_dir: Path, cfg: RealRoundConfig,
                 seed: int = 0, log=print) -> Path:
     """The classifier from ``init`` trained on ``data`` as the recipe's ``[real_round]``
@@ -36,9 +44,7 @@ def train_round(data: BoxCrops, init: Path, out_dir: Path, cfg: RealRoundConfig,
     arch = ck["config"]["arch"]
     net = build_classifier(arch)
     net.load_state_dict(checkpoint.weights(ck, "cls"))
-    weight = np.where(data.sources == "photo", cfg.photo_weight, 1.0)
-    weight *= np.where(data.band, cfg.band_weight, 1.0)
-    weight /= weight.sum()
+    weight = sampling_weights(data, cfg)
     opt = torch.optim.AdamW([p for p in net.parameters() if p.requires_grad], lr=cfg.lr,
                             weight_decay=1e-4)
     ckpt = out_dir / "round_ckpt.pt"

@@ -1,0 +1,69 @@
+"""What the classifier round reads beside the rendered scenes: other framings of each real
+photo, which boxes sit on partly hidden cards, and how often each box is drawn."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("albumentations", reason="needs the train extra")
+
+from training.data.boxes import (NOT_A_CARD, BoxCrops, boxes_of_scenes, join,  # noqa: E402
+                                 photo_views)
+from training.data.scenes import CARD_ASPECT, SceneCard  # noqa: E402
+from training.recipe import RealRoundConfig  # noqa: E402
+from training.stages.real_round import sampling_weights  # noqa: E402
+
+
+def _card(cid: int, cx: float, visible: float) -> SceneCard:
+    w = 100.0 / CARD_ASPECT  # 100 px tall
+    quad = np.array([[cx - w / 2, 50], [cx + w / 2, 50], [cx + w / 2, 150], [cx - w / 2, 150]],
+                    np.float32)
+    return SceneCard(f"c{cid}", cid, "s", quad, visible=visible, seen_at=(cx, 100.0, 20.0))
+
+
+class _Boxes:
+    """A stand-in for the detector: proposes the quads it is given, cut as grey crops."""
+
+    def __init__(self, quads):
+        self.quads = np.array(quads, np.float32)
+
+    def localise(self, img, threshold):
+        return self.quads, np.ones(len(self.quads))
+
+    def cut(self, img, rects):
+        return rects, np.full((len(rects), 112, 72, 3), 128, np.uint8)
+
+
+def test_a_photo_is_read_as_it_is_and_in_other_framings_of_a_camera():
+    img = np.random.default_rng(0).integers(0, 255, (640, 640, 3), np.uint8)
+    views = list(photo_views(img, np.random.default_rng(1), 6))
+    assert len(views) == 7 and views[0] is img
+    assert all(v.shape[:2] in ((480, 640), (640, 480)) for v in views[1:])
+    again = list(photo_views(img, np.random.default_rng(1), 6))
+    assert all(np.array_equal(a, b) for a, b in zip(views, again))  # a seed is a framing
+    assert len({v.tobytes() for v in views}) == 7
+    assert list(photo_views(img, np.random.default_rng(1), 0)) == [img]
+
+
+def test_only_boxes_on_cards_50_to_80_percent_visible_are_marked_partly_hidden(tmp_path):
+    half, whole, hidden = _card(4, 100, 0.6), _card(9, 300, 1.0), _card(13, 500, 0.35)
+    far = half.quad + np.float32([0, 400])
+    det = _Boxes([half.quad, whole.quad, hidden.quad, far])
+    got = boxes_of_scenes(det, [(np.zeros((600, 700, 3), np.uint8),
+                                 [half, whole, hidden], "pile")], "test")
+    assert got.labels.tolist() == [4, 9, 13, NOT_A_CARD]
+    assert got.band.tolist() == [True, False, False, False]
+    path = tmp_path / "boxes.npz"
+    got.save(path)
+    back = BoxCrops.load(path)
+    assert back.band.tolist() == got.band.tolist() and back.sources.tolist() == ["pile"] * 4
+    assert np.array_equal(join([back, got]).band, np.concatenate([got.band, got.band]))
+
+
+def test_a_photo_box_and_a_partly_hidden_card_are_drawn_as_often_as_the_recipe_says():
+    data = BoxCrops(np.zeros((3, 112, 72, 3), np.uint8), np.array([4, 9, NOT_A_CARD]),
+                    np.array(["pile", "pile", "photo"]), np.array([True, False, False]))
+    w = sampling_weights(data, RealRoundConfig(photo_weight=3.0, band_weight=2.0))
+    assert w.sum() == pytest.approx(1.0)
+    assert w.tolist() == pytest.approx([2 / 6, 1 / 6, 3 / 6])
