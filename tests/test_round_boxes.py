@@ -67,3 +67,26 @@ def test_a_photo_box_and_a_partly_hidden_card_are_drawn_as_often_as_the_recipe_s
     w = sampling_weights(data, RealRoundConfig(photo_weight=3.0, band_weight=2.0))
     assert w.sum() == pytest.approx(1.0)
     assert w.tolist() == pytest.approx([2 / 6, 1 / 6, 3 / 6])
+
+
+class _SeesLandscape:
+    """A stand-in for the detector: one false card in a 4:3 landscape frame, none else."""
+
+    def detect(self, img):
+        from types import SimpleNamespace
+        return SimpleNamespace(class_id=[3] if img.shape[:2] == (480, 640) else [])
+
+
+def test_the_photo_check_reads_each_test_photo_as_it_is_or_in_other_framings(tmp_path):
+    import cv2
+    from training.measure.photos import false_cards
+    rng = np.random.default_rng(0)
+    for k in range(4):  # one sitting: its last photo is the test's
+        cv2.imwrite(str(tmp_path / f"IMG_770{k}.jpg"), rng.integers(0, 255, (640, 640, 3),
+                                                                    np.uint8))
+    as_is = false_cards(_SeesLandscape(), tmp_path)
+    assert as_is["photos"] == 1 and as_is["framings"] == 0
+    assert as_is["false_cards_per_photo"] == 0
+    framed = false_cards(_SeesLandscape(), tmp_path, framings=8, out=tmp_path / "f.json")
+    assert framed["framings"] == 8 and 0 < framed["false_cards_per_photo"] < 1
+    assert (tmp_path / "f.json").is_file()

@@ -17,6 +17,7 @@ import numpy as np
 from tqdm import tqdm
 
 from scorer.vision.geometry import quad_iou, quad_to_rect, rect_to_quad
+from training.data.real_photos import photo_views
 from training.data.realistic import KINDS, realistic_scene, realistic_seed
 from training.data.scenes import SEED_RANGES, get_library
 
@@ -132,24 +133,6 @@ def western_crops(detector, art_dir, per_kind: int, sets=None, split: str = "tra
                                    if pictures else None)
                 yield sc.image, sc.cards, kind
     return boxes_of_scenes(detector, scenes(), f"boxes {split} western")
-
-
-def photo_views(img: np.ndarray, rng: np.random.Generator, views: int):
-    """``img`` itself, then ``views`` other ways a camera could have framed it: a part of
-    it (a closer camera), the 640x640 photo squeezed back to a 4:3 frame either way, a
-    quarter turn or a half, mirrored."""
-    yield img
-    h, w = img.shape[:2]
-    for _ in range(views):
-        s = rng.uniform(0.4, 1.0)
-        cw, ch = max(int(w * s), 16), max(int(h * s * rng.uniform(0.75, 1.33)), 16)
-        cw, ch = min(cw, w), min(ch, h)
-        x0, y0 = int(rng.integers(0, w - cw + 1)), int(rng.integers(0, h - ch + 1))
-        view = img[y0:y0 + ch, x0:x0 + cw]
-        view = cv2.resize(view, (640, 480) if rng.random() < 0.7 else (480, 640),
-                          interpolation=cv2.INTER_AREA)
-        view = np.rot90(view, int(rng.integers(4)))
-        yield np.ascontiguousarray(view[:, ::-1] if rng.random() < 0.5 else view)
 
 
 def photo_crops(detector, photos: list, views: int = 0, seed: int = 0) -> BoxCrops:

@@ -110,6 +110,24 @@ def crop_to(src: np.ndarray, rng: np.random.Generator, w: int, h: int,
                                            if cw > w else cv2.INTER_LINEAR))
 
 
+def photo_views(img: np.ndarray, rng: np.random.Generator, views: int):
+    """``img`` itself, then ``views`` other ways a camera could have framed it: a part of
+    it (a closer camera), the 640x640 photo squeezed back to a 4:3 frame either way, a
+    quarter turn or a half, mirrored."""
+    yield img
+    h, w = img.shape[:2]
+    for _ in range(views):
+        s = rng.uniform(0.4, 1.0)
+        cw, ch = max(int(w * s), 16), max(int(h * s * rng.uniform(0.75, 1.33)), 16)
+        cw, ch = min(cw, w), min(ch, h)
+        x0, y0 = int(rng.integers(0, w - cw + 1)), int(rng.integers(0, h - ch + 1))
+        view = img[y0:y0 + ch, x0:x0 + cw]
+        view = cv2.resize(view, (640, 480) if rng.random() < 0.7 else (480, 640),
+                          interpolation=cv2.INTER_AREA)
+        view = np.rot90(view, int(rng.integers(4)))
+        yield np.ascontiguousarray(view[:, ::-1] if rng.random() < 0.5 else view)
+
+
 def photo_table(rng: np.random.Generator, w: int, h: int, folder: str,
                 part: str = "train") -> np.ndarray:
     """A real table (a crop of one of the ``part`` photos, with its playing cards, hands

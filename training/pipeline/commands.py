@@ -88,6 +88,9 @@ COMMANDS: dict[str, Command] = {
                      lambda run, a: judge.shift(run, *model_arg(run, a))),
     "photos": Command("false cards a photo on the real photographs' test part (no hanafuda "
                       "in them)", lambda run, a: judge.photos(run, *model_arg(run, a))),
+    "framings": Command("false cards a framing on the real photographs' test part, each "
+                        "photo read in 4 other framings a camera could give it (closer, "
+                        "4:3, turned)", lambda run, a: judge.framings(run, *model_arg(run, a))),
     "western": Command("false cards a scene on Western playing cards' test scenes (no "
                        "hanafuda in them)",
                        lambda run, a: judge.western(run, *model_arg(run, a))),

@@ -31,6 +31,9 @@ def shift(run: Run, loc_path: Path, tag: str) -> dict:
     return res
 
 
+PHOTO_FRAMINGS = 4
+
+
 def photos(run: Run, loc_path: Path, tag: str) -> dict:
     """False cards a photo on the real photographs' test part for ``loc_path``."""
     from scorer.vision import Detector
@@ -39,6 +42,19 @@ def photos(run: Run, loc_path: Path, tag: str) -> dict:
                       out=run.eval_dir / f"photos-test-{tag}.json")
     run.log(f"real photos {tag}: {res['false_cards_per_photo']} false cards a photo "
             f"({res['photos']} photos)")
+    return res
+
+
+def framings(run: Run, loc_path: Path, tag: str) -> dict:
+    """False cards a framing on the real photographs' test part, each photo read in
+    PHOTO_FRAMINGS other framings a camera could give it (closer, 4:3, turned), for
+    ``loc_path``: a figure beside the rule's, nearer a webcam's frames of playing cards."""
+    from scorer.vision import Detector
+    from training.measure.photos import false_cards
+    res = false_cards(Detector(loc_path, threads=run.threads), run.photos_dir,
+                      out=run.eval_dir / f"framings-test-{tag}.json", framings=PHOTO_FRAMINGS)
+    run.log(f"real photos in other framings {tag}: {res['false_cards_per_photo']} false "
+            f"cards a framing ({res['photos']} photos, {PHOTO_FRAMINGS} framings each)")
     return res
 
 

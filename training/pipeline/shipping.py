@@ -12,15 +12,20 @@ from training.recipe import RecipeError
 
 def report_beside(run: Run, candidate: Path, tag: str) -> None:
     """The figures beside the rule's, logged old -> new: false cards on Western playing
-    cards' test scenes, and how well the reported cards' confidence is calibrated on the
-    shift slice (expected calibration error; the candidate's, and the shipped model's
-    when this run measured it)."""
+    cards' test scenes and on the real photos' test part in other framings, and how well
+    the reported cards' confidence is calibrated on the shift slice (expected calibration
+    error; the candidate's, and the shipped model's when this run measured it)."""
     import json
     old_w = judge.western(run, run.shipped, "shipped") if run.shipped.is_file() else None
     new_w = json.loads((run.eval_dir / f"western-test-{tag}.json").read_text())
     run.log(f"beside the rule: western false cards a scene "
             f"{old_w['false_cards_per_scene'] if old_w else '-'} -> "
             f"{new_w['false_cards_per_scene']}")
+    old_f = judge.framings(run, run.shipped, "shipped") if run.shipped.is_file() else None
+    new_f = judge.framings(run, candidate, tag)
+    run.log(f"beside the rule: real photos' false cards a framing "
+            f"{old_f['false_cards_per_photo'] if old_f else '-'} -> "
+            f"{new_f['false_cards_per_photo']}")
     for name in ("shipped", tag):
         path = run.eval_dir / f"eval-shift-test-{name}.json"
         if path.is_file():
