@@ -90,3 +90,15 @@ def test_the_photo_check_reads_each_test_photo_as_it_is_or_in_other_framings(tmp
     framed = false_cards(_SeesLandscape(), tmp_path, framings=8, out=tmp_path / "f.json")
     assert framed["framings"] == 8 and 0 < framed["false_cards_per_photo"] < 1
     assert (tmp_path / "f.json").is_file()
+
+
+def test_a_covered_edge_is_another_crops_band_and_leaves_most_of_the_card_seen():
+    import torch
+    from training.stages.augment import cover_edge
+    x = torch.arange(6).float().view(6, 1, 1, 1).expand(6, 3, 112, 72).contiguous()
+    y = cover_edge(x, torch.Generator().manual_seed(0), 1.0)
+    for i in range(6):
+        covered = y[i] != i
+        assert 0.15 < covered.float().mean() < 0.5  # one band, 20-45% deep
+        assert len(y[i][covered].unique()) == 1  # all of it from one other crop
+    assert torch.equal(cover_edge(x, torch.Generator().manual_seed(0), 0.0), x)

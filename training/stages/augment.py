@@ -27,6 +27,29 @@ def turn_half(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     return torch.where(turn[:, None, None, None], x.flip(2, 3), x)
 
 
+def cover_edge(x: torch.Tensor, gen: torch.Generator, share: float,
+               depth: tuple[float, float] = (0.2, 0.45)) -> torch.Tensor:
+    """A ``share`` of the crops (N,3,H,W) with a band along one edge, ``depth`` of the
+    crop deep, replaced by the same band of another crop in the batch: a card lying over
+    part of this one, as in a pile. Labels stay: most of the card is still seen."""
+    n, _, h, w = x.shape
+    out = x.clone()
+    hit = torch.nonzero(torch.rand(n, generator=gen) < share).flatten().tolist()
+    for i in hit:
+        j = (i + 1 + int(torch.randint(n - 1, (1,), generator=gen))) % n if n > 1 else i
+        edge = int(torch.randint(4, (1,), generator=gen))
+        d = depth[0] + (depth[1] - depth[0]) * float(torch.rand(1, generator=gen))
+        if edge < 2:
+            k = max(1, int(round(h * d)))
+            rows = slice(0, k) if edge == 0 else slice(h - k, h)
+            out[i, :, rows] = x[j, :, rows]
+        else:
+            k = max(1, int(round(w * d)))
+            cols = slice(0, k) if edge == 2 else slice(w - k, w)
+            out[i, :, :, cols] = x[j, :, :, cols]
+    return out
+
+
 def random_window(x: torch.Tensor, maps: list[torch.Tensor], w: int, h: int, gen,
             align: int = 4):
     """The same random window (its corner on multiples of ``align``, at least the
