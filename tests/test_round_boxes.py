@@ -102,3 +102,14 @@ def test_a_covered_edge_is_another_crops_band_and_leaves_most_of_the_card_seen()
         assert 0.15 < covered.float().mean() < 0.5  # one band, 20-45% deep
         assert len(y[i][covered].unique()) == 1  # all of it from one other crop
     assert torch.equal(cover_edge(x, torch.Generator().manual_seed(0), 0.0), x)
+
+
+def test_a_crop_seen_through_another_camera_keeps_its_shape_and_range():
+    import torch
+    from training.stages.augment import camera_jitter
+    x = torch.rand(8, 3, 112, 72, generator=torch.Generator().manual_seed(1)) * 255
+    assert torch.equal(camera_jitter(x, torch.Generator().manual_seed(0), 0.0), x)
+    y = camera_jitter(x, torch.Generator().manual_seed(0), 1.0)
+    assert y.shape == x.shape and y.min() >= 0 and y.max() <= 255
+    assert all(not torch.equal(y[i], x[i]) for i in range(8))
+    assert y.std(dim=(2, 3)).mean() < x.std(dim=(2, 3)).mean()  # detail lost

@@ -27,6 +27,31 @@ def turn_half(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     return torch.where(turn[:, None, None, None], x.flip(2, 3), x)
 
 
+def camera_jitter(x: torch.Tensor, gen: torch.Generator, share: float) -> torch.Tensor:
+    """A ``share`` of the crops (N,3,H,W, 0..255) seen through another camera: detail lost
+    (down to 40-90% of the size and back), contrast bent (gamma 0.7-1.4), colour
+    washed out or pushed (saturation 0.6-1.3), sensor noise (sigma up to 8)."""
+    import torch.nn.functional as F
+    n, _, h, w = x.shape
+    hit = torch.rand(n, generator=gen) < share
+    if not hit.any():
+        return x
+    y = x[hit]
+    m = y.shape[0]
+    s = float(0.4 + 0.5 * torch.rand(1, generator=gen))
+    small = F.interpolate(y, size=(max(8, int(h * s)), max(8, int(w * s))), mode="area")
+    y = F.interpolate(small, size=(h, w), mode="bilinear", align_corners=False)
+    gamma = 0.7 + 0.7 * torch.rand(m, 1, 1, 1, generator=gen)
+    y = 255.0 * (y.clamp(0, 255) / 255.0) ** gamma
+    grey = y.mean(1, keepdim=True)
+    sat = 0.6 + 0.7 * torch.rand(m, 1, 1, 1, generator=gen)
+    y = grey + (y - grey) * sat
+    y = y + torch.randn(y.shape, generator=gen) * 8.0 * torch.rand(m, 1, 1, 1, generator=gen)
+    out = x.clone()
+    out[hit] = y.clamp(0, 255)
+    return out
+
+
 def cover_edge(x: torch.Tensor, gen: torch.Generator, share: float,
                depth: tuple[float, float] = (0.2, 0.45)) -> torch.Tensor:
     """A ``share`` of the crops (N,3,H,W) with a band along one edge, ``depth`` of the

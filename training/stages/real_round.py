@@ -22,7 +22,7 @@ from training.data.boxes import BoxCrops
 from training.nets import checkpoint
 from training.nets.networks import build_classifier, freeze_bn
 from training.recipe import RealRoundConfig
-from training.stages.augment import colour_jitter, cover_edge, turn_half
+from training.stages.augment import camera_jitter, colour_jitter, cover_edge, turn_half
 from training.stages.loop import Schedule, train_loop
 
 ROUND_SEED_OFFSET = 90_000  # within the train range, past the other stages' scenes
@@ -60,7 +60,8 @@ def train_round(data: BoxCrops, init: Path, out_dir: Path, cfg: RealRoundConfig,
     def losses(batch) -> dict:
         x, y = batch
         freeze_bn(net)  # the recovered batch norms hold folded biases: never re-estimated
-        x = turn_half(cover_edge(colour_jitter(x, gen), gen, cfg.cover_edge), gen)
+        x = camera_jitter(colour_jitter(x, gen), gen, cfg.camera_jitter)
+        x = turn_half(cover_edge(x, gen, cfg.cover_edge), gen)
         return {"loss": F.cross_entropy(net(x), y, label_smoothing=0.05)}
 
     net.train()
