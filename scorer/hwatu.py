@@ -92,10 +92,19 @@ PRESETS: dict[str, Word] = {"gostop": Word("고스톱", "Go-Stop"), "matgo": Wor
 
 HWATU_GAMES = ("gostop",)
 
+#: The game page's Card names setting: hanafuda's words, or hwatu's.
+WORDS = ("japanese", "hwatu")
+
 
 def is_hwatu(game: str) -> bool:
     """Is a game of this engine played with a Korean deck (hwatu words and order)?"""
     return game in HWATU_GAMES
+
+
+def shows_hwatu(game: str, words: str | None = None) -> bool:
+    """Are a game's cards named with hwatu words: ``words`` (one of ``WORDS``) as the
+    page is set (a Sakura table with a Korean deck), else by the game (Go-Stop, Matgo)."""
+    return words == "hwatu" if words else is_hwatu(game)
 
 
 def role(code: str) -> str:

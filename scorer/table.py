@@ -99,22 +99,25 @@ class Table:
     # ------------------------------------------------------------------ piles
     def save_pile(self, game_id: int, number: int, owner: str, codes: Sequence[Any], *,
                   version: int | None, detected: Sequence[Any] = (),
-                  source: str = "manual", crops: Any = None, fixes: Any = None) -> GameView:
+                  source: str = "manual", crops: Any = None, fixes: Any = None,
+                  words: str | None = None) -> GameView:
         """Save (or replace) one pile of the open round (``GameStore.save_pile``; ``fixes``:
-        the [old, new] pairs fixed before saving, each logged as one replace)."""
+        the [old, new] pairs fixed before saving, each logged as one replace; ``words``:
+        how the page names cards, for a refusal)."""
         with self.games.db.connection():
             pile = self.games.save_pile(game_id, number, owner, codes, detected=detected,
                                         source=source, crops=crops, version=version,
-                                        fixes=fixes)
+                                        fixes=fixes, words=words)
             return GameView(GameSession(self.games.get_game(game_id)), pile=pile)
 
     def correct(self, game_id: int, number: int, owner: str, action: Any,
                 old_code: Any = None, new_code: Any = None, *,
-                version: int | None) -> GameView:
-        """One hand correction to a saved pile of the open round, logged."""
+                version: int | None, words: str | None = None) -> GameView:
+        """One hand correction to a saved pile of the open round, logged (``words`` as
+        for ``save_pile``)."""
         with self.games.db.connection():
             pile = self.games.correct(game_id, number, owner, action, old_code, new_code,
-                                      version=version)
+                                      version=version, words=words)
             return GameView(GameSession(self.games.get_game(game_id)), pile=pile)
 
     # ----------------------------------------------------------------- rounds

@@ -123,3 +123,46 @@ def test_bad_round_context_is_a_clear_400(client) -> None:
     r = post(client, f"/api/games/{gid}/rounds/1/confirm",
              {"context": {"stopped_by": None, "goes": {"Zed": 1}}})
     assert r.status_code == 400 and "goes for unknown player 'Zed'" in r.json["error"]
+
+
+def test_a_card_in_another_pile_is_refused_named_as_the_page_names_cards(client) -> None:
+    """The refusal names the card as the page is set to name cards (its ``words``): a
+    Go-Stop page set to Japanese names 11-4 the hanafuda way, a Sakura table set to hwatu
+    the hwatu way; a write that names no setting, by the game (Go-Stop: hwatu)."""
+    gid = post(client, "/api/games", {"preset": "gostop",
+                                      "players": ["Ann", "Bob", "Cy"]}).json["id"]
+    url = f"/api/games/{gid}/rounds/1"
+    assert post(client, f"{url}/piles", {"owner": "Ann", "codes": ["11-4"]}, "PUT").status_code \
+        == 200
+    assert post(client, f"{url}/piles", {"owner": "Bob", "codes": ["01-1"]}, "PUT").status_code \
+        == 200
+    japanese = "card 11-4 (Willow: lightning) is already in Ann's pile"
+    hwatu = "card 12-4 (비쌍피 bi-ssangpi) is already in Ann's pile"
+    for body, said in [
+        ({"owner": "Cy", "codes": ["11-4"], "words": "japanese"}, japanese),
+        ({"owner": "Cy", "codes": ["11-4"], "words": "hwatu"}, hwatu),
+        ({"owner": "Cy", "codes": ["11-4"]}, hwatu),
+    ]:
+        r = post(client, f"{url}/piles", body, "PUT")
+        assert (r.status_code, r.json["error"]) == (400, said), body
+    for body, said in [
+        ({"owner": "Bob", "action": "add", "new_code": "11-4", "words": "japanese"}, japanese),
+        ({"owner": "Bob", "action": "replace", "old_code": "01-1", "new_code": "11-4",
+          "words": "japanese"}, japanese),
+        ({"owner": "Bob", "action": "add", "new_code": "01-1", "words": "japanese"},
+         "card 01-1 (Pine: crane) is already in Bob's pile"),
+        ({"owner": "Bob", "action": "remove", "old_code": "02-1", "words": "japanese"},
+         "card 02-1 (Plum: bush warbler) is not in Bob's pile"),
+    ]:
+        r = post(client, f"{url}/corrections", body)
+        assert (r.status_code, r.json["error"]) == (400, said), body
+    r = post(client, f"{url}/piles", {"owner": "Cy", "codes": [], "words": "klingon"}, "PUT")
+    assert r.status_code == 400 and "words must be one of japanese, hwatu" in r.json["error"]
+
+    sid = post(client, "/api/games", {"players": ["Ann", "Bob"]}).json["id"]
+    url = f"/api/games/{sid}/rounds/1/piles"
+    assert post(client, url, {"owner": "Ann", "codes": ["11-4"]}, "PUT").status_code == 200
+    r = post(client, url, {"owner": "Bob", "codes": ["11-4"], "words": "hwatu"}, "PUT")
+    assert (r.status_code, r.json["error"]) == (400, hwatu)
+    r = post(client, url, {"owner": "Bob", "codes": ["11-4"]}, "PUT")
+    assert (r.status_code, r.json["error"]) == (400, japanese)

@@ -158,10 +158,11 @@ def sentence(game: str, option: Option, value: Any) -> str:
     return _CODE.sub(lambda m: hwatu.hwatu_code(m.group()), text) if hwatu.is_hwatu(game) else text
 
 
-def card_name(game: str, code: str) -> str:
+def card_name(game: str, code: str, words: str | None = None) -> str:
     """A card as the game's page names it: ``11-4 (Willow: lightning)``, or in a hwatu
-    game with its hwatu number and words, ``12-4 (비쌍피 bi-ssangpi)``."""
-    if hwatu.is_hwatu(game):
+    game with its hwatu number and words, ``12-4 (비쌍피 bi-ssangpi)``; ``words``: as the
+    page is set to name cards (``hwatu.shows_hwatu``)."""
+    if hwatu.shows_hwatu(game, words):
         return f"{hwatu.hwatu_code(code)} ({hwatu.card_word(code).text})"
     return f"{code} ({card(code).name})"
 

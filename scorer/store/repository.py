@@ -199,7 +199,7 @@ class GameStore:
     def save_pile(self, game_id: int, number: int, owner: str, codes: Sequence[Any], *,
                   detected: Sequence[Any] = (), source: str = "manual",
                   crops: Any = None, version: int | None = None,
-                  fixes: Any = None) -> PileRecord:
+                  fixes: Any = None, words: str | None = None) -> PileRecord:
         """Save (or replace) one pile of the open round, with the corrections that turn
         what was detected into ``codes``, in one transaction (the round's first pile
         opens it, dealt by the session's dealer). ``version`` is the version this write
@@ -207,7 +207,8 @@ class GameStore:
         None replaces whatever is there: only for a single writer (a script, a test);
         the web API refuses a write that names no version. ``fixes``: [old, new] pairs of
         cards the players fixed before saving (a detected card read another way): each
-        is recorded as one replace, not as a remove and an add."""
+        is recorded as one replace, not as a remove and an add. ``words``: how the page
+        that writes names cards (``card_name``), for a refusal."""
         if source not in SOURCES:
             raise InputError(f"source must be one of {', '.join(SOURCES)}, not {source!r}")
         final = normalise_codes(codes)
@@ -218,7 +219,7 @@ class GameStore:
             session = GameSession(self._load_game(conn, game_id))
             round_id = self._open_round(conn, session, number, owner, create=True)
             row = self._pile_at(conn, round_id, owner, version)
-            self._check_conflicts(conn, round_id, owner, final, session.ruleset.game)
+            self._check_conflicts(conn, round_id, owner, final, session.ruleset.game, words)
             now = _now()
             conn.execute(
                 "INSERT INTO piles (round_id, owner, codes, detected, source, updated_at, crops,"
@@ -241,10 +242,10 @@ class GameStore:
 
     def correct(self, game_id: int, number: int, owner: str, action: str,
                 old_code: str | None = None, new_code: str | None = None, *,
-                version: int | None = None) -> PileRecord:
+                version: int | None = None, words: str | None = None) -> PileRecord:
         """Apply one hand correction to a saved pile and record it, in one transaction;
         ``version``: the pile's version the correction was made on (StalePile if not;
-        None as for ``save_pile``)."""
+        None as for ``save_pile``); ``words`` as for ``save_pile``."""
         with self._write() as conn:
             session = GameSession(self._load_game(conn, game_id))
             if action not in ACTIONS:
@@ -259,10 +260,10 @@ class GameStore:
             codes: list[str] = json.loads(row["codes"])
             game = session.ruleset.game
             if old is not None and old not in codes:
-                raise InputError(f"card {card_name(game, old)} is not in "
+                raise InputError(f"card {card_name(game, old, words)} is not in "
                                  f"{_owner_label(owner)} pile")
             if new is not None and new in codes and new != old:
-                raise InputError(f"card {card_name(game, new)} is already in "
+                raise InputError(f"card {card_name(game, new, words)} is already in "
                                  f"{_owner_label(owner)} pile")
             crops: dict[str, str] = json.loads(row["crops"])
             if action == "remove" and old is not None:
@@ -274,7 +275,7 @@ class GameStore:
                 codes[codes.index(old)] = new
                 if old in crops:            # the crop shows the physical card: keep it
                     crops[new] = crops.pop(old)
-            self._check_conflicts(conn, round_id, owner, codes, game)
+            self._check_conflicts(conn, round_id, owner, codes, game, words)
             now = _now()
             conn.execute("UPDATE piles SET codes = ?, crops = ?, updated_at = ?, version = ?"
                          " WHERE id = ?", (json.dumps(codes), json.dumps(crops), now,
@@ -401,16 +402,16 @@ class GameStore:
 
     @staticmethod
     def _check_conflicts(conn: sqlite3.Connection, round_id: int, owner: str,
-                         codes: Sequence[str], game: str) -> None:
+                         codes: Sequence[str], game: str, words: str | None) -> None:
         """A card already in another pile of the round is refused, named as the game's
-        page names it (in a hwatu game: hwatu number and words)."""
+        page names it (``words``; none: in a hwatu game, hwatu number and words)."""
         rows = conn.execute("SELECT owner, codes FROM piles WHERE round_id = ? AND owner != ?",
                             (round_id, owner)).fetchall()
         for row in rows:
             taken = set(json.loads(row["codes"]))
             for code in codes:
                 if code in taken:
-                    raise InputError(f"card {card_name(game, code)} is already in "
+                    raise InputError(f"card {card_name(game, code, words)} is already in "
                                      f"{_owner_label(row['owner'])} pile")
 
     @staticmethod

@@ -237,9 +237,10 @@ def test_a_korean_game_speaks_one_numbering_godori_apart(playwright_sync, tmp_pa
 
 def test_a_korean_game_names_each_card_one_way_everywhere(playwright_sync, tmp_path: Path) -> None:
     """A Go-Stop page names a card with the hwatu number and the Korean words wherever it
-    does: the refusal of a card already in another pile (once, beside the pile saved),
-    the labels drawn on the photo, the tooltips (no "Willow: lightning"), and the
-    result's multipliers (×2 흔들기, not ×2 shake)."""
+    does: the refusal of a card already in another pile (once, beside the pile saved;
+    with Card names set to Japanese, the hanafuda way), the labels drawn on the photo,
+    the tooltips (no "Willow: lightning"), and the result's multipliers (×2 흔들기, not
+    ×2 shake)."""
     photo = tmp_path / "pile.jpg"
     cv2.imwrite(str(photo), cv2.imread(str(SCENE_JPEG)))
     app = make_app(tmp_path, DETECTOR=FakeDetector(["11-4", "01-3"]))   # lightning: 12-4 in hwatu
@@ -273,6 +274,11 @@ def test_a_korean_game_names_each_card_one_way_everywhere(playwright_sync, tmp_p
         error.wait_for()
         assert error.text_content() == "card 12-4 (비쌍피 bi-ssangpi) is already in Ann's pile"
         assert places_saying(page, "is already in") == ["pile-error error-message"]
+        page.select_option("#card-words", "japanese")       # the refusal follows the setting
+        page.click("article.pile[data-owner='Bob'] button.save-pile")
+        page.wait_for_selector("article.pile[data-owner='Bob'] .pile-error:text('Willow')")
+        assert error.text_content() == "card 11-4 (Willow: lightning) is already in Ann's pile"
+        page.select_option("#card-words", "hwatu")
 
         page.click("article.pile[data-owner='Cy'] button.add")
         page.wait_for_selector("#picker[open]")

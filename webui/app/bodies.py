@@ -12,6 +12,7 @@ from typing import Any
 
 from scorer.errors import InputError
 from scorer.game import GameSetup
+from scorer.hwatu import WORDS
 from scorer.rules import get_ruleset, list_presets
 from scorer.store.decks import DeckStore
 
@@ -95,20 +96,28 @@ def _owner(payload: Any, fields: str) -> Any:
     return payload.get("owner")
 
 
+def _words(raw: Any) -> str | None:
+    """How the writing page names cards (its Card names setting), or None: by the game."""
+    if raw is not None and raw not in WORDS:
+        raise InputError(f"words must be one of {', '.join(WORDS)}, or null")
+    return raw
+
+
 def pile(payload: Any) -> dict[str, Any]:
     """A pile write's fields (``Table.save_pile``), but its version."""
-    owner = _owner(payload, "owner, codes, detected, source, version")
+    owner = _owner(payload, "owner, codes, detected, source, version, words")
     return {"owner": owner, "codes": payload.get("codes", []),
             "detected": payload.get("detected") or [],
             "source": payload.get("source") or "manual", "crops": payload.get("crops"),
-            "fixes": payload.get("fixes")}
+            "fixes": payload.get("fixes"), "words": _words(payload.get("words"))}
 
 
 def correction(payload: Any) -> dict[str, Any]:
     """A correction's fields (``Table.correct``), but its version."""
-    owner = _owner(payload, "owner, action, old_code, new_code, version")
+    owner = _owner(payload, "owner, action, old_code, new_code, version, words")
     return {"owner": owner, "action": payload.get("action"),
-            "old_code": payload.get("old_code"), "new_code": payload.get("new_code")}
+            "old_code": payload.get("old_code"), "new_code": payload.get("new_code"),
+            "words": _words(payload.get("words"))}
 
 
 def context(payload: Any) -> Any:

@@ -18,6 +18,12 @@ export function useHwatu(deck, game, words = null) {
   deck.korean = !!deck.hwatu && (words ? words === "hwatu" : deck.hwatu.games.includes(game));
 }
 
+// The words this deck is shown with ("hwatu" or "japanese"): the Card names setting, and
+// what a pile write sends so that a refusal names its card the same way.
+export function wordsOf(deck) {
+  return deck.korean ? "hwatu" : "japanese";
+}
+
 // The month numbers in the order shown: 1..12, or hwatu's 1..10, paulownia, rain.
 export function monthOrder(deck) {
   return deck.korean ? deck.hwatu.order : [...deck.months.keys()];

@@ -1,7 +1,7 @@
 // The game page's writes: pile edits (kept in the draft while there is one, else sent as a
 // correction), saving a pile, confirming the round, and the game's deck settings.
 import { api, count, el, toast } from "./api.js";
-import { cardLabel, pickCard, shownCode } from "./cards.js";
+import { cardLabel, pickCard, shownCode, wordsOf } from "./cards.js";
 import { describeRescore, lastRescores } from "./rescore.js";
 import { $, base, draftOf, openDraft, openRound, pictures, pileOf, savedPile, savedVersion, shownCodes, staleOf,
   state, storeExpected, unsavedOwners, usedFlags } from "./game-state.js";
@@ -29,7 +29,7 @@ export async function applyChanges(owner) {
   try {
     const data = await api("PUT", `${base}/rounds/${state.game.open_round}/piles`,
       { owner, codes, detected: saved ? saved.detected : pile.detected, source: saved ? saved.source : pile.source,
-        version: savedVersion(owner), crops });
+        version: savedVersion(owner), crops, words: wordsOf(state.deck) });
     pile.close();
     pile.note = "";
     state.game = data.game;
@@ -57,7 +57,7 @@ export async function correction(owner, action, oldCode, newCode) {
   const version = savedVersion(owner);
   try {
     const data = await api("POST", `${base}/rounds/${state.game.open_round}/corrections`,
-      { owner, action, old_code: oldCode, new_code: newCode, version });
+      { owner, action, old_code: oldCode, new_code: newCode, version, words: wordsOf(state.deck) });
     pileOf(owner).note = "";
     state.game = data.game;
     render();
@@ -99,7 +99,7 @@ export async function savePile(owner) {
   try {
     const data = await api("PUT", `${base}/rounds/${state.game.open_round}/piles`,
       { owner, codes: draft.codes, detected: draft.detected, source: draft.source, version: draft.baseVersion,
-        crops: pileOf(owner).cropsOf(draft.codes), fixes: draft.fixList ? draft.fixList() : [] });
+        crops: pileOf(owner).cropsOf(draft.codes), fixes: draft.fixList ? draft.fixList() : [], words: wordsOf(state.deck) });
     pileOf(owner).close();
     pileOf(owner).note = "";
     state.game = data.game;

@@ -3,7 +3,7 @@
 // and pile drafts are game-state.js, capture game-capture.js, the writes game-edit.js and
 // the rendering game-render.js; this module loads the game and wires them together.
 import { api, toast } from "./api.js";
-import { loadCards, useHwatu } from "./cards.js";
+import { loadCards, useHwatu, wordsOf } from "./cards.js";
 import { endCapture, forgetCamera, photo, showSide, startCapture } from "./game-capture.js";
 import { addCard, applyChanges, confirmRound, correction, fixCard, loadDecks, reopenRound, replaceCard, savePile, setDeck,
   setLearn, showRescores } from "./game-edit.js";
@@ -31,7 +31,7 @@ async function main() {
   const wordsKey = `hanafuda:words:${state.game.id}`;     // this browser's choice for the game
   const stored = (() => { try { return localStorage.getItem(wordsKey); } catch { return null; } })();
   useHwatu(state.deck, state.game.ruleset.game, stored);
-  $("card-words").value = state.deck.korean ? "hwatu" : "japanese";
+  $("card-words").value = wordsOf(state.deck);
   $("card-words").addEventListener("change", () => {
     try { localStorage.setItem(wordsKey, $("card-words").value); } catch { /* storage off: this page only */ }
     useHwatu(state.deck, state.game.ruleset.game, $("card-words").value);
