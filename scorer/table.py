@@ -52,6 +52,7 @@ class GameView:
         out["owners"] = session.owners
         out["finished"] = session.finished
         out["ruleset"] = {**session.ruleset.to_dict(), "house_rules": house_rules(session.ruleset)}
+        out["round_word"] = session.variant.round_word
         out["context_fields"] = session.context_fields()
         out["context_defaults"] = session.context_defaults(open_round) if open_round else {}
         out["open_round"] = open_round

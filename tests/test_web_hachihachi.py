@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -128,3 +129,21 @@ def test_bad_month_is_a_clear_400(client) -> None:
     assert r.status_code == 400 and "Bob's dealt hand has 2 cards; a hand is 7" in r.json["error"]
     r = confirm(client, gid, 1, {"field": "huge"})
     assert r.status_code == 400 and "allowed: small, big, grand" in r.json["error"]
+
+
+@pytest.mark.parametrize("preset, word", [("hachihachi", "month"), ("hachihachi-half", "month"),
+                                          ("hachihachi-bga", "month"), ("sakura", "round"),
+                                          ("gostop", "round")])
+def test_the_page_calls_a_round_a_month_in_hachihachi_only(client, preset, word) -> None:
+    """A Hachi-Hachi game's page says month where the others say round: its headers, the
+    confirm button and the log (the game's ``round_word``, for what the script draws)."""
+    r = post(client, "/api/games", {"preset": preset, "players": ["Ann", "Bob", "Cy"]})
+    assert r.status_code == 201 and r.json["round_word"] == word
+    page = client.get(f"/games/{r.json['id']}").data.decode()
+    Word = word.capitalize()
+    for said in (f'<h2 id="round-title">{Word}</h2>', f'<button id="confirm-round">Confirm {word}</button>',
+                 f'<h2 id="last-result-title">{Word} result</h2>', f"<h2>{Word}s played</h2>",
+                 f'title="each confirmed {word} adds', f"Learn this deck from confirmed {word}s"):
+        assert said in page, said
+    shown = re.sub(r"<[^>]*>", " ", page)           # the words the page shows, not its ids
+    assert word == "round" or "round" not in shown.lower()

@@ -46,6 +46,7 @@ class Variant(Protocol):
     yaku: tuple[Yaku, ...]
     multiplies: bool               # does a round score carry a multiplier (Koi-Koi)?
     option_groups: Mapping[str, str]   # option key -> the group the page folds it in
+    round_word: str                # what the players call a round (Hachi-Hachi: "month")
 
     @property
     def context(self) -> type[Context]:
@@ -88,12 +89,13 @@ class Variant(Protocol):
 
 class BaseVariant:
     """Defaults for the optional parts of ``Variant``: no teams, no extra checks, won on
-    points, ties shared, no multipliers."""
+    points, ties shared, no multipliers, a round called a round."""
 
     teams = False
     aliases: tuple[Alias, ...] = ()
     multiplies = False
     option_groups: Mapping[str, str] = {}
+    round_word = "round"
 
     def check_round(self, rnd: CheckedRound, rs: RuleSet) -> None:
         return None

@@ -103,7 +103,7 @@ def test_six_month_hachihachi_game_in_chromium(playwright_sync, tmp_path: Path) 
         assert page.locator("[data-key='sitting_out']").count() == 0
         running = {p: 0 for p in PLAYERS}
         for n, ((piles, form), (dealer, scores)) in enumerate(zip(MONTHS, months), start=1):
-            page.wait_for_selector(f"#round-title:text('Round {n} of 6')")
+            page.wait_for_selector(f"#round-title:text('Month {n} of 6')")
             assert f"Dealer: {dealer}." in page.text_content("#round-info")
             if n == 2:              # the second light of month 1's deal carries a big field
                 assert page.input_value("#ctx-carried_field") == "big"
@@ -169,7 +169,8 @@ def test_six_month_hachihachi_game_in_chromium(playwright_sync, tmp_path: Path) 
 def test_four_at_the_table_and_a_house_rule(playwright_sync, tmp_path: Path) -> None:
     """Four at the table: the form asks who sits out, whose pile need not be saved (he
     pays the winner 1 kan); a house rule chosen on the new-game form (a yaku split between
-    the two, as BGA) changes the payments and the game's header says it."""
+    the two, as BGA) changes the payments and the game's header says it; the page says
+    month wherever the other games say round."""
     app = make_app(tmp_path)
     with ServerThread(app) as server:
         browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
@@ -195,10 +196,20 @@ def test_four_at_the_table_and_a_house_rule(playwright_sync, tmp_path: Path) -> 
         page.select_option("#ctx-stopped_by", "Ann")
         page.click("#confirm-round")                  # Dee's pile was never saved
         page.wait_for_selector("#history details.round[data-round='1']")
+        page.wait_for_selector("#toast:text('Month 1 confirmed: Ann wins it')")
         table = page.locator("#last-result table.hachihachi")
         ann = table.locator("tr[data-owner='Ann'] td.payments-cell").text_content()
         assert "receives 3 kan 6 mon from Bob: dekiyaku akatan 7 kan, split between the two" in ann
         assert "receives 1 kan from Dee: sitting out, 1 kan, to the month's winner" in ann
         assert table.locator("tr[data-owner='Dee'] td.card-points").text_content() == "sat out"
         assert table.locator("tr[data-owner='Ann'] td.score").text_content() == "+8 kan"
+        # the page says month where the other games say round: headers, log, button, chart
+        assert page.text_content("#round-title") == "Month 2 of 12"
+        assert page.text_content("#last-result-title") == "Month 1 result"
+        assert page.text_content("#history details.round summary").startswith("Month 1 — dealer")
+        assert page.text_content("#history button.reopen") == "Reopen month 1 to fix it"
+        assert "· 12 months" in page.text_content("#game-info")
+        ticks = page.eval_on_selector_all("#chart text.round-label", "els => els.map(e => e.textContent)")
+        assert ticks[:2] == ["start", "M1"], ticks
+        assert "round" not in page.inner_text("body").lower()
         browser.close()

@@ -8,6 +8,7 @@ from typing import Any
 from flask import Blueprint, render_template
 
 from scorer.cards import card
+from scorer.session import GameSession
 from scorer.vision.enrol import layout_plan
 from webui.app.services import store
 
@@ -21,8 +22,9 @@ def index() -> str:
 
 @bp.get("/games/<int:game_id>")
 def game(game_id: int) -> str:
-    store().get_game(game_id)          # 404 page for an unknown game
-    return render_template("game.html", game_id=game_id)
+    """One game's page, its words for a round as the game calls one (Hachi-Hachi: month)."""
+    session = GameSession(store().get_game(game_id))       # 404 page for an unknown game
+    return render_template("game.html", game_id=game_id, round_word=session.variant.round_word)
 
 
 CALENDAR = ("January", "February", "March", "April", "May", "June", "July", "August",

@@ -28,6 +28,7 @@ class Hachihachi(BaseVariant):
     context = HachihachiContext
     multiplies = True
     option_groups: Mapping[str, str] = OPTION_GROUPS
+    round_word = "month"
 
     card_values = staticmethod(card_values)
     find_yaku = staticmethod(find_yaku)

@@ -13,8 +13,9 @@ function svg(tag, attrs = {}, text) {
 
 // running: [{owner: total after round 1}, ...]; owners: the series names.
 // rounds: how many rounds the x axis spans (the game's planned rounds); numbers: the
-// round each running total is after (1, 2, ... unless a round is reopened: 1, 3, 4).
-export function runningChart(owners, running, rounds = running.length, numbers = null, width = 640, height = 260) {
+// round each running total is after (1, 2, ... unless a round is reopened: 1, 3, 4);
+// word: what the game calls a round ("month" in Hachi-Hachi: M1, M2...).
+export function runningChart(owners, running, rounds = running.length, numbers = null, word = "round", width = 640, height = 260) {
   const pad = { l: 48, r: 110, t: 12, b: 28 };
   const points = [Object.fromEntries(owners.map((o) => [o, 0])), ...running];
   const at = [0, ...running.map((_, i) => (numbers && numbers[i]) || i + 1)];    // each point's round
@@ -25,12 +26,12 @@ export function runningChart(owners, running, rounds = running.length, numbers =
   const x = (i) => pad.l + (i * (width - pad.l - pad.r)) / span;
   const y = (v) => pad.t + ((hi - v) * (height - pad.t - pad.b)) / (hi - lo);
   const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img",
-    "aria-label": "Running totals by round", class: "running-chart" });
+    "aria-label": `Running totals by ${word}`, class: "running-chart" });
   root.append(svg("line", { x1: pad.l, x2: width - pad.r, y1: y(0), y2: y(0), stroke: "#999", "stroke-dasharray": "4 3" }));
   for (const v of [lo, hi]) root.append(svg("text", { x: pad.l - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 11 }, signed(Math.round(v))));
   for (let i = 0; i <= span; i++) {
     root.append(svg("text", { x: x(i), y: height - 8, "text-anchor": "middle", "font-size": 11, class: "round-label",
-      "data-round": i }, i === 0 ? "start" : `R${i}`));
+      "data-round": i }, i === 0 ? "start" : `${word[0].toUpperCase()}${i}`));
   }
   owners.forEach((owner, k) => {
     const colour = PALETTE[k % PALETTE.length];

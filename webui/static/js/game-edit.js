@@ -3,8 +3,8 @@
 import { api, count, el, toast } from "./api.js";
 import { cardLabel, pickCard, shownCode, wordsOf } from "./cards.js";
 import { describeRescore, lastRescores } from "./rescore.js";
-import { $, base, draftOf, openDraft, openRound, pictures, pileOf, savedPile, savedVersion, shownCodes, staleOf,
-  state, storeExpected, unsavedOwners, usedFlags } from "./game-state.js";
+import { $, base, draftOf, openDraft, openRound, pictures, pileOf, roundWord, roundsNamed, savedPile, savedVersion,
+  shownCodes, staleOf, state, storeExpected, unsavedOwners, usedFlags } from "./game-state.js";
 import { context, formWords, missingContext, render, renderDeck, showPileError, showRoundError } from "./game-render.js";
 
 // A 409 for a stale write: the pile as it is now, and this screen's change kept as a draft
@@ -130,7 +130,7 @@ export async function setLearn() {
   const learn = $("learn-deck").checked;
   try {
     state.game = await api("PATCH", base, { learn });
-    toast(learn ? `confirmed rounds will teach deck ${state.game.deck}` : "learning off");
+    toast(learn ? `confirmed ${roundWord()}s will teach deck ${state.game.deck}` : "learning off");
   } catch (err) { toast(err.message, true); }
   renderDeck();
 }
@@ -158,9 +158,9 @@ export async function confirmRound() {
     const rescored = kept && kept.round === data.round.number ? kept.entries : [];
     showRescores(data.round.number, rescored);
     const later = rescored.filter((c) => c.round_number !== data.round.number).map((c) => c.round_number);
-    const done = `Round ${data.round.number} confirmed: ${data.round.result.winner ? `${data.round.result.winner} wins it` : "nobody won it"}` +
-      (later.length ? `; round${later.length > 1 ? "s" : ""} ${later.join(", ")} re-scored ` +
-        `(what changed is listed above round ${data.round.number}'s result)` : "");
+    const done = `${roundWord(true)} ${data.round.number} confirmed: ${data.round.result.winner ? `${data.round.result.winner} wins it` : "nobody won it"}` +
+      (later.length ? `; ${roundsNamed(later)} re-scored ` +
+        `(what changed is listed above ${roundWord()} ${data.round.number}'s result)` : "");
     if (data.learned) toast(`${done}; ${count(data.learned, "card crop")} learned for deck ${data.game.deck}`);
     else if (data.learn_note) toast(`${done}; ${data.learn_note}`);
     else toast(done);          // replaces any toast left, a refused attempt's among them
@@ -173,8 +173,9 @@ export async function confirmRound() {
 export function showRescores(number, rescored) {
   const box = $("rescore-changes");
   box.hidden = !rescored.length;
-  box.replaceChildren(...(rescored.length ? [el("p", { text: `Round ${number} confirmed again: what changed` }),
-    el("ul", {}, rescored.map((c) => el("li", { class: "rescore", dataset: { round: c.round_number } }, describeRescore(c))))] : []));
+  box.replaceChildren(...(rescored.length ? [el("p", { text: `${roundWord(true)} ${number} confirmed again: what changed` }),
+    el("ul", {}, rescored.map((c) => el("li", { class: "rescore", dataset: { round: c.round_number } },
+      describeRescore(c, roundWord(true)))))] : []));
 }
 
 // Reopen a confirmed round for fixes: it is the open round again until it is confirmed.
@@ -187,7 +188,7 @@ export async function reopenRound(number) {
     $("last-result").hidden = true;
     showRescores(number, []);
     render();
-    toast(`round ${number} is open: fix it, then confirm it again`);
+    toast(`${roundWord()} ${number} is open: fix it, then confirm it again`);
     $("round-panel").scrollIntoView({ block: "nearest" });
   } catch (err) { toast(err.message, true); }
 }

@@ -9,8 +9,8 @@ import { earlierResult, resultLine, wasFixed } from "./rescore.js";
 import { gostopTable } from "./result-gostop.js";
 import { hachihachiTable, isHachihachi, kanMon } from "./result-hachihachi.js";
 import { photoField } from "./context-photo.js";
-import { $, checksOf, draftOf, labelOf, markStale, openRound, otherOwnerOf, pileOf, shownCodes, staleOf, state,
-  storeExpected, storePiles, unsavedElsewhere, unsavedOwners } from "./game-state.js";
+import { $, checksOf, draftOf, labelOf, markStale, openRound, otherOwnerOf, pileOf, roundWord, roundsNamed, shownCodes,
+  staleOf, state, storeExpected, storePiles, unsavedElsewhere, unsavedOwners } from "./game-state.js";
 
 // The pile buttons: capture(owner), photo(owner), add(owner), fix(owner, code),
 // replace(owner, code, pick), remove(owner, code), save(owner), discard(owner),
@@ -154,7 +154,7 @@ export function renderPiles() {
 function saveButton(owner, cards, elsewhere) {
   const button = cards ? el("button", { type: "button", class: "save-pile primary", disabled: state.capturing === owner }, "Save pile")
     : el("button", { type: "button", class: "save-pile empty", disabled: state.capturing === owner,
-      title: "this player captured no cards this round" }, "No cards: save an empty pile");
+      title: `this player captured no cards this ${roundWord()}` }, "No cards: save an empty pile");
   if (elsewhere === undefined) button.addEventListener("click", () => actions.save(owner));
   else {
     askBefore(button, `Save ${cards ? "this pile" : "an empty pile"} over the ${count(elsewhere, "card")} not saved in the other tab`,
@@ -197,7 +197,7 @@ function contextInput(f, player) {
 function renderContext() {
   const box = $("round-context");
   box.replaceChildren();
-  const more = el("details", { class: "context-extra" }, el("summary", { text: "More about this round (optional)" }));
+  const more = el("details", { class: "context-extra" }, el("summary", { text: `More about this ${roundWord()} (optional)` }));
   for (const f of state.game.context_fields || []) {
     if (f.min_players && state.game.players.length < f.min_players) continue;
     const perPlayer = f.kind.endsWith("_per_player");
@@ -329,7 +329,7 @@ function renderStandings() {
       victories ? el("td", { class: "num", text: victories[o] ?? 0 }) : null))));
   // the confirmed rounds' numbers: a reopened round leaves its place empty on the chart
   const numbers = g.rounds.filter((r) => r.confirmed).map((r) => r.number).sort((a, b) => a - b);
-  $("chart").replaceChildren(...((s.running || []).length ? [runningChart(owners, s.running, g.rounds_planned, numbers)] : []));
+  $("chart").replaceChildren(...((s.running || []).length ? [runningChart(owners, s.running, g.rounds_planned, numbers, roundWord())] : []));
   const banner = $("winner-banner");
   banner.hidden = !s.finished;
   if (s.finished) banner.textContent = s.winner ? `Game over — ${s.winner} wins` : "Game over — a tie";
@@ -366,13 +366,14 @@ function renderHistory() {
     const earlier = earlierResult(g.corrections, r.number);
     const fixed = earlier && wasFixed(g.corrections, r.number);    // else scored again with an earlier fix
     const later = done.filter((d) => d.number > r.number).map((d) => d.number);
-    const reopen = el("button", { type: "button", class: "reopen", title: "fix this round's piles; confirming it again scores it and the rounds after it anew" },
-      `Reopen round ${r.number} to fix it`);
-    askBefore(reopen, `Reopen round ${r.number}${g.finished ? " of this finished game" : ""}` +
-      (later.length ? ` (round${later.length > 1 ? "s" : ""} ${later.join(", ")} will be scored again)` : ""),
+    const reopen = el("button", { type: "button", class: "reopen",
+      title: `fix this ${roundWord()}'s piles; confirming it again scores it and the ${roundWord()}s after it anew` },
+      `Reopen ${roundWord()} ${r.number} to fix it`);
+    askBefore(reopen, `Reopen ${roundWord()} ${r.number}${g.finished ? " of this finished game" : ""}` +
+      (later.length ? ` (${roundsNamed(later)} will be scored again)` : ""),
     () => actions.reopen(r.number), renderHistory, "confirm-reopen");
     return el("details", { class: "round", dataset: { round: r.number } },
-      el("summary", { text: `Round ${r.number} — dealer ${r.dealer} — winner ${r.result.winner || "nobody"}` +
+      el("summary", { text: `${roundWord(true)} ${r.number} — dealer ${r.dealer} — winner ${r.result.winner || "nobody"}` +
         (earlier ? ` (${fixed ? "corrected" : "re-scored"}; was ${earlier.winner || "nobody"})` : "") +
         (r.learned ? ` — ${count(r.learned, "card crop")} learned` : "") }),
       el("div", { class: earlier ? "results corrected" : "results" },
@@ -380,7 +381,7 @@ function renderHistory() {
         earlier ? el("div", { class: "earlier-result" }, el("h4", { text: fixed ? "Before the fix" : "Before it was re-scored" }),
           el("p", { text: resultLine(earlier) }), resultTable(earlier, g.owners)) : null),
       reopen);
-  }) : [el("p", { class: "muted", text: "No round confirmed yet." })]));
+  }) : [el("p", { class: "muted", text: `No ${roundWord()} confirmed yet.` })]));
 }
 
 export function render() {
@@ -391,17 +392,17 @@ export function render() {
   const house = g.ruleset.house_rules || [];
   $("game-info").textContent = `${g.ruleset.title || g.ruleset.name} — ` +
     (house.length ? `house rules: ${house.join(" ")} The rest as the preset.` : g.ruleset.description) +
-    (g.teams ? ` · teams ${g.owners.join(" vs ")}` : "") + ` · ${g.rounds_planned} rounds`;
+    (g.teams ? ` · teams ${g.owners.join(" vs ")}` : "") + ` · ${g.rounds_planned} ${roundWord()}s`;
   renderDeck();
   const rnd = openRound();
   $("round-panel").hidden = !rnd;
   if (rnd) {
-    $("round-title").textContent = `Round ${rnd.number} of ${g.rounds_planned}`;
+    $("round-title").textContent = `${roundWord(true)} ${rnd.number} of ${g.rounds_planned}`;
     const later = g.rounds.filter((r) => r.confirmed && r.number > rnd.number).map((r) => r.number);
     $("round-info").textContent = later.length
-      ? `Round ${rnd.number} is reopened (dealer ${g.dealer}): fix its piles, then confirm it again; ` +
-        `round${later.length > 1 ? "s" : ""} ${later.join(", ")} will be scored again with it.`
-      : `Dealer: ${g.dealer}. Capture each pile, fix any card, save it, then confirm the round.`;
+      ? `${roundWord(true)} ${rnd.number} is reopened (dealer ${g.dealer}): fix its piles, then confirm it again; ` +
+        `${roundsNamed(later)} will be scored again with it.`
+      : `Dealer: ${g.dealer}. Capture each pile, fix any card, save it, then confirm the ${roundWord()}.`;
     renderPiles();
     const ready = g.owners.every((o) => rnd.piles[o]) && !unsavedOwners().length;
     $("confirm-round").classList.toggle("primary", ready);    // red once every pile is saved
@@ -413,7 +414,7 @@ export function render() {
   }
   if (state.lastResult) {
     $("last-result").hidden = false;
-    $("last-result-title").textContent = `Round ${state.lastResult.number} result`;
+    $("last-result-title").textContent = `${roundWord(true)} ${state.lastResult.number} result`;
     $("last-result-body").replaceChildren(resultTable(state.lastResult.result, g.owners,
       totalsAfter(state.lastResult.number)));
   }

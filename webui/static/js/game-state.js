@@ -184,6 +184,18 @@ export function unsavedOwners() {
   return [...state.piles].filter(([, pile]) => pile.open).map(([owner]) => owner);
 }
 
+// What this game calls a round (the server's `round_word`: "month" in Hachi-Hachi): "round",
+// or with `capital` "Round".
+export function roundWord(capital = false) {
+  const word = state.game.round_word || "round";
+  return capital ? word[0].toUpperCase() + word.slice(1) : word;
+}
+
+// "round 3", "rounds 3, 4" (in Hachi-Hachi "months 3, 4").
+export function roundsNamed(numbers) {
+  return `${roundWord()}${numbers.length > 1 ? "s" : ""} ${numbers.join(", ")}`;
+}
+
 export function openRound() {
   const g = state.game;
   if (!g.open_round) return null;

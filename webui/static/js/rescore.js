@@ -28,8 +28,8 @@ function scoreChanges(before, after) {
 }
 
 // "Round 3: Ann 20 → 40, Bob 40 → 20 · winner Bob → Ann · dealer Bob → Ann", or
-// "Round 4: no change".
-export function describeRescore(entry) {
+// "Round 4: no change" (`word`: what the game calls a round, "Month" in Hachi-Hachi).
+export function describeRescore(entry, word = "Round") {
   const before = entry.before || {}, after = entry.after || {};
   const parts = [];
   const scores = scoreChanges(before, after);
@@ -39,7 +39,7 @@ export function describeRescore(entry) {
       parts.push(`${field} ${before[field] || none} → ${after[field] || none}`);
     }
   }
-  return `Round ${entry.round_number}: ${parts.length ? parts.join(" · ") : "no change"}`;
+  return `${word} ${entry.round_number}: ${parts.length ? parts.join(" · ") : "no change"}`;
 }
 
 // The result round `number` had before its latest rescoring changed it, or null.
