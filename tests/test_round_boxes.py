@@ -8,8 +8,10 @@ import pytest
 
 pytest.importorskip("albumentations", reason="needs the train extra")
 
+from scorer.vision.geometry import quad_to_rect, rect_to_quad  # noqa: E402
 from training.data.boxes import (NOT_A_CARD, BoxCrops, boxes_of_scenes, join,  # noqa: E402
-                                 photo_views)
+                                 label_box)
+from training.data.real_photos import photo_views  # noqa: E402
 from training.data.scenes import CARD_ASPECT, SceneCard  # noqa: E402
 from training.recipe import RealRoundConfig  # noqa: E402
 from training.stages.real_round import sampling_weights  # noqa: E402
@@ -26,13 +28,14 @@ class _Boxes:
     """A stand-in for the detector: proposes the quads it is given, cut as grey crops."""
 
     def __init__(self, quads):
-        self.quads = np.array(quads, np.float32)
+        self.rects = np.array([quad_to_rect(q) for q in quads], np.float32).reshape(-1, 5)
 
     def localise(self, img, threshold):
-        return self.quads, np.ones(len(self.quads))
+        return self.rects, np.ones(len(self.rects))
 
     def cut(self, img, rects):
-        return rects, np.full((len(rects), 112, 72, 3), 128, np.uint8)
+        quads = np.array([rect_to_quad(*r) for r in rects], np.float32).reshape(-1, 4, 2)
+        return quads, np.full((len(rects), 112, 72, 3), 128, np.uint8)
 
 
 def test_a_photo_is_read_as_it_is_and_in_other_framings_of_a_camera():
@@ -113,3 +116,19 @@ def test_a_crop_seen_through_another_camera_keeps_its_shape_and_range():
     assert y.shape == x.shape and y.min() >= 0 and y.max() <= 255
     assert all(not torch.equal(y[i], x[i]) for i in range(8))
     assert y.std(dim=(2, 3)).mean() < x.std(dim=(2, 3)).mean()  # detail lost
+
+
+def test_a_box_around_neighbouring_cards_is_not_a_card_and_stands_upright():
+    from training.data.boxes import group_rects
+    cards = [_card(4, 100, 1.0), _card(9, 180, 1.0), _card(13, 260, 1.0)]
+    rects = group_rects([c.quad for c in cards], np.random.default_rng(0), 6)
+    assert rects.shape == (6, 5) and (rects[:, 3] >= rects[:, 2]).all()
+    one_card = 100.0 * 100.0 / CARD_ASPECT
+    assert (rects[:, 2] * rects[:, 3] > 1.5 * one_card).all()  # two cards or more
+    assert len(group_rects([cards[0].quad], np.random.default_rng(0), 3)) == 0
+    det = _Boxes(np.zeros((0, 4, 2), np.float32))
+    got = boxes_of_scenes(det, [(np.zeros((300, 600, 3), np.uint8), cards, "pile")],
+                          "test", groups=6)
+    kept = [label_box(rect_to_quad(*r), cards) for r in rects]
+    assert len(got.labels) == kept.count(NOT_A_CARD) > 0  # only the boxes on no one card
+    assert (got.labels == NOT_A_CARD).all()

@@ -196,6 +196,8 @@ class RealRoundConfig:
     # to 4:3, turned, mirrored: training.data.boxes.photo_views)
     band_weight: float = 1.0  # a box on a card 50-80% visible is drawn this many times
     # as often
+    groups: int = 0  # boxes a scene around 2-5 neighbouring cards, "not a card" (a pile's
+    # box: training.data.boxes.group_rects)
     camera_jitter: float = 0.0  # this share of the crops seen through another camera
     # (detail lost, gamma, saturation, noise: augment.camera_jitter)
     cover_edge: float = 0.0  # this share of the crops has a band along an edge (20-45%

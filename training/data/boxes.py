@@ -71,12 +71,43 @@ def label_box(quad: np.ndarray, cards: list) -> int | None:
     return NOT_A_CARD if best < SPAN_IOU and inside >= 2 else None
 
 
-def boxes_of_scenes(detector, scenes, desc: str) -> BoxCrops:
-    """The labelled boxes ``detector`` proposes on ``scenes`` (an iterable of
-    (image, cards, source))."""
+def group_rects(quads: list, rng: np.random.Generator, n: int) -> np.ndarray:
+    """``n`` boxes (cx, cy, w, h, theta), each the least rectangle around 2-5 neighbouring
+    cards of ``quads``, upright or upside down at random: a pile's box, which the
+    localiser proposes now and then on real frames and the close-up path may read."""
+    if len(quads) < 2:
+        return np.zeros((0, 5), np.float32)
+    centres = np.array([np.asarray(q).mean(0) for q in quads])
+    rects = []
+    for _ in range(n):
+        i = int(rng.integers(len(quads)))
+        k = int(rng.integers(2, min(5, len(quads)) + 1))
+        near = np.argsort(np.linalg.norm(centres - centres[i], axis=1))[:k]
+        pts = np.concatenate([np.asarray(quads[j], np.float32) for j in near])
+        (cx, cy), (w, h), angle = cv2.minAreaRect(pts)
+        theta = np.deg2rad(angle)
+        if w > h:  # a card's box stands upright: its height the longer side
+            w, h, theta = h, w, theta + np.pi / 2
+        rects.append((cx, cy, w, h, theta + (np.pi if rng.random() < 0.5 else 0.0)))
+    return np.array(rects, np.float32)
+
+
+def boxes_of_scenes(detector, scenes, desc: str, groups: int = 0, seed: int = 0) -> BoxCrops:
+    """The labelled boxes ``detector`` proposes on ``scenes`` (an iterable of (image,
+    cards, source) or (image, cards, source, other cards' quads)), and ``groups`` boxes
+    a scene around neighbouring cards (``group_rects``), kept when they are "not a
+    card"."""
     crops, labels, sources, band = [], [], [], []
-    for img, cards, source in tqdm(scenes, desc=desc, unit="scene", mininterval=5):
+    rng = np.random.default_rng(seed)
+    for img, cards, source, *others in tqdm(scenes, desc=desc, unit="scene", mininterval=5):
         rects, _ = detector.localise(img, threshold=EXAMPLE_THRESHOLD)
+        if groups:
+            seen = [c.quad for c in cards if c.visible >= MIN_VISIBLE]
+            made = group_rects(seen + list(others[0] if others else []), rng, groups)
+            if len(made):
+                quads = detector.cut(img, made)[0]
+                made = made[[label_box(q, cards) == NOT_A_CARD for q in quads]]
+                rects = np.concatenate([np.asarray(rects, np.float32).reshape(-1, 5), made])
         if not len(rects):
             continue
         visible = {c.class_id: c.visible for c in cards}
@@ -93,10 +124,11 @@ def boxes_of_scenes(detector, scenes, desc: str) -> BoxCrops:
 
 
 def scene_crops(detector, art_dir, per_kind: int, sets=None, split: str = "train",
-                offset: int = 0, variation=None) -> BoxCrops:
+                offset: int = 0, variation=None, groups: int = 0) -> BoxCrops:
     """The boxes of ``per_kind`` realistic scenes of each kind of ``split`` (from
     ``offset`` within the split's seeds; ``variation``: training's additions, a
-    ``SceneVariation``), labelled by their overlap with the cards."""
+    ``SceneVariation``), labelled by their overlap with the cards; ``groups``: boxes
+    around neighbouring cards a scene too (``boxes_of_scenes``)."""
     lib = get_library(art_dir)
     start = SEED_RANGES[split][0] + offset
 
@@ -106,11 +138,11 @@ def scene_crops(detector, art_dir, per_kind: int, sets=None, split: str = "train
                 img, cards, _ = realistic_scene(lib, realistic_seed(start, kind, k), kind, sets,
                                                 variation)
                 yield img, cards, kind
-    return boxes_of_scenes(detector, scenes(), f"boxes {split} realistic")
+    return boxes_of_scenes(detector, scenes(), f"boxes {split} realistic", groups)
 
 
 def western_crops(detector, art_dir, per_kind: int, sets=None, split: str = "train",
-                  photos: list | None = None) -> BoxCrops:
+                  photos: list | None = None, groups: int = 0) -> BoxCrops:
     """The boxes of ``per_kind`` scenes of each kind of Western playing cards
     (``training.data.western``) of ``split``, labelled as ``scene_crops``'s; ``photos``
     (real photographs of ``split``'s part) give court figures and tables."""
@@ -131,8 +163,8 @@ def western_crops(detector, art_dir, per_kind: int, sets=None, split: str = "tra
                                    picture=photo if pictures else None,
                                    table=(lambda r, w, h: photo(r, w, h, (0.75, 1.0)))
                                    if pictures else None)
-                yield sc.image, sc.cards, kind
-    return boxes_of_scenes(detector, scenes(), f"boxes {split} western")
+                yield sc.image, sc.cards, kind, sc.western
+    return boxes_of_scenes(detector, scenes(), f"boxes {split} western", groups)
 
 
 def photo_crops(detector, photos: list, views: int = 0, seed: int = 0) -> BoxCrops:

@@ -46,13 +46,14 @@ def classifier_round(run: Run) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         part.save(path)
         return part
-    parts = [boxes("realistic", lambda: scene_crops(
+    more = f"-groups{cfg.groups}" if cfg.groups else ""
+    parts = [boxes("realistic" + more, lambda: scene_crops(
                  det, run.art_dir, cfg.scenes_per_kind, sets, offset=ROUND_SEED_OFFSET,
-                 variation=variation)),
+                 variation=variation, groups=cfg.groups)),
              boxes("photos", lambda: photo_crops(det, fit_part, cfg.photo_views, r.seed))]
     if cfg.western_per_kind:
-        parts.append(boxes("western", lambda: western_crops(
-            det, run.art_dir, cfg.western_per_kind, sets, photos=fit_part)))
+        parts.append(boxes("western" + more, lambda: western_crops(
+            det, run.art_dir, cfg.western_per_kind, sets, photos=fit_part, groups=cfg.groups)))
     data = join(parts)
     run.log(f"classifier round on {int((data.labels < 48).sum())} card boxes and "
             f"{int((data.labels == 48).sum())} others "
