@@ -77,7 +77,12 @@ def parser() -> argparse.ArgumentParser:
             sp.add_argument("--candidate", default=None,
                             help="the candidate's localiser ONNX file (default: the lite "
                                  "localiser's export in the run directory)")
-        if name in ("shift", "evaluate", "tune", "photos", "western"):
+        if name == "cls-real":
+            sp.add_argument("--start", default=None,
+                            help="the classifier checkpoint the round starts from (default "
+                                 "training/campaign/classifier.pt: the shipped classifier's "
+                                 "weights)")
+        if name in ("shift", "evaluate", "tune", "photos", "framings", "western"):
             sp.add_argument("--model", default=None,
                             help="the localiser ONNX file to measure (default: the shipped one)")
             sp.add_argument("--tag", default=None,

@@ -74,7 +74,7 @@ COMMANDS: dict[str, Command] = {
     "cls-real": Command("a classifier round on the networks' own boxes with the real "
                         "photos' train part as 'not a card', from the shipped classifier's "
                         "weights, as a tuned candidate in the run's cls-real-model/",
-                        lambda run, a: rounds.classifier_round(run)),
+                        lambda run, a: rounds.classifier_round(run, a.start)),
     "keep": Command("copy the lite localiser's checkpoint, in half precision, into "
                     "training/campaign/ to commit (at most once an hour) so a later piece "
                     "resumes from it on any machine",

@@ -17,8 +17,9 @@ from training.pipeline.context import Run
 CLASSIFIER_STATE = REPO_ROOT / "training" / "campaign" / "classifier.pt"
 
 
-def classifier_round(run: Run) -> Path:
-    """Read the boxes, train the round, export it int8 beside the networks, tune it."""
+def classifier_round(run: Run, start: str | Path | None = None) -> Path:
+    """Read the boxes, train the round from ``start`` (a classifier checkpoint; default
+    the shipped classifier's weights), export it int8 beside the networks, tune it."""
     import onnx
 
     from scorer.vision import Detector
@@ -60,7 +61,11 @@ def classifier_round(run: Run) -> Path:
             f"({int((data.sources == 'photo').sum())} on real photos, "
             f"{int(np.isin(data.sources, WESTERN_KINDS).sum())} on Western cards' scenes); "
             f"{int(data.band.sum())} card boxes on partly hidden cards")
-    ck = train_round(data, CLASSIFIER_STATE, run.run_dir / "cls-real", cfg, r.seed, run.log)
+    start = Path(start) if start else CLASSIFIER_STATE
+    if not start.is_file():
+        raise FileNotFoundError(f"no classifier checkpoint at {start}")
+    run.log(f"the round starts from {start}")
+    ck = train_round(data, start, run.run_dir / "cls-real", cfg, r.seed, run.log)
     loc = judge.candidate_copy(run, networks, run.model("cls-real-model"))
     cls_path = loc.parent / onnx_config(loc)["classifier"]
     meta = {p.key: p.value for p in onnx.load(str(cls_path)).metadata_props}
