@@ -234,6 +234,16 @@ def test_a_missing_model_is_a_one_line_error(tmp_path, capsys, command):
     assert err[-1].startswith("error: model file not found") and "Traceback" not in "".join(err)
 
 
+def test_a_round_from_a_missing_checkpoint_is_a_one_line_error_before_any_box(tmp_path,
+                                                                               capsys):
+    code = main(["cls-real", "--start", str(tmp_path / "none.pt"), "--run-dir",
+                 str(tmp_path)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    assert err[-1] == f"error: no classifier checkpoint at {tmp_path / 'none.pt'}"
+    assert not (tmp_path / "boxes").exists()
+
+
 @pytest.mark.art
 @pytest.mark.photos
 def test_tuning_the_shipped_model_tunes_a_copy_and_leaves_models_alone(tmp_path):

@@ -31,6 +31,9 @@ def classifier_round(run: Run, start: str | Path | None = None) -> Path:
     from training.data.western import WESTERN_KINDS
     from training.stages.real_round import ROUND_SEED_OFFSET, train_round
     cfg, r = run.recipe.real_round, run.recipe
+    start = Path(start) if start else CLASSIFIER_STATE
+    if not start.is_file():  # before the boxes are read: minutes
+        raise FileNotFoundError(f"no classifier checkpoint at {start}")
     networks = run.networks()
     det = Detector(networks, threads=run.threads)
     fit_part, _ = split_by_sitting(split_photos(run.photos_dir)["train"], cfg.photo_val_share)
@@ -61,9 +64,6 @@ def classifier_round(run: Run, start: str | Path | None = None) -> Path:
             f"({int((data.sources == 'photo').sum())} on real photos, "
             f"{int(np.isin(data.sources, WESTERN_KINDS).sum())} on Western cards' scenes); "
             f"{int(data.band.sum())} card boxes on partly hidden cards")
-    start = Path(start) if start else CLASSIFIER_STATE
-    if not start.is_file():
-        raise FileNotFoundError(f"no classifier checkpoint at {start}")
     run.log(f"the round starts from {start}")
     ck = train_round(data, start, run.run_dir / "cls-real", cfg, r.seed, run.log)
     loc = judge.candidate_copy(run, networks, run.model("cls-real-model"))
