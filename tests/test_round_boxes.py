@@ -132,3 +132,19 @@ def test_a_box_around_neighbouring_cards_is_not_a_card_and_stands_upright():
     kept = [label_box(rect_to_quad(*r), cards) for r in rects]
     assert len(got.labels) == kept.count(NOT_A_CARD) > 0  # only the boxes on no one card
     assert (got.labels == NOT_A_CARD).all()
+
+
+def test_a_parts_boxes_are_read_once_for_its_settings_and_again_for_others(tmp_path):
+    from training.pipeline.rounds import cached_boxes
+    reads = []
+
+    def read():
+        reads.append(1)
+        return BoxCrops(np.full((2, 112, 72, 3), len(reads), np.uint8), np.array([4, 48]),
+                        np.array(["pile", "pile"]), np.array([True, False]))
+    first = cached_boxes(tmp_path, "realistic", {"per_kind": 200}, read)
+    again = cached_boxes(tmp_path, "realistic", {"per_kind": 200}, read)
+    assert len(reads) == 1 and np.array_equal(first.crops, again.crops)
+    assert again.band.tolist() == [True, False]
+    other = cached_boxes(tmp_path, "realistic", {"per_kind": 100}, read)
+    assert len(reads) == 2 and other.crops[0, 0, 0, 0] == 2

@@ -4,8 +4,11 @@ candidate in the run's ``cls-real-model/`` and tuned (``ship --candidate`` judge
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -13,8 +16,27 @@ from training import REPO_ROOT
 from training.pipeline import judge
 from training.pipeline.context import Run
 
+if TYPE_CHECKING:
+    from training.data.boxes import BoxCrops
+
 # the shipped classifier's weights, recovered from its ONNX file (training.nets.recover)
 CLASSIFIER_STATE = REPO_ROOT / "training" / "campaign" / "classifier.pt"
+
+
+def cached_boxes(folder: Path, name: str, settings: dict, read: Callable[[], "BoxCrops"]
+                 ) -> "BoxCrops":
+    """A part's boxes (``read()``), read once for these ``settings``: a resumed or later
+    round in the same run folder finds them in ``folder``, in a file named by the part
+    and a digest of the settings, so other settings never get them."""
+    from training.data.boxes import BoxCrops
+    key = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:12]
+    path = Path(folder) / f"{name}-{key}.npz"
+    if path.exists():
+        return BoxCrops.load(path)
+    part = read()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    part.save(path)
+    return part
 
 
 def classifier_round(run: Run, start: str | Path | None = None) -> Path:
@@ -26,7 +48,7 @@ def classifier_round(run: Run, start: str | Path | None = None) -> Path:
     from training.data.real_photos import split_by_sitting, split_photos
     from training.data.scenes import ART_SETS
     from training.ship.export import export_classifier, onnx_config, quantize_classifier
-    from training.data.boxes import BoxCrops, join, photo_crops, scene_crops, western_crops
+    from training.data.boxes import join, photo_crops, scene_crops, western_crops
     from training.data.realistic import SceneVariation, layout_weights
     from training.data.western import WESTERN_KINDS
     from training.stages.real_round import ROUND_SEED_OFFSET, train_round
@@ -41,23 +63,23 @@ def classifier_round(run: Run, start: str | Path | None = None) -> Path:
     variation = SceneVariation(layout_weights=layout_weights(cfg.staggered, cfg.heaps)) \
         if cfg.staggered or cfg.heaps else None
 
-    def boxes(name: str, read) -> BoxCrops:
-        """A part's boxes, read once a run: a resumed round reads them from its file."""
-        path = run.run_dir / "boxes" / f"{name}.npz"
-        if path.exists():
-            return BoxCrops.load(path)
-        part = read()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        part.save(path)
-        return part
-    more = f"-groups{cfg.groups}" if cfg.groups else ""
-    parts = [boxes("realistic" + more, lambda: scene_crops(
-                 det, run.art_dir, cfg.scenes_per_kind, sets, offset=ROUND_SEED_OFFSET,
-                 variation=variation, groups=cfg.groups)),
-             boxes("photos", lambda: photo_crops(det, fit_part, cfg.photo_views, r.seed))]
+    made_by = hashlib.sha256(b"".join(f.read_bytes()
+                                      for f in judge.model_files(networks))).hexdigest()
+
+    def boxes(name: str, settings: dict, read):
+        return cached_boxes(run.run_dir / "boxes", name,
+                            {**settings, "networks": made_by, "seed": r.seed}, read)
+    parts = [boxes("realistic", {"per_kind": cfg.scenes_per_kind, "staggered": cfg.staggered,
+                                 "heaps": cfg.heaps, "groups": cfg.groups},
+                   lambda: scene_crops(det, run.art_dir, cfg.scenes_per_kind, sets,
+                                       offset=ROUND_SEED_OFFSET, variation=variation,
+                                       groups=cfg.groups)),
+             boxes("photos", {"views": cfg.photo_views, "held_back": cfg.photo_val_share},
+                   lambda: photo_crops(det, fit_part, cfg.photo_views, r.seed))]
     if cfg.western_per_kind:
-        parts.append(boxes("western" + more, lambda: western_crops(
-            det, run.art_dir, cfg.western_per_kind, sets, photos=fit_part, groups=cfg.groups)))
+        parts.append(boxes("western", {"per_kind": cfg.western_per_kind, "groups": cfg.groups},
+                           lambda: western_crops(det, run.art_dir, cfg.western_per_kind, sets,
+                                                 photos=fit_part, groups=cfg.groups)))
     data = join(parts)
     run.log(f"classifier round on {int((data.labels < 48).sum())} card boxes and "
             f"{int((data.labels == 48).sum())} others "
