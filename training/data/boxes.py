@@ -101,20 +101,18 @@ def boxes_of_scenes(detector, scenes, desc: str, groups: int = 0, seed: int = 0)
     rng = np.random.default_rng(seed)
     for img, cards, source, *others in tqdm(scenes, desc=desc, unit="scene", mininterval=5):
         rects, _ = detector.localise(img, threshold=EXAMPLE_THRESHOLD)
+        proposed = len(rects)  # the rects past these are drawn around groups
         if groups:
             seen = [c.quad for c in cards if c.visible >= MIN_VISIBLE]
             made = group_rects(seen + list(others[0] if others else []), rng, groups)
-            if len(made):
-                quads = detector.cut(img, made)[0]
-                made = made[[label_box(q, cards) == NOT_A_CARD for q in quads]]
-                rects = np.concatenate([np.asarray(rects, np.float32).reshape(-1, 5), made])
+            rects = np.concatenate([np.asarray(rects, np.float32).reshape(-1, 5), made])
         if not len(rects):
             continue
         visible = {c.class_id: c.visible for c in cards}
         quads, cut = detector.cut(img, rects)
-        for q, crop in zip(quads, cut):
+        for i, (q, crop) in enumerate(zip(quads, cut)):
             label = label_box(q, cards)
-            if label is not None:
+            if label is not None and (i < proposed or label == NOT_A_CARD):
                 crops.append(crop)
                 labels.append(label)
                 sources.append(source)
