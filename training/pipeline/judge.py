@@ -17,6 +17,7 @@ from training.pipeline.context import Run
 # the shipped model's records in models/eval, read instead of measured again
 SHIPPED_RECORDS = ("eval-realistic-test.json", "eval-shift-test-shipped.json",
                    "photos-test-shipped.json")
+PHOTO_FRAMINGS = 4  # other framings of each test photo (``framings``)
 
 
 def shift(run: Run, loc_path: Path, tag: str) -> dict:
@@ -29,9 +30,6 @@ def shift(run: Run, loc_path: Path, tag: str) -> dict:
                              out_dir=run.eval_dir, tag=f"shift-test-{tag}", scene=shift_scene)
     run.log(f"shift slice {tag}: {json.dumps(res['realistic_framing'])}")
     return res
-
-
-PHOTO_FRAMINGS = 4
 
 
 def photos(run: Run, loc_path: Path, tag: str) -> dict:
