@@ -161,6 +161,9 @@ class TuneConfig:
     scale_grid: tuple[float, ...] = (0.0,)
     photo_part: str = "train"  # the photos tuning reads: the whole train part, or "val"
     # (each sitting's held-back share, which no classifier round reads)
+    beside_loc_grid: tuple[float, ...] = (0.0,)  # the second pair for boxes beside the
+    beside_cls_grid: tuple[float, ...] = (0.8,)  # cards (scorer.vision.beside), tried after
+    beside_distance_grid: tuple[float, ...] = (1.0,)  # the card checks (loc 0: off)
 
 
 @dataclass(frozen=True)

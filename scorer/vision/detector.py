@@ -28,6 +28,7 @@ import numpy as np
 
 from scorer.cards import DECK
 from scorer.errors import InputError
+from scorer.vision.beside import Beside, beside_boxes, worth_reading
 from scorer.vision.card_checks import CardChecks, on_scale, shaped_like_cards
 from scorer.vision.detections import NUM_CARDS, Detections
 from scorer.vision.edgefit import fit_edges
@@ -116,6 +117,9 @@ class Detector:
         self.gate = FaceGate.from_config(cfg) if self.classifier.has_embedding else None
         # the checks a player makes of a box's shape and scale (scorer.vision.card_checks)
         self.card_checks = CardChecks.from_config(cfg)
+        # a second, lower localiser threshold for boxes beside the cards kept
+        # (scorer.vision.beside); None: off
+        self.beside = Beside.from_config(cfg)
         # what the stages are, as the protocol and the training scripts read it
         self.classifier_path = cls_path
         self.refiner_path = self.refiner.path if self.refiner is not None else None
@@ -192,8 +196,22 @@ class Detector:
         """Every box the localiser finds at or above its threshold, classified (with
         ``probs``, blended with ``profile``'s, a ``scorer.vision.profile.DeckProfile``,
         when given); ``select_cards`` picks the cards from these."""
-        rects, scores = self.localise(_checked(img))
-        return self._classify_boxes(img, rects, scores, profile=profile, keep_crops=crops)
+        img = _checked(img)
+        raw, scores = self._decode(img, self.localiser.heatmap(img))
+        return self._classify_boxes(img, self._refined(img, raw), scores, profile=profile,
+                                    keep_crops=crops)
+
+    def _decode(self, img: np.ndarray, maps: tuple[np.ndarray, float]
+                ) -> tuple[np.ndarray, np.ndarray]:
+        """The localiser's rectangles and scores at its thresholds and, with the
+        ``beside`` rule, the weaker ones that lie near them (``worth_reading``)."""
+        if self.beside is None:
+            return self.localiser.decode(img, maps)
+        rects, scores = self.localiser.decode(img, maps, self.beside.loc_threshold)
+        strong = scores >= self.box_thresholds(np.maximum(rects[:, 2], rects[:, 3]),
+                                               img.shape[0])
+        keep = worth_reading(rects, strong, self.beside)
+        return rects[keep], scores[keep]
 
     def _classify_boxes(self, img: np.ndarray, rects: np.ndarray, scores: np.ndarray,
                         profile=None, keep_crops: bool = False) -> Detections:
@@ -221,7 +239,8 @@ class Detector:
         return select_checked(found.loc_score, found.probs,
                               self.box_thresholds(heights, frame_h),
                               self.cls_thresholds(heights, frame_h), found.quads,
-                              self.overlap_iou, faces, close_up, self.card_checks)
+                              self.overlap_iou, faces, close_up, self.card_checks,
+                              self.beside)
 
     def cls_thresholds(self, heights: np.ndarray, frame_h: int) -> np.ndarray:
         """The classifier probability each box needs: ``large_cls_threshold`` for
@@ -245,7 +264,7 @@ class Detector:
         t0 = time.perf_counter()
         img = _checked(img)
         maps = self.localiser.heatmap(img)
-        raw, scores = self.localiser.decode(img, maps)
+        raw, scores = self._decode(img, maps)
         rects = self._refined(img, raw)
         t1 = time.perf_counter()
         found = self._classify_boxes(img, rects, scores, profile, crops)
@@ -364,14 +383,29 @@ def _checked(img: np.ndarray) -> np.ndarray:
 def select_checked(loc_score: np.ndarray, probs: np.ndarray, loc_threshold: np.ndarray,
                    cls_threshold: np.ndarray, quads: np.ndarray, overlap_iou: float | None,
                    faces: np.ndarray | None, close_up: np.ndarray,
-                   checks: CardChecks) -> np.ndarray:
+                   checks: CardChecks, beside: Beside | None = None) -> np.ndarray:
     """``select_cards`` with the card checks (``scorer.vision.card_checks``): boxes of no
-    card's shape are refused before picking, cards off the frame's scale after it."""
+    card's shape are refused before picking, cards off the frame's scale after it; with
+    ``beside`` (``scorer.vision.beside``), the boxes it makes eligible near the cards
+    picked are picked among them again."""
     if checks.on:
         shaped = shaped_like_cards(quads, close_up, checks)
         faces = shaped if faces is None else faces & shaped
     picked = select_cards(loc_score, probs, loc_threshold, cls_threshold, quads,
                           overlap_iou, faces)
+    if checks.on:
+        picked = on_scale(quads, picked, checks)
+    if beside is None or not picked.any():
+        return picked
+    extra = beside_boxes(loc_score, probs, loc_threshold, close_up, quads, picked, beside)
+    if faces is not None:
+        extra &= faces
+    if not extra.any():
+        return picked
+    eligible = (loc_score >= loc_threshold) & (probs.max(1) >= cls_threshold)
+    if faces is not None:
+        eligible &= faces
+    picked = select_cards(loc_score, probs, 0.0, 0.0, quads, overlap_iou, eligible | extra)
     return on_scale(quads, picked, checks) if checks.on else picked
 
 

@@ -293,12 +293,13 @@ def score_by_kind(scenes: list, select) -> tuple[dict, dict[str, dict]]:
 def pick(cand, loc_threshold: float, cls_threshold: float, overlap_iou: float | None = None,
          large_threshold: float | None = None, large_box: float = 0.4,
          large_cls_threshold: float | None = None, face_threshold: float | None = None,
-         face_large_threshold: float | None = None, checks=None):
+         face_large_threshold: float | None = None, checks=None, beside=None):
     """The class ids ``Detector.detect`` would keep from ``cand`` with these settings
     (a close-up box is one ``large_box`` of the frame's height or taller; None: the
     same threshold as the others; ``face_threshold``: the face gate's, None: no gate,
     ``face_large_threshold`` its own for close-up boxes; ``checks``: the card checks,
-    a ``scorer.vision.card_checks.CardChecks``, None: off)."""
+    a ``scorer.vision.card_checks.CardChecks``, None: off; ``beside``: the second pair
+    for boxes beside the cards, a ``scorer.vision.beside.Beside``, None: off)."""
     from scorer.vision.card_checks import CardChecks
     from scorer.vision.detector import select_checked
     from scorer.vision.stages import close_up_boxes
@@ -316,4 +317,5 @@ def pick(cand, loc_threshold: float, cls_threshold: float, overlap_iou: float | 
         from scorer.vision.gate import faces_passing
         faces = faces_passing(cand.face, large, face_threshold, face_large_threshold)
     return cand.class_id[select_checked(cand.loc_score, cand.probs, thr, cls_thr, cand.quads,
-                                        overlap_iou, faces, large, checks or CardChecks())]
+                                        overlap_iou, faces, large, checks or CardChecks(),
+                                        beside)]

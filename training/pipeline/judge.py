@@ -97,7 +97,7 @@ def tune(run: Run, loc_path: Path, sets=None, tag: str | None = None) -> dict:
     from scorer.vision import Detector
     from training.ship.export import set_config
     from training.stages.tuning import (choose, rank, record_text, reference_figures,
-                                        score_checks, score_grid)
+                                        score_beside, score_checks, score_grid)
     if not Path(loc_path).is_file():
         raise InputError(f"model file not found: {loc_path}")
     if Path(loc_path).resolve().parent == run.models_dir.resolve():
@@ -116,19 +116,23 @@ def tune(run: Run, loc_path: Path, sets=None, tag: str | None = None) -> dict:
     picked = choose(checks, reference, t.guard, t.fallback_guard).best
     if rank(picked) <= rank(checks[0]):
         picked = checks[0]  # a check stays off unless it helps
+    besides = score_beside(scenes, best, picked["card_checks"], t)
+    beside = choose(besides, reference, t.guard, t.fallback_guard).best
+    if rank(beside) <= rank(besides[0]):
+        beside = besides[0]  # the second pair stays off unless it helps
     run.eval_dir.mkdir(parents=True, exist_ok=True)
     (run.eval_dir / f"tune-val-{tag or loc_path.parent.name}.json").write_text(record_text(
         {"best": best, "guard": t.guard, "fallback_guard": t.fallback_guard,
          "reference": reference, "eligible": choice.eligible, "widened": choice.widened,
          "fallback": choice.fallback, "card_checks": picked["card_checks"],
-         "checks": checks, "grid": grid}))
+         "beside": beside["beside"], "checks": checks, "besides": besides, "grid": grid}))
     large, large_cls = best["large_threshold"], best["large_cls_threshold"]
     cfg = set_config(loc_path, {
         "loc_threshold": best["loc_threshold"], "cls_threshold": best["cls_threshold"],
         "overlap_iou": best["overlap_iou"], "large_box": t.large_box,
         "large_threshold": best["loc_threshold"] if large is None else large,
         "large_cls_threshold": best["cls_threshold"] if large_cls is None else large_cls,
-        "card_checks": picked["card_checks"]})
+        "card_checks": picked["card_checks"], "beside": beside["beside"]})
     if choice.widened:
         run.log(f"no threshold setting keeps every kind within {t.guard} of the shipped "
                 f"model's on validation: chose among those within {t.fallback_guard}")

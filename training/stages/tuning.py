@@ -105,6 +105,29 @@ def score_checks(scenes: list, best: dict, t) -> list[dict]:
     return out
 
 
+def score_beside(scenes: list, best: dict, checks: dict, t) -> list[dict]:
+    """Every setting of the second pair for boxes beside the cards
+    (``scorer.vision.beside``; ``t``'s grids, a localiser threshold of 0 for off) at the
+    thresholds ``best`` chose and the card ``checks`` (their config), scored as
+    ``score_grid`` scores its points; the first is off."""
+    from scorer.vision.beside import Beside
+    from scorer.vision.card_checks import CardChecks
+    real = stand_in(whole(scenes))
+    card_checks = CardChecks.from_config({"card_checks": checks})
+    rules: list[Beside | None] = [None] + [
+        Beside(lt, ct, d) for lt, ct, d in itertools.product(
+            [v for v in t.beside_loc_grid if v], t.beside_cls_grid, t.beside_distance_grid)]
+    out = []
+    for rule in rules:
+        def select(c, rule=rule):
+            return pick(c, best["loc_threshold"], best["cls_threshold"], best["overlap_iou"],
+                        best["large_threshold"], t.large_box, best["large_cls_threshold"],
+                        checks=card_checks, beside=rule)
+        out.append(_point(scenes, real, select,
+                          beside=None if rule is None else rule.to_config()))
+    return out
+
+
 def reference_figures(detector, scenes: list) -> dict[str, dict]:
     """Each kind's F1 and false cards for ``detector`` at its own thresholds, on the
     candidates it gave for ``scenes`` (drawn at or below its own localiser threshold)."""
