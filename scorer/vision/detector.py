@@ -28,7 +28,7 @@ import numpy as np
 
 from scorer.cards import DECK
 from scorer.errors import InputError
-from scorer.vision.beside import Beside, beside_boxes, worth_reading
+from scorer.vision.beside import Beside, beside_boxes, repeats, worth_reading
 from scorer.vision.card_checks import CardChecks, on_scale, shaped_like_cards
 from scorer.vision.detections import NUM_CARDS, Detections
 from scorer.vision.edgefit import fit_edges
@@ -197,21 +197,26 @@ class Detector:
         ``probs``, blended with ``profile``'s, a ``scorer.vision.profile.DeckProfile``,
         when given); ``select_cards`` picks the cards from these."""
         img = _checked(img)
-        raw, scores = self._decode(img, self.localiser.heatmap(img))
-        return self._classify_boxes(img, self._refined(img, raw), scores, profile=profile,
-                                    keep_crops=crops)
+        _, rects, scores = self._boxes(img, self.localiser.heatmap(img))
+        return self._classify_boxes(img, rects, scores, profile=profile, keep_crops=crops)
 
-    def _decode(self, img: np.ndarray, maps: tuple[np.ndarray, float]
-                ) -> tuple[np.ndarray, np.ndarray]:
-        """The localiser's rectangles and scores at its thresholds and, with the
-        ``beside`` rule, the weaker ones that lie near them (``worth_reading``)."""
+    def _boxes(self, img: np.ndarray, maps: tuple[np.ndarray, float]
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The boxes to classify: (the localiser's rectangles, the same refined, their
+        scores). At the localiser's thresholds and, with the ``beside`` rule, the weaker
+        boxes near them (``worth_reading``) that do not repeat one once refined."""
         if self.beside is None:
-            return self.localiser.decode(img, maps)
-        rects, scores = self.localiser.decode(img, maps, self.beside.loc_threshold)
-        strong = scores >= self.box_thresholds(np.maximum(rects[:, 2], rects[:, 3]),
-                                               img.shape[0])
-        keep = worth_reading(rects, strong, self.beside)
-        return rects[keep], scores[keep]
+            raw, scores = self.localiser.decode(img, maps)
+            return raw, self._refined(img, raw), scores
+        raw, scores = self.localiser.decode(img, maps, self.beside.loc_threshold)
+        strong = scores >= self.box_thresholds(np.maximum(raw[:, 2], raw[:, 3]), img.shape[0])
+        keep = worth_reading(raw, strong, self.beside)
+        raw, scores, strong = raw[keep], scores[keep], strong[keep]
+        rects = self._refined(img, raw)
+        if len(rects):
+            keep = ~repeats(np.stack([rect_to_quad(*r) for r in rects]), strong)
+            raw, rects, scores = raw[keep], rects[keep], scores[keep]
+        return raw, rects, scores
 
     def _classify_boxes(self, img: np.ndarray, rects: np.ndarray, scores: np.ndarray,
                         profile=None, keep_crops: bool = False) -> Detections:
@@ -264,8 +269,7 @@ class Detector:
         t0 = time.perf_counter()
         img = _checked(img)
         maps = self.localiser.heatmap(img)
-        raw, scores = self._decode(img, maps)
-        rects = self._refined(img, raw)
+        raw, rects, scores = self._boxes(img, maps)
         t1 = time.perf_counter()
         found = self._classify_boxes(img, rects, scores, profile, crops)
         picked = self.pick(found)
