@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from scorer.vision.beside import Beside, beside_boxes, worth_reading
+from scorer.vision.beside import Beside, beside_boxes, repeats, worth_reading
 from scorer.vision.card_checks import CardChecks
 from scorer.vision.detector import Detector, select_checked
 from tests.test_card_checks import quad
@@ -78,6 +78,15 @@ def test_only_the_boxes_near_a_strong_one_are_worth_reading():
     strong = np.array([True, False, False, True])
     assert worth_reading(rects, strong, RULE).tolist() == [True, True, False, True]
     assert worth_reading(rects, np.zeros(4, bool), RULE).tolist() == [False] * 4
+
+
+def test_a_weak_box_on_a_strong_ones_card_is_not_read_again():
+    quads = np.stack([quad(200, 200, 100), quad(205, 210, 100), quad(250, 200, 100),
+                      quad(600, 200, 100)])
+    strong = np.array([True, False, False, False])
+    # the second box is the first card again; the third overlaps it as a card under it
+    assert repeats(quads, strong).tolist() == [False, True, False, False]
+    assert repeats(quads, np.zeros(4, bool)).tolist() == [False] * 4
 
 
 def test_the_detector_reads_the_weaker_boxes_only_with_the_rule(monkeypatch):
