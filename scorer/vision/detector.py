@@ -196,9 +196,16 @@ class Detector:
         """Every box the localiser finds at or above its threshold, classified (with
         ``probs``, blended with ``profile``'s, a ``scorer.vision.profile.DeckProfile``,
         when given); ``select_cards`` picks the cards from these."""
+        rects, scores = self.boxes(img)
+        return self._classify_boxes(img, rects, scores, profile=profile, keep_crops=crops)
+
+    def boxes(self, img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The refined rectangles (N,5) that ``detect`` classifies, and their localiser
+        scores (N,): ``localise``'s and, with the ``beside`` rule, the weaker boxes it
+        reads."""
         img = _checked(img)
         _, rects, scores = self._boxes(img, self.localiser.heatmap(img))
-        return self._classify_boxes(img, rects, scores, profile=profile, keep_crops=crops)
+        return rects, scores
 
     def _boxes(self, img: np.ndarray, maps: tuple[np.ndarray, float]
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

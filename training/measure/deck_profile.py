@@ -81,7 +81,7 @@ def scene_cache(det: Detector, art_set: str, split: str, per_kind: int) -> list:
         for k in range(per_kind):
             img, cards, _ = realistic_scene(lib, realistic_seed(start, kind, k), kind,
                                             [art_set])
-            rects, scores = det.localise(img)
+            rects, scores = det.boxes(img)
             if len(rects):
                 quads, crops = det.cut(img, rects)
                 probs, emb = det.classify_embed(crops)
