@@ -246,7 +246,10 @@ def test_a_round_from_a_missing_checkpoint_is_a_one_line_error_before_any_box(tm
 
 @pytest.mark.art
 @pytest.mark.photos
-def test_tuning_the_shipped_model_tunes_a_copy_and_leaves_models_alone(tmp_path):
+@pytest.mark.parametrize("named", [False, True])
+def test_tuning_the_shipped_model_tunes_a_copy_and_leaves_models_alone(tmp_path, named):
+    """The shipped model, or a model named by ``--model`` in a folder that is not the
+    run's ``--models-dir`` (another checkout's ``models/``), is tuned as a copy."""
     import shutil
     shipped = Path(__file__).resolve().parent.parent / "models"
     models, run = tmp_path / "models", tmp_path / "run"
@@ -254,10 +257,13 @@ def test_tuning_the_shipped_model_tunes_a_copy_and_leaves_models_alone(tmp_path)
     for f in shipped.glob("*.onnx"):
         shutil.copyfile(f, models / f.name)
     before = {p.name: p.read_bytes() for p in models.iterdir()}
-    assert main(["tune", "--recipe", str(TINY), "--models-dir", str(models), "--run-dir",
-                 str(run), "--workers", "1"]) == 0
+    where = (["--model", str(models / "hanafuda-localiser.onnx"), "--models-dir",
+              str(tmp_path / "elsewhere")] if named else ["--models-dir", str(models)])
+    assert main(["tune", "--recipe", str(TINY), *where, "--run-dir", str(run),
+                 "--workers", "1"]) == 0
     assert {p.name: p.read_bytes() for p in models.iterdir()} == before
     tuned = run / "tuned-model" / "hanafuda-localiser.onnx"
     cfg = json.loads({p.key: p.value for p in onnx.load(str(tuned)).metadata_props}["hanafuda"])
-    record = json.loads((run / "eval" / "tune-val-tuned-model.json").read_text())
+    tag = "models" if named else "tuned-model"  # a named model's record takes its folder's name
+    record = json.loads((run / "eval" / f"tune-val-{tag}.json").read_text())
     assert cfg["loc_threshold"] == record["best"]["loc_threshold"]

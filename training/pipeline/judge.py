@@ -93,16 +93,17 @@ def tune(run: Run, loc_path: Path, sets=None, tag: str | None = None) -> dict:
     """Thresholds with the best realistic-framing F1 on validation scenes written into
     ``loc_path``'s metadata; with the guard, among those that keep every kind near the
     shipped model's (``training.stages.tuning``). The shipped model itself is never
-    rewritten: it is copied to ``tuned-model/`` and the copy is tuned."""
+    rewritten: a model outside the run directory (the shipped one, or one in another
+    checkout's ``models/``) is copied to ``tuned-model/`` and the copy is tuned."""
     from scorer.vision import Detector
     from training.ship.export import set_config
     from training.stages.tuning import (choose, rank, record_text, reference_figures,
                                         score_beside, score_checks, score_grid)
     if not Path(loc_path).is_file():
         raise InputError(f"model file not found: {loc_path}")
-    if Path(loc_path).resolve().parent == run.models_dir.resolve():
+    if not Path(loc_path).resolve().is_relative_to(run.run_dir.resolve()):
         loc_path = candidate_copy(run, loc_path, run.model("tuned-model"))
-        run.log(f"tuning a copy of the shipped model: {loc_path}")
+        run.log(f"tuning a copy of a model outside the run directory: {loc_path}")
     t = run.recipe.tune
     scenes = tuning_scenes(run, Detector(loc_path, threads=run.threads), sets)
     reference = None
