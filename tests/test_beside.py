@@ -105,6 +105,7 @@ def test_the_detector_reads_the_weaker_boxes_only_with_the_rule(monkeypatch):
 
     monkeypatch.setattr(det.localiser, "decode", decode)
     img = np.full((480, 640, 3), 128, np.uint8)
+    det.beside = None
     assert len(det.candidates(img)) == 1 and asked == [None]
     det.beside = RULE
     found = det.candidates(img)
