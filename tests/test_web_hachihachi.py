@@ -131,6 +131,13 @@ def test_bad_month_is_a_clear_400(client) -> None:
     assert r.status_code == 400 and "allowed: small, big, grand" in r.json["error"]
 
 
+def test_the_presets_say_what_each_game_calls_a_round(client) -> None:
+    words = {p["name"]: p["round_word"] for p in client.get("/api/presets").json["presets"]}
+    assert {n for n, w in words.items() if w == "month"} == \
+        {n for n in words if n.startswith("hachihachi")}
+    assert set(words.values()) == {"round", "month"}
+
+
 @pytest.mark.parametrize("preset, word", [("hachihachi", "month"), ("hachihachi-half", "month"),
                                           ("hachihachi-bga", "month"), ("sakura", "round"),
                                           ("gostop", "round")])

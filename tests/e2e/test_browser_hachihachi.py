@@ -98,6 +98,12 @@ def test_six_month_hachihachi_game_in_chromium(playwright_sync, tmp_path: Path) 
         for i, name in enumerate(PLAYERS, start=1):
             page.fill(f"input[name='player-{i}']", name)
         assert page.input_value("#rounds") == "6"
+        assert page.text_content("#rounds-label") == "Months"   # a game of months
+        page.select_option("#preset", "sakura")
+        assert page.text_content("#rounds-label") == "Rounds"
+        page.select_option("#preset", "hachihachi-half")
+        for i, name in enumerate(PLAYERS, start=1):
+            page.fill(f"input[name='player-{i}']", name)
         start_game(page)
         # with three at the table nobody sits out: the form does not ask
         assert page.locator("[data-key='sitting_out']").count() == 0

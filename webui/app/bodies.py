@@ -13,7 +13,7 @@ from typing import Any
 from scorer.errors import InputError
 from scorer.game import GameSetup
 from scorer.hwatu import WORDS
-from scorer.rules import get_ruleset, list_presets
+from scorer.rules import get_ruleset, get_variant, list_presets
 from scorer.store.decks import DeckStore
 
 #: Transport limits only: what a request may carry before the core parses it.
@@ -23,7 +23,10 @@ MAX_LIST = 64
 
 
 def presets() -> list[dict[str, Any]]:
-    return [rs.to_dict() for rs in list_presets()]
+    """Each preset (``RuleSet.to_dict``) with what its game calls a round
+    (``round_word``: Hachi-Hachi's "month"), for the new-game form."""
+    return [{**rs.to_dict(), "round_word": get_variant(rs.game).round_word}
+            for rs in list_presets()]
 
 
 def _clean_options(raw: Any) -> dict[str, str]:

@@ -37,6 +37,8 @@ function renderPlayers() {
   for (let n = p.min_players; n <= p.max_players; n++) count.append(el("option", { value: n, text: n }));
   count.value = String(Math.min(Math.max(keep, p.min_players), p.max_players));
   $("rounds").value = p.default_rounds;
+  // what the game calls a round: Hachi-Hachi's twelve months
+  $("rounds-label").textContent = p.round_word === "month" ? "Months" : "Rounds";
   renderOptions().catch((err) => toast(`house rules: ${err.message}`, true));
   $("preset-description").textContent = p.description;
   // a hwatu table calls the first dealer 선 (the one table of words: /api/cards)
