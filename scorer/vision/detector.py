@@ -1,7 +1,9 @@
 """Card detection with onnxruntime: ``Detector`` composes the three stages of
 ``scorer.vision.stages``: the ``Localiser`` finds each card (centre, size and axis), the
 ``Refiner`` corrects its box, and the ``Classifier`` reads each rectified, upright crop as
-one of the 48 cards (plus a "not a card" class). ``select_cards`` picks the cards.
+one of the 48 cards (plus a "not a card" class). ``select_cards`` picks the cards; with
+the model's ``beside`` rule (``scorer.vision.beside``), a box under the localiser's
+threshold that is read surely beside a card kept is a card too.
 
 The localiser file's ONNX metadata names its classifier and refiner files (same folder)
 and the thresholds; ``default_model_path()`` is the shipped localiser.
