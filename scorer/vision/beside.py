@@ -21,6 +21,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from scorer.vision.geometry import long_sides, quad_iou
+
 # a weaker box that overlaps a strong one this much once both are refined is that card
 # again, and is not classified (on v6's validation candidates none such was a card won)
 REPEAT_IOU = 0.4
@@ -62,7 +64,8 @@ def beside_boxes(loc_score: np.ndarray, probs: np.ndarray, loc_threshold: np.nda
     box) that the rule makes eligible beside the ``kept`` cards (a boolean mask): at
     least the rule's localiser score, their likeliest card at least its classifier
     threshold, no close-up, near a kept card. Whether each is a card (not "not a card",
-    not a card already kept) is ``select_cards``'s to say."""
+    through the face gate, not a card already kept) is ``select_cards``'s to say, at the
+    rule's thresholds for these boxes."""
     kept = np.asarray(kept, bool)
     if not kept.any():
         return np.zeros(len(loc_score), bool)
@@ -72,13 +75,8 @@ def beside_boxes(loc_score: np.ndarray, probs: np.ndarray, loc_threshold: np.nda
     if not low.any():
         return low
     centres = quads.mean(axis=1)
-    height = float(np.median(_long_sides(quads[kept])))
+    height = float(np.median(long_sides(quads[kept])))
     return low & near(centres, centres[kept], height, rule.distance)
-
-
-def _long_sides(quads: np.ndarray) -> np.ndarray:
-    return np.maximum(np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1),
-                      np.linalg.norm(quads[:, 1] - quads[:, 0], axis=1))
 
 
 def worth_reading(rects: np.ndarray, strong: np.ndarray, rule: Beside) -> np.ndarray:
@@ -98,7 +96,6 @@ def worth_reading(rects: np.ndarray, strong: np.ndarray, rule: Beside) -> np.nda
 def repeats(quads: np.ndarray, strong: np.ndarray, iou: float = REPEAT_IOU) -> np.ndarray:
     """(N,) bool: the weaker boxes (not ``strong``) whose refined quad overlaps a strong
     one's by more than ``iou``: the same card again, not worth classifying."""
-    from scorer.vision.geometry import quad_iou
     strong = np.asarray(strong, bool)
     out = np.zeros(len(quads), bool)
     anchors = quads[strong]

@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from scorer.cards import card_from_class
+from scorer.vision.geometry import long_sides
 
 NUM_CARDS = 48
 CROP_QUALITY = 80       # the page's crops: small JPEGs (a pile keeps them, 16 kB at most)
@@ -124,11 +125,7 @@ class Detections:
 
     def heights(self) -> np.ndarray:
         """Each box's long side in pixels."""
-        if not len(self):
-            return np.zeros(0, np.float32)
-        q = self.quads
-        return np.maximum(np.linalg.norm(q[:, 3] - q[:, 0], axis=1),
-                          np.linalg.norm(q[:, 1] - q[:, 0], axis=1)).astype(np.float32)
+        return long_sides(self.quads)
 
     def scaled(self, factor: float) -> "Detections":
         """The same boxes in an image ``factor`` times larger (a frame decoded smaller)."""

@@ -399,8 +399,8 @@ def select_checked(loc_score: np.ndarray, probs: np.ndarray, loc_threshold: np.n
                    checks: CardChecks, beside: Beside | None = None) -> np.ndarray:
     """``select_cards`` with the card checks (``scorer.vision.card_checks``): boxes of no
     card's shape are refused before picking, cards off the frame's scale after it; with
-    ``beside`` (``scorer.vision.beside``), the boxes it makes eligible near the cards
-    picked are picked among them again."""
+    ``beside`` (``scorer.vision.beside``), the cards are picked again with the rule's
+    thresholds for the boxes it makes eligible near the cards picked."""
     if checks.on:
         shaped = shaped_like_cards(quads, close_up, checks)
         faces = shaped if faces is None else faces & shaped
@@ -411,14 +411,11 @@ def select_checked(loc_score: np.ndarray, probs: np.ndarray, loc_threshold: np.n
     if beside is None or not picked.any():
         return picked
     extra = beside_boxes(loc_score, probs, loc_threshold, close_up, quads, picked, beside)
-    if faces is not None:
-        extra &= faces
     if not extra.any():
         return picked
-    eligible = (loc_score >= loc_threshold) & (probs.max(1) >= cls_threshold)
-    if faces is not None:
-        eligible &= faces
-    picked = select_cards(loc_score, probs, 0.0, 0.0, quads, overlap_iou, eligible | extra)
+    picked = select_cards(loc_score, probs, np.where(extra, beside.loc_threshold, loc_threshold),
+                          np.where(extra, beside.cls_threshold, cls_threshold), quads,
+                          overlap_iou, faces)
     return on_scale(quads, picked, checks) if checks.on else picked
 
 

@@ -33,6 +33,13 @@ def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
     return float(inter / union) if union > 0 else 0.0
 
 
+def long_sides(quads: np.ndarray) -> np.ndarray:
+    """(N,) each quad's (N,4,2) long side in pixels."""
+    q = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+    return np.maximum(np.linalg.norm(q[:, 3] - q[:, 0], axis=1),
+                      np.linalg.norm(q[:, 1] - q[:, 0], axis=1)).astype(np.float32)
+
+
 def rect_to_quad(cx, cy, w, h, theta) -> np.ndarray:
     c, s = math.cos(theta), math.sin(theta)
     ux, uy = c * w / 2, s * w / 2  # half width vector
