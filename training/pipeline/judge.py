@@ -97,8 +97,9 @@ def tune(run: Run, loc_path: Path, sets=None, tag: str | None = None) -> dict:
     checkout's ``models/``) is copied to ``tuned-model/`` and the copy is tuned."""
     from scorer.vision import Detector
     from training.ship.export import set_config
-    from training.stages.tuning import (choose, rank, record_text, reference_figures,
-                                        score_beside, score_checks, score_grid)
+    from training.stages.tuning import (choose, choose_or_off, record_text,
+                                        reference_figures, score_beside, score_checks,
+                                        score_grid)
     if not Path(loc_path).is_file():
         raise InputError(f"model file not found: {loc_path}")
     if not Path(loc_path).resolve().is_relative_to(run.run_dir.resolve()):
@@ -114,13 +115,9 @@ def tune(run: Run, loc_path: Path, sets=None, tag: str | None = None) -> dict:
     choice = choose(grid, reference, t.guard, t.fallback_guard)
     best = choice.best
     checks = score_checks(scenes, best, t)
-    picked = choose(checks, reference, t.guard, t.fallback_guard).best
-    if rank(picked) <= rank(checks[0]):
-        picked = checks[0]  # a check stays off unless it helps
+    picked = choose_or_off(checks, reference, t)  # a check stays off unless it helps
     besides = score_beside(scenes, best, picked["card_checks"], t)
-    beside = choose(besides, reference, t.guard, t.fallback_guard).best
-    if rank(beside) <= rank(besides[0]):
-        beside = besides[0]  # the second pair stays off unless it helps
+    beside = choose_or_off(besides, reference, t)  # so does the beside rule
     run.eval_dir.mkdir(parents=True, exist_ok=True)
     (run.eval_dir / f"tune-val-{tag or loc_path.parent.name}.json").write_text(record_text(
         {"best": best, "guard": t.guard, "fallback_guard": t.fallback_guard,

@@ -87,6 +87,13 @@ def score_grid(scenes: list, t) -> list[dict]:
     return grid
 
 
+def pick_at(cand, best: dict, t, **extra):
+    """``pick`` at the thresholds ``best`` chose (``t``: the ``TuneConfig``), with
+    ``extra`` (the card checks, the beside rule)."""
+    return pick(cand, best["loc_threshold"], best["cls_threshold"], best["overlap_iou"],
+                best["large_threshold"], t.large_box, best["large_cls_threshold"], **extra)
+
+
 def score_checks(scenes: list, best: dict, t) -> list[dict]:
     """Every combination of the card checks (``scorer.vision.card_checks``; each grid of
     ``t`` holds 0 for off) at the thresholds ``best`` chose, scored as ``score_grid``
@@ -98,9 +105,7 @@ def score_checks(scenes: list, best: dict, t) -> list[dict]:
         checks = CardChecks(aspect or None, int(span) or None, scale or None)
 
         def select(c, checks=checks):
-            return pick(c, best["loc_threshold"], best["cls_threshold"], best["overlap_iou"],
-                        best["large_threshold"], t.large_box, best["large_cls_threshold"],
-                        checks=checks)
+            return pick_at(c, best, t, checks=checks)
         out.append(_point(scenes, real, select, card_checks=checks.to_config()))
     return out
 
@@ -120,9 +125,7 @@ def score_beside(scenes: list, best: dict, checks: dict, t) -> list[dict]:
     out = []
     for rule in rules:
         def select(c, rule=rule):
-            return pick(c, best["loc_threshold"], best["cls_threshold"], best["overlap_iou"],
-                        best["large_threshold"], t.large_box, best["large_cls_threshold"],
-                        checks=card_checks, beside=rule)
+            return pick_at(c, best, t, checks=card_checks, beside=rule)
         out.append(_point(scenes, real, select,
                           beside=None if rule is None else rule.to_config()))
     return out
@@ -172,6 +175,13 @@ def choose(grid: list[dict], reference: dict[str, dict] | None = None,
     if widened:
         ok = [g for g in grid if eligible(g, reference, fallback_guard)]
     return Choice(max(ok or grid, key=rank), len(ok), not ok, widened)
+
+
+def choose_or_off(points: list[dict], reference: dict[str, dict] | None, t) -> dict:
+    """``choose`` among ``points`` whose first is an option turned off (the card
+    checks, the beside rule); the off point stays unless the chosen one ranks above it."""
+    picked = choose(points, reference, t.guard, t.fallback_guard).best
+    return picked if rank(picked) > rank(points[0]) else points[0]
 
 
 def record_text(record: dict) -> str:
