@@ -164,6 +164,8 @@ class TuneConfig:
     beside_loc_grid: tuple[float, ...] = (0.0,)  # the second pair for boxes beside the
     beside_cls_grid: tuple[float, ...] = (0.8,)  # cards (scorer.vision.beside), tried after
     beside_distance_grid: tuple[float, ...] = (1.0,)  # the card checks (loc 0: off)
+    zoom_out: float = 0.0  # a second, zoomed-out look at close-up frames, this share of each
+    # side as a border (scorer.vision.zoom; 0: off), on while the thresholds are tuned
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,9 @@
 ``Refiner`` corrects its box, and the ``Classifier`` reads each rectified, upright crop as
 one of the 48 cards (plus a "not a card" class). ``select_cards`` picks the cards; with
 the model's ``beside`` rule (``scorer.vision.beside``), a box under the localiser's
-threshold that is read surely beside a card kept is a card too.
+threshold that is read surely beside a card kept is a card too. With the model's
+``zoom_out`` look (``scorer.vision.zoom``), a frame holding a close-up is looked at
+again with a border around it, for the close-ups the first look scored low or missed.
 
 The localiser file's ONNX metadata names its classifier and refiner files (same folder)
 and the thresholds; ``default_model_path()`` is the shipped localiser.
@@ -38,6 +40,7 @@ from scorer.vision.follow import lost
 from scorer.vision.gate import FaceGate
 from scorer.vision.geometry import quad_iou, quad_to_rect, rect_to_quad, rectify
 from scorer.vision.stages import Classifier, Localiser, Refiner
+from scorer.vision.zoom import ZoomOut, merge, wants_second_look
 
 __all__ = ["CardDetector", "Detector", "Detections", "default_model_path", "select_cards"]
 
@@ -122,6 +125,9 @@ class Detector:
         # a second, lower localiser threshold for boxes beside the cards kept
         # (scorer.vision.beside); None: off
         self.beside = Beside.from_config(cfg)
+        # a second, zoomed-out look at a frame holding a close-up (scorer.vision.zoom);
+        # None: off
+        self.zoom = ZoomOut.from_config(cfg)
         # what the stages are, as the protocol and the training scripts read it
         self.classifier_path = cls_path
         self.refiner_path = self.refiner.path if self.refiner is not None else None
@@ -214,10 +220,10 @@ class Detector:
         """The boxes to classify: (the localiser's rectangles, the same refined, their
         scores). At the localiser's thresholds and, with the ``beside`` rule, the weaker
         boxes near them (``worth_reading``) that do not repeat one once refined."""
+        threshold = None if self.beside is None else self.beside.loc_threshold
+        raw, scores = self._zoomed(img, *self.localiser.decode(img, maps, threshold), threshold)
         if self.beside is None:
-            raw, scores = self.localiser.decode(img, maps)
             return raw, self._refined(img, raw), scores
-        raw, scores = self.localiser.decode(img, maps, self.beside.loc_threshold)
         strong = scores >= self.box_thresholds(np.maximum(raw[:, 2], raw[:, 3]), img.shape[0])
         keep = worth_reading(raw, strong, self.beside)
         raw, scores, strong = raw[keep], scores[keep], strong[keep]
@@ -226,6 +232,22 @@ class Detector:
             keep = ~repeats(np.stack([rect_to_quad(*r) for r in rects]), strong)
             raw, rects, scores = raw[keep], rects[keep], scores[keep]
         return raw, rects, scores
+
+    def _zoomed(self, img: np.ndarray, raw: np.ndarray, scores: np.ndarray,
+                threshold: float | None) -> tuple[np.ndarray, np.ndarray]:
+        """With the ``zoom_out`` look (``scorer.vision.zoom``) on a close-up frame (as
+        the localiser's rectangles ``raw`` tell it), these and the close-ups of a second,
+        zoomed-out look, one per card; else ``raw`` as it is."""
+        if self.zoom is None or not len(raw):
+            return raw, scores
+        heights = np.maximum(raw[:, 2], raw[:, 3])
+        # (with the beside rule, ``raw`` holds weaker boxes too: a close-up must be at
+        # its threshold)
+        close_up = self.localiser.close_ups(heights, img.shape[0]) & \
+            (scores >= self.box_thresholds(heights, img.shape[0]))
+        if not wants_second_look(close_up, scores):
+            return raw, scores
+        return merge(raw, scores, *self.localiser.zoomed_out(img, self.zoom, threshold))
 
     def _classify_boxes(self, img: np.ndarray, rects: np.ndarray, scores: np.ndarray,
                         profile=None, keep_crops: bool = False) -> Detections:

@@ -17,6 +17,7 @@ import numpy as np
 from scorer.errors import InputError
 from scorer.vision.geometry import (CROP_H, CROP_W, apply_deltas, context_crop,
                                     edge_orientation_field, refine_angles)
+from scorer.vision.zoom import ZoomOut
 
 # the largest correction the box refiner may make in one pass: u, v (box widths and
 # heights), log width, log height, angle (radians)
@@ -115,9 +116,11 @@ class Localiser:
         return self.session.run(None, {self.session.get_inputs()[0].name: x})[0][0], s
 
     def decode(self, img: np.ndarray, maps: tuple[np.ndarray, float],
-               threshold: float | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """``find``'s boxes from ``heatmap``'s maps of ``img``."""
-        h = img.shape[0]
+               threshold: float | None = None,
+               frame_h: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``find``'s boxes from ``heatmap``'s maps of ``img``; ``frame_h``: the height
+        that tells close-ups (default: ``img``'s)."""
+        h = img.shape[0] if frame_h is None else frame_h
         out, s = maps
         heat = 1.0 / (1.0 + np.exp(-out[0]))
         cap = np.inf if threshold is None else threshold  # on every box's threshold
@@ -150,6 +153,17 @@ class Localiser:
         if len(rects) and self.snap_angles:
             rects = self._snap_angles(img, rects)
         return rects, scores
+
+    def zoomed_out(self, img: np.ndarray, zoom: ZoomOut,
+                   threshold: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The close-up boxes of ``img`` seen with ``zoom``'s border around it
+        (``scorer.vision.zoom``), in ``img``'s pixels: (rects (N,5); scores (N,))."""
+        big, (px, py) = zoom.bordered(img)
+        rects, scores = self.decode(big, self.heatmap(big), threshold, frame_h=img.shape[0])
+        rects[:, 0] -= px
+        rects[:, 1] -= py
+        close = self.close_ups(np.maximum(rects[:, 2], rects[:, 3]), img.shape[0])
+        return rects[close], scores[close]
 
     @staticmethod
     def _snap_angles(img: np.ndarray, rects: np.ndarray) -> np.ndarray:

@@ -106,6 +106,8 @@ def tune(run: Run, loc_path: Path, sets=None, tag: str | None = None) -> dict:
         loc_path = candidate_copy(run, loc_path, run.model("tuned-model"))
         run.log(f"tuning a copy of a model outside the run directory: {loc_path}")
     t = run.recipe.tune
+    zoom = {"pad": t.zoom_out} if t.zoom_out else None
+    set_config(loc_path, {"zoom_out": zoom})  # the candidates are read as detect reads them
     scenes = tuning_scenes(run, Detector(loc_path, threads=run.threads), sets)
     reference = None
     if t.guard and run.shipped.is_file():
@@ -130,7 +132,7 @@ def tune(run: Run, loc_path: Path, sets=None, tag: str | None = None) -> dict:
         "overlap_iou": best["overlap_iou"], "large_box": t.large_box,
         "large_threshold": best["loc_threshold"] if large is None else large,
         "large_cls_threshold": best["cls_threshold"] if large_cls is None else large_cls,
-        "card_checks": picked["card_checks"], "beside": beside["beside"]})
+        "card_checks": picked["card_checks"], "beside": beside["beside"], "zoom_out": zoom})
     if choice.widened:
         run.log(f"no threshold setting keeps every kind within {t.guard} of the shipped "
                 f"model's on validation: chose among those within {t.fallback_guard}")
