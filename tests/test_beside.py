@@ -131,3 +131,18 @@ def test_the_tuning_scores_the_rule_off_first_and_each_setting_of_its_grid():
                                              Beside(0.15, 0.95, 1.0).to_config()]
     assert [p["kinds"]["pile"]["recall"] for p in points] == [0.5, 1.0, 0.5]
     assert all(p["kinds"]["pile"]["false_cards"] == 0 for p in points)
+
+
+def test_the_tunings_reference_is_read_without_its_rule_for_the_stages_before_it():
+    """The grid's points are scored without the beside rule: the shipped model they are
+    guarded against is read without it too (like with like), and with it for the rule's
+    own stage; the detector keeps its rule afterwards."""
+    from scorer.vision.detections import Detections
+    from training.stages.tuning import reference_figures
+    det = Detector(threads=1)
+    det.beside = RULE
+    loc, probs, quads = boxes([(200, 200), (260, 200)], [0.9, 0.2], [(3, 0.95), (7, 0.9)])
+    scenes = [("pile", Detections.from_quads(quads, loc, probs, (640, 480)), [3, 7], [])]
+    assert reference_figures(det, scenes)["pile"]["recall"] == 1.0
+    assert reference_figures(det, scenes, beside=False)["pile"]["recall"] == 0.5
+    assert det.beside == RULE

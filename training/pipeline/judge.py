@@ -109,15 +109,20 @@ def tune(run: Run, loc_path: Path, sets=None, tag: str | None = None) -> dict:
     zoom = {"pad": t.zoom_out} if t.zoom_out else None
     set_config(loc_path, {"zoom_out": zoom})  # the candidates are read as detect reads them
     scenes = tuning_scenes(run, Detector(loc_path, threads=run.threads), sets)
-    reference = None
+    # the shipped model's figures at each stage: its thresholds alone (what the grid's
+    # points are), then with its card checks, then with its beside rule too
+    stages: list[dict | None] = [None, None, None]
     if t.guard and run.shipped.is_file():
         ref = Detector(run.shipped, threads=run.threads)
-        reference = reference_figures(ref, tuning_scenes(run, ref, sets))
+        ref_scenes = tuning_scenes(run, ref, sets)
+        stages = [reference_figures(ref, ref_scenes, checks=c, beside=b)
+                  for c, b in ((False, False), (True, False), (True, True))]
+    reference = stages[2]
     grid = score_grid(scenes, t)
-    choice = choose(grid, reference, t.guard, t.fallback_guard)
+    choice = choose(grid, stages[0], t.guard, t.fallback_guard)
     best = choice.best
     checks = score_checks(scenes, best, t)
-    picked = choose_or_off(checks, reference, t)  # a check stays off unless it helps
+    picked = choose_or_off(checks, stages[1], t)  # a check stays off unless it helps
     besides = score_beside(scenes, best, picked["card_checks"], t)
     beside = choose_or_off(besides, reference, t)  # so does the beside rule
     run.eval_dir.mkdir(parents=True, exist_ok=True)

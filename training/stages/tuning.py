@@ -131,12 +131,24 @@ def score_beside(scenes: list, best: dict, checks: dict, t) -> list[dict]:
     return out
 
 
-def reference_figures(detector, scenes: list) -> dict[str, dict]:
+def reference_figures(detector, scenes: list, checks: bool = True,
+                      beside: bool = True) -> dict[str, dict]:
     """Each kind's F1 and false cards for ``detector`` at its own thresholds, on the
-    candidates it gave for ``scenes`` (drawn at or below its own localiser threshold)."""
-    def select(c):
-        return c.class_id[detector.pick(c)]
-    return {k: _summary(v) for k, v in by_kind(scenes, select).items()}
+    candidates it gave for ``scenes`` (drawn at or below its own localiser threshold);
+    without ``checks`` or ``beside``, without its card checks or its beside rule: what
+    a point of a tuning stage before them is compared with (like with like)."""
+    from scorer.vision.card_checks import CardChecks
+    own = detector.card_checks, detector.beside
+    if not checks:
+        detector.card_checks = CardChecks()
+    if not beside:
+        detector.beside = None
+    try:
+        def select(c):
+            return c.class_id[detector.pick(c)]
+        return {k: _summary(v) for k, v in by_kind(scenes, select).items()}
+    finally:
+        detector.card_checks, detector.beside = own
 
 
 def eligible(point: dict, reference: dict[str, dict], guard: float) -> bool:
