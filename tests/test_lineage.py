@@ -90,3 +90,13 @@ def test_ship_hands_over_the_lineage_recorded_at_export_and_refuses_a_model_with
     onnx.save(m, str(cand))
     with pytest.raises(RecipeError, match="records no lineage.*export it again"):
         shipping.ship(run)
+
+
+def test_a_model_only_tuned_keeps_its_classifiers_lineage(tmp_path):
+    from training.pipeline import judge
+    from training.ship import lineage
+    run = _run(tmp_path)
+    shipped = ROOT / "models" / "hanafuda-localiser.onnx"
+    cand = judge.candidate_copy(run, shipped, run.model("tuned-model"), made_here=False)
+    assert lineage.read(cand.parent / "hanafuda-classifier.onnx") == \
+        lineage.read(shipped.parent / "hanafuda-classifier.onnx")

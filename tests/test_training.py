@@ -267,3 +267,6 @@ def test_tuning_the_shipped_model_tunes_a_copy_and_leaves_models_alone(tmp_path,
     tag = "models" if named else "tuned-model"  # a named model's record takes its folder's name
     record = json.loads((run / "eval" / f"tune-val-{tag}.json").read_text())
     assert cfg["loc_threshold"] == record["best"]["loc_threshold"]
+    from training.ship.lineage import read
+    made = read(models / "hanafuda-classifier.onnx")  # tuning makes no classifier
+    assert read(tuned.parent / "hanafuda-classifier.onnx") == made

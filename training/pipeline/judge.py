@@ -76,15 +76,16 @@ def curve(run: Run, per_kind: int) -> dict:
                         per_kind, run.threads, run.log)
 
 
-def candidate_copy(run: Run, loc_path: Path, dst: Path) -> Path:
+def candidate_copy(run: Run, loc_path: Path, dst: Path, made_here: bool = True) -> Path:
     """``loc_path``'s model files copied beside ``dst`` (a candidate to tune, gate or
     give a new classifier): the localiser keeps the lineage of the campaign that made
-    it; the classifier file records this run's, the candidate being made here."""
+    it; with ``made_here`` (a new classifier is made in this run) the classifier file
+    records this run's, else (a model only tuned here) it keeps its own."""
     dst.parent.mkdir(parents=True, exist_ok=True)
     files = model_files(loc_path)
     for src in files:
         shutil.copyfile(src, dst.parent / src.name)
-    if len(files) > 1:
+    if made_here and len(files) > 1:
         run.record_lineage(dst.parent / files[1].name)
     return dst.parent / loc_path.name
 
@@ -103,7 +104,7 @@ def tune(run: Run, loc_path: Path, sets=None, tag: str | None = None) -> dict:
     if not Path(loc_path).is_file():
         raise InputError(f"model file not found: {loc_path}")
     if not Path(loc_path).resolve().is_relative_to(run.run_dir.resolve()):
-        loc_path = candidate_copy(run, loc_path, run.model("tuned-model"))
+        loc_path = candidate_copy(run, loc_path, run.model("tuned-model"), made_here=False)
         run.log(f"tuning a copy of a model outside the run directory: {loc_path}")
     t = run.recipe.tune
     zoom = {"pad": t.zoom_out} if t.zoom_out else None
