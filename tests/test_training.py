@@ -264,8 +264,8 @@ def test_tuning_the_shipped_model_tunes_a_copy_and_leaves_models_alone(tmp_path,
     assert {p.name: p.read_bytes() for p in models.iterdir()} == before
     tuned = run / "tuned-model" / "hanafuda-localiser.onnx"
     cfg = json.loads({p.key: p.value for p in onnx.load(str(tuned)).metadata_props}["hanafuda"])
-    tag = "models" if named else "tuned-model"  # a named model's record takes its folder's name
-    record = json.loads((run / "eval" / f"tune-val-{tag}.json").read_text())
+    # the record takes the copy's folder's name: the candidate's tag when it is shipped
+    record = json.loads((run / "eval" / "tune-val-tuned-model.json").read_text())
     assert cfg["loc_threshold"] == record["best"]["loc_threshold"]
     from training.ship.lineage import read
     made = read(models / "hanafuda-classifier.onnx")  # tuning makes no classifier

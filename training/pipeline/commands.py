@@ -42,8 +42,11 @@ def realistic_then_tune(run: Run, a: argparse.Namespace) -> Path:
 
 
 def tune_command(run: Run, a: argparse.Namespace) -> dict:
-    path, tag = model_arg(run, a)
-    return judge.tune(run, path, tag=None if path == run.shipped else tag)
+    """``tune``: its record is named by ``--tag``, else by the tuned file's folder (a
+    copy's, ``tuned-model``, when the model is outside the run): the name ``ship``
+    hands over with the candidate."""
+    path, _ = model_arg(run, a)
+    return judge.tune(run, path, tag=getattr(a, "tag", None))
 
 
 COMMANDS: dict[str, Command] = {
