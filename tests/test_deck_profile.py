@@ -158,12 +158,14 @@ def test_enrolment_from_a_rendered_layout_names_every_card(emb_detector) -> None
     cards = enrol_layouts(emb_detector, _layouts("hwatu-commons", 1_090_500))
     assert [c.code for c in cards] == list(CODES)
     # each crop's nearest prototype in a profile enrolled from other renders is its own
-    # card: the crops are the cards their names say
+    # card, or a card scored the same (a month's two chaff cards, near-identical in
+    # hwatu-commons): the crops are the cards their names say
     other = enrol_layouts(emb_detector, _layouts("hwatu-commons", 1_091_500))
     prof = DeckProfile.from_crops("h", [c.code for c in other],
                                   np.stack([c.crop for c in other]), emb_detector)
     sim = prof.similarity(emb_detector.embed(np.stack([c.crop for c in cards])))
-    assert [CODES[i] for i in sim.argmax(1)] == list(CODES)
+    nearest = [card(CODES[i]).equivalence_key for i in sim.argmax(1)]
+    assert nearest == [card(c).equivalence_key for c in CODES]
 
 
 @pytest.mark.art

@@ -295,7 +295,12 @@ def test_the_shipped_recipe_rebuilds_from_the_state_kept_in_the_tree(tmp_path):
     from training.recipe import RecipeError
     run = _run(tmp_path, "rebuild", campaign.SHIPPED_RECIPE)
     campaign.resume_campaign(run)  # no history read: a shallow clone rebuilds as well
-    assert checkpoint_step(run.run_dir / "lite_loc" / "lite_loc.pt") == 35000  # piece 12's end
+    # the state the shipped localiser was exported from, as it is (its lineage's step)
+    from scorer.vision import default_model_path
+    from training.ship.lineage import read
+    shipped = read(default_model_path())
+    assert shipped["average_from"] == 0
+    assert checkpoint_step(run.run_dir / "lite_loc" / "lite_loc.pt") == shipped["step"]
     assert (run.run_dir / "lite_loc" / "lite_loc.pt").read_bytes() == \
         campaign.SHIPPED_START.read_bytes()
     empty = _run(tmp_path, "empty", campaign.SHIPPED_RECIPE)  # a git show that failed

@@ -18,9 +18,9 @@ from training.recipe import DEFAULT_RECIPE, RecipeError
 
 # the campaign's resumable state (weights, optimiser, step, random states), committed
 CAMPAIGN_STATE = REPO_ROOT / "training" / "campaign" / "lite-loc.pt"
-# the recipe the shipped model was made by, and the state its training went on from: the
-# campaign state at the end of piece 12 (step 35000, committed in 93a9713), the same bytes
-# kept in the tree so that a clone without that history (--depth) rebuilds it too
+# the recipe the shipped localiser was made by, and the state it is exported from: the
+# campaign state at step 52000 (the end of piece 17), the same bytes kept in the tree so
+# that a clone without that history (--depth) rebuilds it too
 SHIPPED_RECIPE = REPO_ROOT / "training" / "shipped.toml"
 SHIPPED_START = REPO_ROOT / "training" / "campaign" / "shipped-start.pt"
 KEEP_EVERY_S = 3600  # the state is committed at most once an hour
