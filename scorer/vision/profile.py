@@ -37,13 +37,14 @@ NUM_CARDS = 48
 # each art set enrolled from its 48 card images as scans, by `python -m
 # training.measure.deck_profile --split val --per-kind 20 --enrol scans --tune`: among the
 # settings that lower no set's figure and no kind of scene with its own profile, the best
-# mean gain with it (+0.0007), ties to the least loss with a wrong one (0; the earlier 0.5 / 0.1 / 0.65 / 0.8, chosen
-# for the eighth model's classifier, lost 0.0013 on average and 0.026 on a slice with this
-# one). On the test seeds: own profiles 0, 0, 0 and -0.0015, wrong ones at worst -0.0015
-# (the earlier setting: -0.0056 and -0.0051). Leaning harder on the prototypes helps a weak
-# classifier but costs a trained one on decks it knows. The unknown margin sits between
-# the 5th percentile (0.57-0.60) and the median (0.79-0.85) of a deck's crops' best
-# similarity to its own profile; the gate at 0.6 leaves the network's surer readings alone.
+# mean gain with it (+0.0007), ties to the least loss with a wrong one (0). The earlier
+# 0.5 / 0.1 / 0.65 / 0.8, chosen for the eighth model's classifier, lost 0.0013 on average
+# and 0.026 on a slice with this one. On the test seeds: own profiles 0, 0, 0 and -0.0015,
+# wrong ones at worst -0.0015 (the earlier setting: -0.0056 and -0.0051). Leaning harder
+# on the prototypes helps a weak classifier but costs a trained one on decks it knows.
+# The unknown margin sits between the 5th percentile (0.57-0.60) and the median
+# (0.79-0.85) of a deck's crops' best similarity to its own profile; the gate at 0.6
+# leaves the network's surer readings alone.
 BLEND_WEIGHT = 0.25
 TEMPERATURE = 0.05
 MIN_SIMILARITY = 0.75
