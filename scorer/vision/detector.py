@@ -218,8 +218,9 @@ class Detector:
     def _boxes(self, img: np.ndarray, maps: tuple[np.ndarray, float]
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The boxes to classify: (the localiser's rectangles, the same refined, their
-        scores). At the localiser's thresholds and, with the ``beside`` rule, the weaker
-        boxes near them (``worth_reading``) that do not repeat one once refined."""
+        scores). At the localiser's thresholds (on a close-up frame, with the second
+        look's close-ups, ``_zoomed``) and, with the ``beside`` rule, the weaker boxes
+        near them (``worth_reading``) that do not repeat one once refined."""
         threshold = None if self.beside is None else self.beside.loc_threshold
         raw, scores = self._zoomed(img, *self.localiser.decode(img, maps, threshold), threshold)
         if self.beside is None:
