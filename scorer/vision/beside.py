@@ -21,7 +21,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from scorer.vision.geometry import long_sides, quad_iou
+from scorer.vision.geometry import long_sides, quad_iou, rect_long_sides
 
 # a weaker box that overlaps a strong one this much once both are refined is that card
 # again, and is not classified (on v6's validation candidates none such was a card won)
@@ -88,7 +88,7 @@ def worth_reading(rects: np.ndarray, strong: np.ndarray, rule: Beside) -> np.nda
     out = np.asarray(strong, bool).copy()
     if not out.any() or out.all():
         return out
-    height = float(np.median(np.maximum(rects[out, 2], rects[out, 3])))
+    height = float(np.median(rect_long_sides(rects[out])))
     out |= near(rects[:, :2], rects[out, :2], height, rule.distance)
     return out
 

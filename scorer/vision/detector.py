@@ -38,7 +38,8 @@ from scorer.vision.detections import NUM_CARDS, Detections
 from scorer.vision.edgefit import fit_edges
 from scorer.vision.follow import lost
 from scorer.vision.gate import FaceGate
-from scorer.vision.geometry import quad_iou, quad_to_rect, rect_to_quad, rectify
+from scorer.vision.geometry import (quad_iou, quad_to_rect, rect_long_sides, rect_to_quad,
+                                    rectify)
 from scorer.vision.stages import Classifier, Localiser, Refiner
 from scorer.vision.zoom import ZoomOut, merge, wants_second_look
 
@@ -225,7 +226,7 @@ class Detector:
         raw, scores = self._zoomed(img, *self.localiser.decode(img, maps, threshold), threshold)
         if self.beside is None:
             return raw, self._refined(img, raw), scores
-        strong = scores >= self.box_thresholds(np.maximum(raw[:, 2], raw[:, 3]), img.shape[0])
+        strong = scores >= self.box_thresholds(rect_long_sides(raw), img.shape[0])
         keep = worth_reading(raw, strong, self.beside)
         raw, scores, strong = raw[keep], scores[keep], strong[keep]
         rects = self._refined(img, raw)
@@ -241,7 +242,7 @@ class Detector:
         zoomed-out look, one per card; else ``raw`` as it is."""
         if self.zoom is None or not len(raw):
             return raw, scores
-        heights = np.maximum(raw[:, 2], raw[:, 3])
+        heights = rect_long_sides(raw)
         # (with the beside rule, ``raw`` holds weaker boxes too: a close-up must be at
         # its threshold)
         close_up = self.localiser.close_ups(heights, img.shape[0]) & \

@@ -23,6 +23,7 @@ import numpy as np
 
 from scorer.cards import CODES, card, equivalent
 from scorer.errors import InputError
+from scorer.vision.geometry import rect_long_sides
 from scorer.vision.image import decode_image
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp")
@@ -122,7 +123,7 @@ def layout_order(rects: np.ndarray) -> np.ndarray:
     left to right."""
     if not len(rects):
         return np.zeros(0, np.int64)
-    size = float(np.median(np.maximum(rects[:, 2], rects[:, 3])))
+    size = float(np.median(rect_long_sides(rects)))
     order = np.argsort(rects[:, 1], kind="stable")
     rows: list[list[int]] = []
     for i in order:

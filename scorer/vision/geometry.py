@@ -40,6 +40,11 @@ def long_sides(quads: np.ndarray) -> np.ndarray:
                       np.linalg.norm(q[:, 1] - q[:, 0], axis=1)).astype(np.float32)
 
 
+def rect_long_sides(rects: np.ndarray) -> np.ndarray:
+    """(N,) each rectangle's (N,5: cx, cy, w, h, theta) long side in pixels."""
+    return np.maximum(rects[:, 2], rects[:, 3])
+
+
 def rect_to_quad(cx, cy, w, h, theta) -> np.ndarray:
     c, s = math.cos(theta), math.sin(theta)
     ux, uy = c * w / 2, s * w / 2  # half width vector

@@ -16,7 +16,8 @@ import numpy as np
 
 from scorer.errors import InputError
 from scorer.vision.geometry import (CROP_H, CROP_W, apply_deltas, context_crop,
-                                    edge_orientation_field, refine_angles)
+                                    edge_orientation_field, rect_long_sides,
+                                    refine_angles)
 from scorer.vision.zoom import ZoomOut
 
 # the largest correction the box refiner may make in one pass: u, v (box widths and
@@ -162,7 +163,7 @@ class Localiser:
         rects, scores = self.decode(big, self.heatmap(big), threshold, frame_h=img.shape[0])
         rects[:, 0] -= px
         rects[:, 1] -= py
-        close = self.close_ups(np.maximum(rects[:, 2], rects[:, 3]), img.shape[0])
+        close = self.close_ups(rect_long_sides(rects), img.shape[0])
         return rects[close], scores[close]
 
     @staticmethod
