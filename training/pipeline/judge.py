@@ -112,18 +112,18 @@ def tune(run: Run, loc_path: Path, sets=None, tag: str | None = None) -> dict:
     scenes = tuning_scenes(run, Detector(loc_path, threads=run.threads), sets)
     # the shipped model's figures at each stage: its thresholds alone (what the grid's
     # points are), then with its card checks, then with its beside rule too
-    stages: list[dict | None] = [None, None, None]
+    plain = with_checks = reference = None
     if t.guard and run.shipped.is_file():
         ref = Detector(run.shipped, threads=run.threads)
         ref_scenes = tuning_scenes(run, ref, sets)
-        stages = [reference_figures(ref, ref_scenes, checks=c, beside=b)
-                  for c, b in ((False, False), (True, False), (True, True))]
-    reference = stages[2]
+        plain, with_checks, reference = (
+            reference_figures(ref, ref_scenes, checks=c, beside=b)
+            for c, b in ((False, False), (True, False), (True, True)))
     grid = score_grid(scenes, t)
-    choice = choose(grid, stages[0], t.guard, t.fallback_guard)
+    choice = choose(grid, plain, t.guard, t.fallback_guard)
     best = choice.best
     checks = score_checks(scenes, best, t)
-    picked = choose_or_off(checks, stages[1], t)  # a check stays off unless it helps
+    picked = choose_or_off(checks, with_checks, t)  # a check stays off unless it helps
     besides = score_beside(scenes, best, picked["card_checks"], t)
     beside = choose_or_off(besides, reference, t)  # so does the beside rule
     run.eval_dir.mkdir(parents=True, exist_ok=True)
@@ -138,7 +138,7 @@ def tune(run: Run, loc_path: Path, sets=None, tag: str | None = None) -> dict:
         "overlap_iou": best["overlap_iou"], "large_box": t.large_box,
         "large_threshold": best["loc_threshold"] if large is None else large,
         "large_cls_threshold": best["cls_threshold"] if large_cls is None else large_cls,
-        "card_checks": picked["card_checks"], "beside": beside["beside"], "zoom_out": zoom})
+        "card_checks": picked["card_checks"], "beside": beside["beside"]})
     if choice.widened:
         run.log(f"no threshold setting keeps every kind within {t.guard} of the shipped "
                 f"model's on validation: chose among those within {t.fallback_guard}")
