@@ -248,3 +248,18 @@ def test_the_shipped_models_figures_come_from_its_records_or_this_runs_measure_s
     later = run.shipped.stat().st_mtime + 60  # another model shipped since that measure
     os.utime(run.shipped, (later, later))
     assert shipped_figures(run) is None
+
+
+def test_a_better_calibrated_confidence_is_a_gain_and_a_worse_one_fails_nothing():
+    from training.measure.compare import Figures, may_ship
+    old = _shipped()
+    old = Figures(old.realistic, {**old.shift, "calibration": {"ece": 0.10}}, old.photos)
+
+    def calibrated(ece):
+        return Figures(old.realistic, {**old.shift, "calibration": {"ece": ece}},
+                       old.photos, 30.0, 1.0, 30.0)
+    assert may_ship(old, calibrated(0.03)) == (True, [])
+    assert may_ship(old, calibrated(0.097))[1] == ["no figure gains more than 0.005"]
+    assert may_ship(old, calibrated(0.2))[1] == ["no figure gains more than 0.005"]
+    assert may_ship(Figures(old.realistic, _shipped().shift, old.photos),
+                    calibrated(0.03))[1] == ["no figure gains more than 0.005"]

@@ -166,6 +166,8 @@ class TuneConfig:
     beside_distance_grid: tuple[float, ...] = (1.0,)  # the card checks (loc 0: off)
     zoom_out: float = 0.0  # a second, zoomed-out look at close-up frames, this share of each
     # side as a border (scorer.vision.zoom; 0: off), on while the thresholds are tuned
+    confidence_map: bool = False  # fit what the reported confidence says on the stand-in's
+    # picked cards (scorer.vision.confidence), once the thresholds are chosen
 
 
 @dataclass(frozen=True)

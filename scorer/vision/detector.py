@@ -34,6 +34,7 @@ from scorer.cards import DECK
 from scorer.errors import InputError
 from scorer.vision.beside import Beside, beside_boxes, repeats, worth_reading
 from scorer.vision.card_checks import CardChecks, on_scale, shaped_like_cards
+from scorer.vision.confidence import ConfidenceMap
 from scorer.vision.detections import NUM_CARDS, Detections
 from scorer.vision.edgefit import fit_edges
 from scorer.vision.follow import lost
@@ -129,6 +130,9 @@ class Detector:
         # a second, zoomed-out look at a frame holding a close-up (scorer.vision.zoom);
         # None: off
         self.zoom = ZoomOut.from_config(cfg)
+        # what a reported card's confidence says: how often a card read this surely is
+        # right (scorer.vision.confidence); None: the classifier's probability as it is
+        self.confidence_map = ConfidenceMap.from_config(cfg)
         # what the stages are, as the protocol and the training scripts read it
         self.classifier_path = cls_path
         self.refiner_path = self.refiner.path if self.refiner is not None else None
@@ -288,9 +292,17 @@ class Detector:
                         self.cls_threshold).astype(np.float32)
 
     def cards(self, found: Detections) -> Detections:
-        """The candidates ``detect`` keeps as cards (``pick``), in deck order: a caller
-        that also needs the dropped boxes calls ``candidates`` and then this."""
-        return _deck_order(found[self.pick(found)])
+        """The candidates ``detect`` keeps as cards (``pick``), in deck order, with the
+        confidence ``detect`` reports: a caller that also needs the dropped boxes calls
+        ``candidates`` and then this."""
+        return self._reported(_deck_order(found[self.pick(found)]))
+
+    def _reported(self, cards: Detections) -> Detections:
+        """``cards`` with the confidence they report (``confidence_map``): after every
+        decision, which reads the classifier's probabilities."""
+        if self.confidence_map is not None and len(cards):
+            cards.confidence = self.confidence_map(cards.confidence)
+        return cards
 
     def detect(self, img: np.ndarray, profile=None, crops: bool = False,
                weak: bool = False) -> Detections:
@@ -318,6 +330,7 @@ class Detector:
             t3 = time.perf_counter()
             timings["weak"] = round((t3 - t2) * 1e3, 2)
             t2 = t3
+        det = self._reported(det)
         det.timings = {**timings, "infer": round((t2 - t0) * 1e3, 2),
                        "total": round((t2 - t0) * 1e3, 2)}
         return det
@@ -355,6 +368,7 @@ class Detector:
             faint = _deck_order(rest[self.weak_readings(rest, det)])
             faint.sure = np.zeros(len(faint), bool)
             det = Detections.join([det, faint])
+        det = self._reported(det)
         t2 = time.perf_counter()
         det.timings = {"follow": round((t1 - t0) * 1e3, 2),
                        "classify": round((t2 - t1) * 1e3, 2),

@@ -7,7 +7,8 @@ only if it is no worse on any figure and better on at least one:
   0.005 either;
 - the false cards a photo on the real photographs' test part do not rise;
 - at least one of those figures gains more than 0.005 (F1 or recall up, false cards a
-  photo down);
+  photo down), or the shift slice's expected calibration error of the reported
+  confidence falls by more than that (the issue asks for it; it guards nothing);
 - its median frame time is at most 1.05x the shipped model's, both timed alternating on
   the same frames in one run (``training.measure.timing``), never scaled from another
   run; and its files stay under the size limit.
@@ -89,6 +90,12 @@ def recall(figures: dict, part: str) -> float | None:
     return figures["recall"].get(part, {}).get("recall_equiv")
 
 
+def calibration_error(figures: dict) -> float | None:
+    """The expected calibration error of the reported cards' confidence (None when the
+    figures predate the measure)."""
+    return figures.get("calibration", {}).get("ece")
+
+
 def guarded(old: Figures, new: Figures) -> list[tuple[str, float | None, float | None]]:
     """(figure, old, new) for every F1 and recall the rule keeps from falling: the
     realistic test, each of its kinds, the shift slice and the shift slice's top-card and
@@ -126,6 +133,9 @@ def may_ship(old: Figures, new: Figures,
             gains.append("real-photo false cards")
     else:
         failed.append("real-photo false cards not measured on both models")
+    ea, eb = calibration_error(old.shift), calibration_error(new.shift)
+    if ea is not None and eb is not None and eb < ea - limits.gain - 1e-9:
+        gains.append("shift calibration error")
     if not gains:
         failed.append(f"no figure gains more than {limits.gain}")
     ratio = new.speed_ratio()

@@ -90,6 +90,30 @@ def candidate_copy(run: Run, loc_path: Path, dst: Path, made_here: bool = True) 
     return dst.parent / loc_path.name
 
 
+def fitted_map(run: Run, loc_path: Path, scenes: list) -> dict | None:
+    """The reported confidence's map (``scorer.vision.confidence``) for ``loc_path`` as
+    its metadata now picks the cards, fitted on the stand-in's ``scenes``; None (no map)
+    when they hold no card."""
+    from scorer.vision import Detector
+    from training.measure.calibration import expected_calibration_error, fit_confidence_map
+    from training.stages.tuning import reported_cards
+    conf, right = reported_cards(Detector(loc_path, threads=run.threads), scenes)
+    if not conf:
+        run.log("no card picked on the stand-in: the reported confidence stays the "
+                "classifier's")
+        return None
+    fitted = fit_confidence_map(conf, right)
+    if fitted is None:
+        run.log(f"the {len(conf)} cards picked on the stand-in give no rising curve: the "
+                f"reported confidence stays the classifier's")
+        return None
+    before = expected_calibration_error(conf, right)["ece"]
+    after = expected_calibration_error(fitted(np.asarray(conf)), right)["ece"]
+    run.log(f"reported confidence fitted on {len(conf)} cards of the stand-in "
+            f"(ECE there {before} -> {after}): {json.dumps(fitted.to_config())}")
+    return fitted.to_config()
+
+
 def tune(run: Run, loc_path: Path, sets=None, tag: str | None = None) -> dict:
     """Thresholds with the best realistic-framing F1 on validation scenes written into
     ``loc_path``'s metadata; with the guard, among those that keep every kind near the
@@ -139,6 +163,8 @@ def tune(run: Run, loc_path: Path, sets=None, tag: str | None = None) -> dict:
         "large_threshold": best["loc_threshold"] if large is None else large,
         "large_cls_threshold": best["cls_threshold"] if large_cls is None else large_cls,
         "card_checks": picked["card_checks"], "beside": beside["beside"]})
+    if t.confidence_map:
+        cfg = set_config(loc_path, {"confidence_map": fitted_map(run, loc_path, scenes)})
     if choice.widened:
         run.log(f"no threshold setting keeps every kind within {t.guard} of the shipped "
                 f"model's on validation: chose among those within {t.fallback_guard}")

@@ -17,6 +17,7 @@ import itertools
 import json
 from dataclasses import dataclass
 
+from training.measure.counting import EQUIV
 from training.measure.slices import RECALL_PREFIX, pick, score_by_kind, score_selection
 
 PHOTO_KIND = "photo"  # the kind ``photo_candidates`` gives its scenes
@@ -50,6 +51,22 @@ def stand_in(scenes: list) -> list:
     if not any(s[0].startswith(SHIFT_PREFIX) for s in scenes):
         return []
     return [s for s in scenes if s[0].startswith(SHIFT_PREFIX) or s[0] == PHOTO_KIND]
+
+
+def reported_cards(det, scenes: list) -> tuple[list[float], list[bool]]:
+    """Each card ``det`` picks in the stand-in's whole scenes (``stand_in``): the
+    classifier's probability of it, and whether that card is in the scene (a card
+    picked on a real photo is wrong): what the reported confidence is fitted on."""
+    conf: list[float] = []
+    right: list[bool] = []
+    for _, cand, req, opt in whole(stand_in(scenes)):
+        if not len(cand):
+            continue
+        present = {EQUIV[i] for i in [*req, *opt]}
+        kept = cand[det.pick(cand)]
+        conf += [float(p) for p in kept.confidence]
+        right += [EQUIV[int(i)] in present for i in kept.class_id]
+    return conf, right
 
 
 def whole(scenes: list) -> list:
