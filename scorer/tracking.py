@@ -38,7 +38,11 @@ NEED = 4            # frames of those it must be seen in to join the pile
 IOU_MATCH = 0.2     # least overlap between a track's box and a detection of its code
 IOU_SAME = 0.25     # least overlap for a reading of another code (bench/capture_fixes.py)
 MAX_MISS = 4        # frames a track may go unseen and still be matched
-UNSURE = 0.7        # a card whose code held less than this share of its frames is unsure
+UNSURE = 0.9        # a card read with less confidence (a track: its code's mean over its
+                    # frames) is marked check. A model's confidence says how often such a
+                    # read is right (scorer.vision.confidence): on the shift test 0.9 marks
+                    # 265 of 1 720 cards holding 63 of the 99 wrong ones, about what the
+                    # classifier's own probability marked at 0.7 (285 holding 64)
 RIVAL = 0.5         # a runner-up reading with this share of the winner's votes is close:
                     # worth offering (a distant one was almost never the right card)
 WEAK_WINDOW = 10    # frames a track with weak readings is judged over

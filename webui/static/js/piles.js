@@ -23,8 +23,8 @@ export function followCamera(codes, prev, now, removedByHand = new Set()) {
 export const FAINT = "seen only faintly — tap to accept";
 
 // code -> list of reasons to check it: seen only faintly (`faint`: the camera's tracker
-// let it join on weak readings alone), unsure (its reading held under UNSURE of its
-// frames), read another way too (`rivals`: code -> runner-up reading), or a ribbon of a
+// let it join on weak readings alone), unsure (read with under UNSURE confidence: how
+// often such a read is right; a track's is its code's mean over its frames), read another way too (`rivals`: code -> runner-up reading), or a ribbon of a
 // month whose chaff is in the pile too (misreads lean to ribbons).
 export function checkFirst(codes, conf, deck, rivals = new Map(), dismissed = new Set(), faint = new Set()) {
   const out = new Map();
