@@ -18,8 +18,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         epilog='JSON (one object per image, one per line): {"image", "width", "height", '
                '"model", "cards": [{"code", "name", "confidence", "box": [x0,y0,x1,y1], '
                '"quad"}], "hints": ["..."], "ms": {"decode", "infer", "total", ...}}. Boxes are '
-               "pixels of the image after EXIF orientation; hints advise on framing (cards "
-               "too small to read well). Exit 2 for a missing, non-image or corrupt file.",
+               "pixels of the image after EXIF orientation; a confidence says how often a "
+               "card read so surely is right (for a model whose metadata maps it; else the "
+               "classifier's probability); hints advise on framing (cards too small to read "
+               "well). Exit 2 for a missing, non-image or corrupt file.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("images", nargs="+", metavar="IMAGE", help="image files (JPEG, PNG...)")
     parser.add_argument("--json", action="store_true", help="print JSON lines for machines")
