@@ -154,18 +154,18 @@ def reference_figures(detector, scenes: list, checks: bool = True,
     candidates it gave for ``scenes`` (drawn at or below its own localiser threshold);
     without ``checks`` or ``beside``, without its card checks or its beside rule: what
     a point of a tuning stage before them is compared with (like with like)."""
+    import copy
+
     from scorer.vision.card_checks import CardChecks
-    own = detector.card_checks, detector.beside
+    reader = copy.copy(detector)  # the same networks; the caller's detector keeps its rules
     if not checks:
-        detector.card_checks = CardChecks()
+        reader.card_checks = CardChecks()
     if not beside:
-        detector.beside = None
-    try:
-        def select(c):
-            return c.class_id[detector.pick(c)]
-        return {k: _summary(v) for k, v in by_kind(scenes, select).items()}
-    finally:
-        detector.card_checks, detector.beside = own
+        reader.beside = None
+
+    def select(c):
+        return c.class_id[reader.pick(c)]
+    return {k: _summary(v) for k, v in by_kind(scenes, select).items()}
 
 
 def eligible(point: dict, reference: dict[str, dict], guard: float) -> bool:
