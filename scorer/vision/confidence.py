@@ -3,15 +3,17 @@
 The classifier's probability of the card it reads is not that. On the domain-shift
 slice's test (held-out art, real photographs as tables, another camera) the shipped
 model's cards read at 0.3-0.6 were right 0.60-0.81 of the time, those at 0.9+ 0.98
-(expected calibration error 0.10). The page asks the player to check the cards it
-reports under 70% first, so that number should mean what it says.
+(expected calibration error 0.10). The page asks the player to check first the cards it
+reports under a confidence (``scorer.tracking.UNSURE``), so that number should mean what
+it says.
 
 A ``ConfidenceMap`` is a monotone, piecewise-linear map from the classifier's probability
 to the share of cards read right at that probability, fitted when the model is tuned on
 a stand-in for the real world (``training.pipeline.judge.tune``: the shift slice's
 validation seeds, never its test). Only the reported confidence goes through it: which
 boxes are cards is decided on the classifier's own probabilities, at the thresholds
-tuned on them, so a map changes no card found.
+tuned on them, so a map changes no card a photo gives (the live page's tracker sums the
+reported confidence as its votes, so a map can move what it keeps).
 
 Off (None) unless the model's metadata (``confidence_map``) has one.
 """

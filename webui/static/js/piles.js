@@ -24,8 +24,9 @@ export const FAINT = "seen only faintly — tap to accept";
 
 // code -> list of reasons to check it: seen only faintly (`faint`: the camera's tracker
 // let it join on weak readings alone), unsure (read with under UNSURE confidence: how
-// often such a read is right; a track's is its code's mean over its frames), read another way too (`rivals`: code -> runner-up reading), or a ribbon of a
-// month whose chaff is in the pile too (misreads lean to ribbons).
+// often such a read is right; a track's is its code's mean over its frames), read
+// another way too (`rivals`: code -> runner-up reading), or a ribbon of a month whose
+// chaff is in the pile too (misreads lean to ribbons).
 export function checkFirst(codes, conf, deck, rivals = new Map(), dismissed = new Set(), faint = new Set()) {
   const out = new Map();
   const add = (code, why) => out.set(code, [...(out.get(code) || []), why]);
