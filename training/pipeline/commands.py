@@ -100,9 +100,10 @@ COMMANDS: dict[str, Command] = {
     "curve": Command("the lite localiser's snapshots on part of the shift slice and the "
                      "real-photo test part (the campaign's curve)",
                      lambda run, a: judge.curve(run, a.per_kind)),
-    "tune": Command("choose the detection thresholds on realistic validation scenes (a "
-                    "model outside the run directory, the shipped one too, is tuned as a "
-                    "copy in the run's tuned-model/)",
+    "tune": Command("choose the detection thresholds on realistic validation scenes, then "
+                    "fit what the reported confidence says on the stand-in (a model "
+                    "outside the run directory, the shipped one too, is tuned as a copy in "
+                    "the run's tuned-model/)",
                     tune_command),
     "evaluate": Command("the realistic test's slices, leave-one-deck-out and the old test",
                         lambda run, a: judge.evaluate(run, *model_arg(run, a),
