@@ -163,8 +163,9 @@ def tune(run: Run, loc_path: Path, sets=None, tag: str | None = None) -> dict:
         "large_threshold": best["loc_threshold"] if large is None else large,
         "large_cls_threshold": best["cls_threshold"] if large_cls is None else large_cls,
         "card_checks": picked["card_checks"], "beside": beside["beside"]})
-    if t.confidence_map:
-        cfg = set_config(loc_path, {"confidence_map": fitted_map(run, loc_path, scenes)})
+    # always written: a copy keeps no map fitted for another model's picks
+    cfg = set_config(loc_path, {"confidence_map": fitted_map(run, loc_path, scenes)
+                                if t.confidence_map else None})
     if choice.widened:
         run.log(f"no threshold setting keeps every kind within {t.guard} of the shipped "
                 f"model's on validation: chose among those within {t.fallback_guard}")
