@@ -13,7 +13,7 @@ from training.nets import checkpoint
 from training.pipeline.rounds import CLASSIFIER_STATE
 from training.recipe import RealRoundConfig
 from training.data.boxes import NOT_A_CARD, join, photo_crops, scene_crops
-from training.stages.real_round import ROUND_SEED_OFFSET, train_round
+from training.stages.real_round import ROUND_SEED_OFFSET, blend_weights, train_round
 
 WESTERN = Path(__file__).parent / "fixtures" / "western-jack.jpg"
 
@@ -38,3 +38,20 @@ def test_a_round_reads_the_boxes_and_trains_from_the_shipped_classifier(tmp_path
     train_round(join([scenes, photos]), CLASSIFIER_STATE, tmp_path,
                 RealRoundConfig(steps=2, batch=4), log=logs.append)
     assert any("finished already" in line for line in logs)  # resumed, not retrained
+    back = train_round(join([scenes, photos]), CLASSIFIER_STATE, tmp_path,
+                       RealRoundConfig(steps=2, batch=4, keep_start=1.0), log=logs.append)
+    assert torch.allclose(checkpoint.weights(back, "cls")[w], checkpoint.weights(start, "cls")[w])
+
+
+def test_blended_weights_lie_between_the_round_and_its_start():
+    trained = {"w": torch.tensor([0.0, 4.0]), "seen": torch.tensor(7)}
+    start = {"w": torch.tensor([2.0, 0.0]), "seen": torch.tensor(3)}
+    assert torch.equal(blend_weights(trained, start, 0.0)["w"], trained["w"])
+    assert torch.equal(blend_weights(trained, start, 1.0)["w"], start["w"])
+    quarter = blend_weights(trained, start, 0.25)
+    assert torch.allclose(quarter["w"], torch.tensor([0.5, 3.0]))
+    assert quarter["seen"].item() == 7  # a counter is the trained network's
+    with pytest.raises(ValueError, match="0..1"):
+        blend_weights(trained, start, 1.5)
+    with pytest.raises(ValueError, match="names"):
+        blend_weights(trained, {"w": start["w"]}, 0.5)

@@ -209,6 +209,8 @@ class RealRoundConfig:
     # (detail lost, gamma, saturation, noise: augment.camera_jitter)
     cover_edge: float = 0.0  # this share of the crops has a band along an edge (20-45%
     # deep) covered by another crop's: a card lying over it (augment.cover_edge)
+    keep_start: float = 0.0  # the exported weights: this share of the start's, the rest
+    # the round's (an interpolation in weight space: real_round.blend_weights)
 
 
 @dataclass(frozen=True)

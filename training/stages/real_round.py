@@ -36,14 +36,31 @@ def sampling_weights(data: BoxCrops, cfg: RealRoundConfig) -> np.ndarray:
     return weight / weight.sum()
 
 
+def blend_weights(trained: dict[str, torch.Tensor], start: dict[str, torch.Tensor],
+                  keep_start: float) -> dict[str, torch.Tensor]:
+    """The weights ``keep_start`` of the way from ``trained`` back to ``start`` (the
+    network the round began from). Fine-tuning fits the round's own boxes; a point
+    between the two keeps more of what the start read well under other cameras
+    (weight-space ensembling of a fine-tuned network with its start). Counters and other
+    integer buffers are the trained network's."""
+    if not 0.0 <= keep_start <= 1.0:
+        raise ValueError(f"keep_start must lie in 0..1, not {keep_start}")
+    if trained.keys() != start.keys():
+        raise ValueError("the trained and the start networks differ in their weights' names")
+    return {k: (torch.lerp(t.float(), start[k].float(), keep_start).to(t.dtype)
+                if t.is_floating_point() else t) for k, t in trained.items()}
+
+
 def train_round(data: BoxCrops, init: Path, out_dir: Path, cfg: RealRoundConfig,
                 seed: int = 0, log=print) -> Path:
     """The classifier from ``init`` trained on ``data`` as the recipe's ``[real_round]``
-    says; its checkpoint's path."""
+    says (its weights blended back towards ``init``'s by ``keep_start``); its
+    checkpoint's path. The resumable state keeps the round's own weights."""
     ck = checkpoint.load(init)
     arch = ck["config"]["arch"]
     net = build_classifier(arch)
-    net.load_state_dict(checkpoint.weights(ck, "cls"))
+    start = checkpoint.weights(ck, "cls")
+    net.load_state_dict(start)
     weight = sampling_weights(data, cfg)
     opt = torch.optim.AdamW([p for p in net.parameters() if p.requires_grad], lr=cfg.lr,
                             weight_decay=1e-4)
@@ -69,5 +86,8 @@ def train_round(data: BoxCrops, init: Path, out_dir: Path, cfg: RealRoundConfig,
                Schedule(steps=cfg.steps, warmup=0, floor=0.0),
                ckpt, {**asdict(cfg), "arch": arch, "seed": seed}, log=log,
                desc="classifier round", every_steps=100)
-    return checkpoint.save(out_dir / "classifier.pt", {"cls": net}, step=cfg.steps,
+    weights = blend_weights(net.state_dict(), start, cfg.keep_start)
+    if cfg.keep_start:
+        log(f"exported weights: {cfg.keep_start:.2f} of the start's, the rest the round's")
+    return checkpoint.save(out_dir / "classifier.pt", {"cls": weights}, step=cfg.steps,
                            config={"arch": arch})
