@@ -76,7 +76,8 @@ COMMANDS: dict[str, Command] = {
                          lambda run, a: gating.face_gate(run)),
     "cls-real": Command("a classifier round on the networks' own boxes with the real "
                         "photos' train part as 'not a card', from the shipped classifier's "
-                        "weights, as a tuned candidate in the run's cls-real-model/",
+                        "weights (or --start), blended back towards them by the recipe's "
+                        "keep_start, as a tuned candidate in the run's cls-real-model/",
                         lambda run, a: rounds.classifier_round(run, a.start)),
     "keep": Command("copy the lite localiser's checkpoint, in half precision, into "
                     "training/campaign/ to commit (at most once an hour) so a later piece "
