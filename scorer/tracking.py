@@ -40,9 +40,9 @@ IOU_SAME = 0.25     # least overlap for a reading of another code (bench/capture
 MAX_MISS = 4        # frames a track may go unseen and still be matched
 UNSURE = 0.9        # a card read with less confidence (a track: its code's mean over its
                     # frames) is marked check. A model's confidence says how often such a
-                    # read is right (scorer.vision.confidence): on the shift test 0.9 marks
-                    # 265 of 1 720 cards holding 63 of the 99 wrong ones, about what the
-                    # classifier's own probability marked at 0.7 (285 holding 64)
+                    # read is right (scorer.vision.confidence), so this marks the reads
+                    # right less than 9 times in 10; what it marks on the shift test, for
+                    # the shipped model: models/MODEL_CARD.md
 RIVAL = 0.5         # a runner-up reading with this share of the winner's votes is close:
                     # worth offering (a distant one was almost never the right card)
 WEAK_WINDOW = 10    # frames a track with weak readings is judged over

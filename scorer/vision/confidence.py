@@ -1,8 +1,8 @@
 """The confidence a detection reports: how often a card read this surely is right.
 
 The classifier's probability of the card it reads is not that. On the domain-shift
-slice's test (held-out art, real photographs as tables, another camera) the shipped
-model's cards read at 0.3-0.6 were right 0.60-0.81 of the time, those at 0.9+ 0.98
+slice's test (held-out art, real photographs as tables, another camera) v6's third
+ship's cards read at 0.3-0.6 were right 0.60-0.81 of the time, those at 0.9+ 0.98
 (expected calibration error 0.10). The page asks the player to check first the cards it
 reports under a confidence (``scorer.tracking.UNSURE``), so that number should mean what
 it says.
