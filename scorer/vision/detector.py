@@ -297,6 +297,13 @@ class Detector:
         ``candidates`` and then this."""
         return self._reported(_deck_order(found[self.pick(found)]))
 
+    def _with_faint(self, cards: Detections, pool: Detections) -> Detections:
+        """``cards`` followed by the weak readings among ``pool`` (``weak_readings``), in
+        deck order, ``sure`` False."""
+        faint = _deck_order(pool[self.weak_readings(pool, cards)])
+        faint.sure = np.zeros(len(faint), bool)
+        return Detections.join([cards, faint])
+
     def _reported(self, cards: Detections) -> Detections:
         """``cards`` with the confidence they report (``confidence_map``): after every
         decision, which reads the classifier's probabilities."""
@@ -323,10 +330,7 @@ class Detector:
         timings = {"localise": round((t1 - t0) * 1e3, 2), "classify": round((t2 - t1) * 1e3, 2)}
         if weak:
             extra = self._weak_boxes(img, maps, raw, det, profile, crops)
-            pool = Detections.join([found[~picked], extra])
-            faint = _deck_order(pool[self.weak_readings(pool, det)])
-            faint.sure = np.zeros(len(faint), bool)
-            det = Detections.join([det, faint])
+            det = self._with_faint(det, Detections.join([found[~picked], extra]))
             t3 = time.perf_counter()
             timings["weak"] = round((t3 - t2) * 1e3, 2)
             t2 = t3
@@ -364,10 +368,7 @@ class Detector:
         picked = self.pick(found)
         det = _deck_order(found[picked])
         if weak:
-            rest = found[~picked]
-            faint = _deck_order(rest[self.weak_readings(rest, det)])
-            faint.sure = np.zeros(len(faint), bool)
-            det = Detections.join([det, faint])
+            det = self._with_faint(det, found[~picked])
         det = self._reported(det)
         t2 = time.perf_counter()
         det.timings = {"follow": round((t1 - t0) * 1e3, 2),
