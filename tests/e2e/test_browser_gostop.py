@@ -267,8 +267,10 @@ def test_a_korean_game_names_each_card_one_way_everywhere(playwright_sync, tmp_p
         choose_photo(page, "Bob", photo)
         page.wait_for_selector("article.pile.draft[data-owner='Bob'] li.card-item")
         # the labels are drawn on the photo once it has loaded, after the pile's list
-        page.wait_for_function("(document.getElementById('photo-overlay').dataset.texts || '[]')"
-                               " !== '[]'")
+        for _ in range(100):  # the page's CSP refuses wait_for_function's polling (eval)
+            if page.evaluate("document.getElementById('photo-overlay').dataset.texts || '[]'") != "[]":
+                break
+            page.wait_for_timeout(100)
         labels = page.evaluate("JSON.parse(document.getElementById('photo-overlay').dataset.texts || '[]')")
         assert sorted(t.split()[0] for t in labels) == ["01-3", "12-4"], labels
         assert "비쌍피" in " ".join(labels), labels
