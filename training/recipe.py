@@ -214,6 +214,17 @@ class RealRoundConfig:
 
 
 @dataclass(frozen=True)
+class RefinerRoundConfig:
+    """The box refiner on the shipped localiser's own boxes
+    (``training.stages.refiner_round``)."""
+    scenes_per_kind: int = 300  # realistic train scenes a kind whose boxes it reads
+    steps: int = 3000
+    batch: int = 128
+    lr: float = 5e-4
+    keep_start: float = 0.5  # the exported weights: this share of the start's
+
+
+@dataclass(frozen=True)
 class EvaluateConfig:
     realistic_per_kind: int = 120
     lodo_per_kind: int = 60
@@ -239,6 +250,7 @@ class Recipe:
     tune: TuneConfig = field(default_factory=TuneConfig)
     face_gate: FaceGateConfig = field(default_factory=FaceGateConfig)
     real_round: RealRoundConfig = field(default_factory=RealRoundConfig)
+    refiner_round: RefinerRoundConfig = field(default_factory=RefinerRoundConfig)
     evaluate: EvaluateConfig = field(default_factory=EvaluateConfig)
 
 
@@ -295,7 +307,8 @@ def parse_recipe(data: dict) -> Recipe:
              "realistic": RealisticConfig, "lodo": LodoConfig, "lite_localiser": LiteLocConfig,
              "shift": ShiftConfig,
              "tune": TuneConfig, "face_gate": FaceGateConfig,
-             "real_round": RealRoundConfig, "evaluate": EvaluateConfig}
+             "real_round": RealRoundConfig, "refiner_round": RefinerRoundConfig,
+             "evaluate": EvaluateConfig}
     kw = {k: _record(cls, data.pop(k, {}), k) for k, cls in parts.items()}
     if rounds and any(r.grow for r in rounds) and not kw["classifier"].arch.startswith("lite0-b"):
         raise RecipeError("classifier_round.grow needs a truncated EfficientNet-Lite0 "

@@ -220,6 +220,12 @@ class Detector:
         _, rects, scores = self._boxes(img, self.localiser.heatmap(img))
         return rects, scores
 
+    def proposals(self, img: np.ndarray) -> np.ndarray:
+        """The localiser's rectangles (N,5) that ``detect`` refines and reads, before the
+        refiner (a refiner round learns from where they fall)."""
+        img = _checked(img)
+        return self._boxes(img, self.localiser.heatmap(img))[0]
+
     def _boxes(self, img: np.ndarray, maps: tuple[np.ndarray, float]
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The boxes to classify: (the localiser's rectangles, the same refined, their

@@ -1,4 +1,5 @@
-"""Torch weights recovered from an exported (int8, QDQ) classifier.
+"""Torch weights recovered from an exported (int8, QDQ) classifier, and from the float
+box refiner.
 
 The shipped classifier's training checkpoint was lost; only its ONNX file is left. A
 classifier training round starts from torch weights, so this reads them back: each
@@ -18,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from training.nets.networks import build_classifier
+from training.nets.networks import RefNet, build_classifier
 
 # the batch norm after each convolution, as EfficientNet-Lite's blocks name them
 _BN = {"_expand_conv": "_bn0", "_depthwise_conv": "_bn1", "_project_conv": "_bn2"}
@@ -96,3 +97,40 @@ def classifier_from_onnx(path: Path) -> tuple[torch.nn.Module, str]:
     if missing:
         raise ValueError(f"{path}: no weights for {', '.join(missing)}")
     return net.eval(), arch
+
+
+def refiner_from_onnx(path: Path) -> torch.nn.Module:
+    """The box refiner exported by ``training.ship.export.export_refiner`` at ``path`` as
+    a torch ``RefNet`` in eval mode (its outputs in training's scaled units). The export
+    named its convolutions only by number, so they are taken in the graph's order, which
+    is the network's; each folded batch norm becomes an identity plus the folded bias."""
+    import onnx
+
+    model = onnx.load(str(path))
+    w = _weights(model.graph)
+    convs = [n for n in model.graph.node if n.op_type == "Conv"]
+    net = RefNet()
+    mods = list(net.modules())
+    pairs = [(m, next(b for b in mods[i + 1:] if isinstance(b, torch.nn.BatchNorm2d)))
+             for i, m in enumerate(mods) if isinstance(m, torch.nn.Conv2d)]
+    if len(pairs) != len(convs):
+        raise ValueError(f"{path}: {len(convs)} convolutions, a refiner has {len(pairs)}")
+    state = net.state_dict()
+    with torch.no_grad():
+        for (conv, bn), node in zip(pairs, convs):
+            weight, bias = w[node.input[1]], w[node.input[2]]
+            if tuple(conv.weight.shape) != weight.shape:
+                raise ValueError(f"{path}: a convolution of {weight.shape}, the refiner's is "
+                                 f"{tuple(conv.weight.shape)}")
+            conv.weight.copy_(torch.from_numpy(weight))
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(bias))
+            assert bn.running_mean is not None and bn.running_var is not None
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+        for name in ("norm.mean", "norm.std", "head.1.weight", "head.1.bias", "head.3.weight",
+                     "head.3.bias"):
+            if f"net.{name}" not in w:
+                raise ValueError(f"{path}: no {name} for the refiner")
+            state[name].copy_(torch.from_numpy(w[f"net.{name}"]).reshape(state[name].shape))
+    return net.eval()

@@ -79,6 +79,10 @@ COMMANDS: dict[str, Command] = {
                         "weights (or --start), blended back towards them by the recipe's "
                         "keep_start, as a tuned candidate in the run's cls-real-model/",
                         lambda run, a: rounds.classifier_round(run, a.start)),
+    "ref-real": Command("a box refiner round on the shipped localiser's own boxes, from the "
+                        "shipped refiner's weights, blended back towards them by the recipe's "
+                        "keep_start, as a tuned candidate in the run's ref-real-model/",
+                        lambda run, a: rounds.refiner_round(run)),
     "keep": Command("copy the lite localiser's checkpoint, in half precision, into "
                     "training/campaign/ to commit (at most once an hour) so a later piece "
                     "resumes from it on any machine",

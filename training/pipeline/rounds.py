@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from training import REPO_ROOT
+from training.data.scenes import ART_SETS
 from training.pipeline import judge
 from training.pipeline.context import Run
 
@@ -46,7 +47,6 @@ def classifier_round(run: Run, start: str | Path | None = None) -> Path:
 
     from scorer.vision import Detector
     from training.data.real_photos import split_by_sitting, split_photos
-    from training.data.scenes import ART_SETS
     from training.ship.export import export_classifier, onnx_config, quantize_classifier
     from training.data.boxes import join, photo_crops, scene_crops, western_crops
     from training.data.realistic import SceneVariation, layout_weights
@@ -98,5 +98,34 @@ def classifier_round(run: Run, start: str | Path | None = None) -> Path:
                                                         replace=False)])
     run.record_lineage(cls_path)  # the localiser beside it keeps its own
     run.log(f"exported {cls_path}")
+    judge.tune(run, loc)
+    return loc
+
+
+def refiner_round(run: Run) -> Path:
+    """Read the shipped networks' own boxes, train the box refiner from the shipped
+    refiner's weights (``[refiner_round]``), export it beside the shipped localiser and
+    classifier as a candidate in the run's ``ref-real-model/``, tune it. A classifier
+    round on its boxes is ``cls-real --models-dir`` that folder."""
+    from training.nets.recover import refiner_from_onnx
+    from training.ship.export import export_refiner, onnx_config
+    from training.stages.refiner_round import own_box_data, train_refiner_round
+    cfg, r = run.recipe.refiner_round, run.recipe
+    networks = run.networks()
+    base_cfg = onnx_config(networks)
+    if not base_cfg.get("refiner"):
+        raise FileNotFoundError(f"{networks} names no box refiner to start from")
+    start = refiner_from_onnx(networks.parent / base_cfg["refiner"]).state_dict()
+    sets = [s for s in ART_SETS if s != r.lodo_set]
+    data = own_box_data(run.run_dir / "boxes", run.art_dir, networks, cfg.scenes_per_kind,
+                        sets, run.workers)
+    run.log(f"refiner round on {len(data['delta'])} boxes (before the refiner and after "
+            f"its first pass) of {cfg.scenes_per_kind} scenes a kind")
+    weights = train_refiner_round(data, start, run.run_dir / "ref-real", cfg, r.seed, run.log)
+    loc = judge.candidate_copy(run, networks, run.model("ref-real-model"), made_here=False)
+    ref_path = export_refiner({"nets": {"ref": weights}}, loc,
+                              int(base_cfg.get("refine_passes", 2)))
+    run.record_lineage(ref_path)
+    run.log(f"exported {ref_path}")
     judge.tune(run, loc)
     return loc

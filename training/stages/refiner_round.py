@@ -1,0 +1,129 @@
+"""A box refiner round on the shipped localiser's own boxes.
+
+The shipped refiner was trained for an earlier localiser (the eighth model's) on true
+rectangles moved by an error model. This round reads where the shipped localiser really
+puts its boxes on realistic train scenes (the held-out deck left out), before the refiner
+and after its first pass (what the second pass sees), and teaches the refiner the
+correction from each to the card it covers. It starts from the shipped refiner's weights
+(``training.nets.recover.refiner_from_onnx``), batch norms frozen (they hold the folded
+biases), on the one training loop, so it resumes where it stopped; its weights are then
+blended back towards the start (``real_round.blend_weights``).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from scorer.vision.geometry import REF_H, REF_W, box_delta, context_crop, quad_to_rect
+from training.data.cache import CHUNK, detector_digest, run_chunks
+from training.data.scenes import get_library
+from training.nets import checkpoint
+from training.nets.networks import DELTA_SCALE, RefNet, freeze_bn
+from training.recipe import RefinerRoundConfig
+from training.stages.classifier import crops_to_tensor
+from training.stages.loop import Schedule, train_loop
+from training.stages.real_round import blend_weights
+from training.stages.refiner import _match, augment_refiner
+
+REF_ROUND_SEED_OFFSET = 110_000  # within the train range, past the classifier round's scenes
+
+
+def own_box_samples(det, img: np.ndarray, cards) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """The refiner's samples where ``det`` (a ``scorer.vision.Detector`` with a refiner)
+    puts its boxes on one scene: each box before the refiner and after its first pass,
+    matched to the card it covers, as (context crops, corrections to that card)."""
+    raw = det.proposals(img)
+    crops: list[np.ndarray] = []
+    deltas: list[np.ndarray] = []
+    if not len(raw) or det.refiner is None:
+        return crops, deltas
+    for boxes in (raw, det.refiner.refine_once(img, raw)):
+        for box, card in zip(boxes, _match(boxes, cards)):
+            if card is not None:
+                crops.append(context_crop(img, box))
+                deltas.append(box_delta(box, quad_to_rect(card.quad)))
+    return crops, deltas
+
+
+def _own_chunk(args) -> str:
+    out_path, art_dir, model_path, jobs, sets = args
+    out_path = Path(out_path)
+    if out_path.exists():
+        return str(out_path)
+    from scorer.vision import Detector
+    from training.data.realistic import realistic_scene
+
+    det = Detector(model_path, threads=1)
+    lib = get_library(art_dir)
+    crops: list[np.ndarray] = []
+    deltas: list[np.ndarray] = []
+    for seed, kind in jobs:
+        img, cards, _ = realistic_scene(lib, int(seed), kind, sets)
+        c, d = own_box_samples(det, img, cards)
+        crops += c
+        deltas += d
+    tmp = out_path.with_suffix(".tmp.npz")
+    np.savez(tmp, crops=np.stack(crops) if crops else np.zeros((0, REF_H, REF_W, 3), np.uint8),
+             delta=np.array(deltas, np.float32).reshape(-1, 5))
+    os.replace(tmp, out_path)
+    return str(out_path)
+
+
+def own_box_data(cache_dir: Path, art_dir, model_path: Path, per_kind: int, sets,
+                 workers: int = 2) -> dict:
+    """The samples of ``per_kind`` realistic train scenes of each kind (cards of ``sets``
+    only), read by the detector ``model_path`` names; cached in chunks named after where
+    its boxes fall, so an interrupted run resumes and other networks never get them."""
+    from training.data.realistic import KINDS, realistic_seed
+    from training.data.scenes import SEED_RANGES
+
+    start = SEED_RANGES["train"][0] + REF_ROUND_SEED_OFFSET
+    jobs = [(realistic_seed(start, kind, k), kind) for kind in KINDS for k in range(per_kind)]
+    tag = detector_digest(Path(model_path))
+    cache_dir = Path(cache_dir)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    chunks = [(str(cache_dir / f"ownref-{tag}-{'-'.join(sets)}_{i // CHUNK:04d}.npz"),
+               str(art_dir), str(model_path), jobs[i:i + CHUNK], list(sets))
+              for i in range(0, len(jobs), CHUNK)]
+    paths = run_chunks(_own_chunk, chunks, workers, f"refiner round boxes ({CHUNK} scenes/chunk)")
+    parts = [dict(np.load(p)) for p in paths]
+    return {k: np.concatenate([p[k] for p in parts]) for k in ("crops", "delta")}
+
+
+def train_refiner_round(data: dict, start: dict[str, torch.Tensor], out_dir: Path,
+                        cfg: RefinerRoundConfig, seed: int = 0, log=print) -> dict:
+    """The refiner from the ``start`` weights trained on ``data`` as the recipe's
+    ``[refiner_round]`` says, blended back towards ``start`` by ``keep_start``: its
+    weights. The resumable state (``round_ckpt.pt``) keeps the round's own."""
+    if not len(data["delta"]):
+        raise ValueError("no refiner round samples: the localiser found no card")
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    net = RefNet()
+    net.load_state_dict(start)
+    opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=1e-4)
+    ckpt = out_dir / "round_ckpt.pt"
+    rng = np.random.default_rng(seed + checkpoint.checkpoint_step(ckpt))
+    target = torch.from_numpy(data["delta"]) / torch.tensor(DELTA_SCALE)
+
+    def batches():
+        while True:
+            idx = rng.integers(0, len(target), cfg.batch)
+            yield augment_refiner(crops_to_tensor(data["crops"][idx]), target[idx], rng)
+
+    def losses(b) -> dict:
+        freeze_bn(net)  # the recovered batch norms hold folded biases: never re-estimated
+        x, y = b
+        return {"loss": F.smooth_l1_loss(net(x), y.clamp(-6, 6))}
+
+    train_loop({"ref": net}, opt, batches(), losses,
+               Schedule(steps=cfg.steps, warmup=100, floor=0.02), ckpt,
+               {"steps": cfg.steps, "batch": cfg.batch, "lr": cfg.lr, "seed": seed}, log=log,
+               every_s=math.inf, every_steps=500, desc="refiner round")
+    return blend_weights(net.state_dict(), start, cfg.keep_start)
