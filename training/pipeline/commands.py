@@ -24,11 +24,6 @@ def model_arg(run: Run, a: argparse.Namespace) -> tuple[Path, str]:
                                              else path.parent.name)
 
 
-def not_held_out(run: Run) -> list[str]:
-    from training.data.scenes import ART_SETS
-    return [s for s in ART_SETS if s != run.recipe.lodo_set]
-
-
 def refiner_then_export(run: Run) -> Path:
     chain.train_ref(run)
     return chain.export_base(run, run.last_classifier())
@@ -66,7 +61,7 @@ COMMANDS: dict[str, Command] = {
     "lodo": Command("a leave-one-deck-out classifier beside the shipped localiser, then "
                     "export and tune",
                     lambda run, a: judge.tune(run, campaign.train_lodo(run),
-                                              sets=not_held_out(run))),
+                                              sets=run.trained_sets())),
     "lite-loc": Command("the localiser on ImageNet features (streamed scenes), exported as "
                         "a candidate beside the shipped classifier and refiner, then tuned",
                         lambda run, a: campaign.lite_loc(run, a.device)),

@@ -81,6 +81,12 @@ class Run:
         judges by default."""
         return self.model("lite-loc-model")
 
+    def trained_sets(self) -> list[str]:
+        """The art sets the localiser and refiner (and so every round on their boxes)
+        train on: all but the held-out deck (``lodo_set``)."""
+        from training.data.scenes import ART_SETS
+        return [s for s in ART_SETS if s != self.recipe.lodo_set]
+
     def networks(self) -> Path:
         """The localiser whose classifier and refiner a new localiser joins: the
         realistic stage's export when this run made one, else the shipped model."""

@@ -17,19 +17,18 @@ def face_gate(run: Run) -> Path:
     from scorer.vision import Detector
     from scorer.vision.gate import FaceGate
     from training.data.real_photos import split_photos
-    from training.data.scenes import ART_SETS
     from training.measure.slices import candidates_of_photos, realistic_candidates
     from training.ship.export import set_config
     from training.data.boxes import join, photo_crops, scene_crops
     from training.data.real_photos import split_by_sitting
     from training.stages.face_gate import GATE_SEED_OFFSET, choose_threshold, examples, fit
-    cfg, r = run.recipe.face_gate, run.recipe
+    cfg = run.recipe.face_gate
     loc = judge.candidate_copy(run, run.networks(), run.model("gated-model"))
     set_config(loc, {"face_gate": None})
     det = Detector(loc, threads=run.threads)
     fit_part, choose_part = split_by_sitting(split_photos(run.photos_dir)["train"],
                                              cfg.photo_val_share)
-    sets = [s for s in ART_SETS if s != r.lodo_set]  # as the localiser: never the held-out deck
+    sets = run.trained_sets()  # as the localiser: never the held-out deck
     ex = examples(det, join([photo_crops(det, fit_part),
                              scene_crops(det, run.art_dir, cfg.scenes_per_kind, sets,
                                          offset=GATE_SEED_OFFSET)]))

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from training import REPO_ROOT
-from training.data.scenes import ART_SETS
 from training.pipeline import judge
 from training.pipeline.context import Run
 
@@ -59,7 +58,7 @@ def classifier_round(run: Run, start: str | Path | None = None) -> Path:
     networks = run.networks()
     det = Detector(networks, threads=run.threads)
     fit_part, _ = split_by_sitting(split_photos(run.photos_dir)["train"], cfg.photo_val_share)
-    sets = [s for s in ART_SETS if s != r.lodo_set]
+    sets = run.trained_sets()
     variation = SceneVariation(layout_weights=layout_weights(cfg.staggered, cfg.heaps)) \
         if cfg.staggered or cfg.heaps else None
 
@@ -116,9 +115,8 @@ def refiner_round(run: Run) -> Path:
     if not base_cfg.get("refiner"):
         raise FileNotFoundError(f"{networks} names no box refiner to start from")
     start = refiner_from_onnx(networks.parent / base_cfg["refiner"]).state_dict()
-    sets = [s for s in ART_SETS if s != r.lodo_set]
     data = own_box_data(run.run_dir / "boxes", run.art_dir, networks, cfg.scenes_per_kind,
-                        sets, run.workers)
+                        run.trained_sets(), run.workers)
     run.log(f"refiner round on {len(data['delta'])} boxes (before the refiner and after "
             f"its first pass) of {cfg.scenes_per_kind} scenes a kind")
     weights = train_refiner_round(data, start, run.run_dir / "ref-real", cfg, r.seed, run.log)

@@ -33,7 +33,7 @@ MATCH_IOU = 0.3
 JITTER_SD = (0.06, 0.035, 0.07, 0.07, math.radians(3))
 
 
-def _match(rects: np.ndarray, cards) -> list:
+def matched_cards(rects: np.ndarray, cards) -> list:
     """For each box, the card it covers best (None under MATCH_IOU)."""
     seen = [c for c in cards if c.visible >= MIN_CROP_VIS]
     tq = [rect_to_quad(*quad_to_rect(c.quad)) for c in seen]
@@ -60,7 +60,7 @@ def _gen_chunk(args) -> str:
     for seed in seeds:
         img, cards, _ = random_scene(lib, int(seed))
         rects, _ = det.localise(img)
-        boxes = [(r, card) for r, card in zip(rects, _match(rects, cards)) if card is not None]
+        boxes = [(r, card) for r, card in zip(rects, matched_cards(rects, cards)) if card is not None]
         boxes += [(apply_delta(quad_to_rect(c.quad), rng.normal(0, JITTER_SD)), c)
                   for c in cards if c.visible >= MIN_CROP_VIS]
         for b, card in boxes:

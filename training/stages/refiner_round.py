@@ -29,7 +29,7 @@ from training.recipe import RefinerRoundConfig
 from training.stages.classifier import crops_to_tensor
 from training.stages.loop import Schedule, train_loop
 from training.stages.real_round import blend_weights
-from training.stages.refiner import _match, augment_refiner
+from training.stages.refiner import augment_refiner, matched_cards
 
 REF_ROUND_SEED_OFFSET = 110_000  # within the train range, past the classifier round's scenes
 
@@ -44,7 +44,7 @@ def own_box_samples(det, img: np.ndarray, cards) -> tuple[list[np.ndarray], list
     if not len(raw) or det.refiner is None:
         return crops, deltas
     for boxes in (raw, det.refiner.refine_once(img, raw)):
-        for box, card in zip(boxes, _match(boxes, cards)):
+        for box, card in zip(boxes, matched_cards(boxes, cards)):
             if card is not None:
                 crops.append(context_crop(img, box))
                 deltas.append(box_delta(box, quad_to_rect(card.quad)))
