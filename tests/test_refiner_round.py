@@ -89,3 +89,17 @@ def test_no_samples_is_an_error(tmp_path):
     with pytest.raises(ValueError, match="no refiner round samples"):
         train_refiner_round(empty, refiner_from_onnx(REFINER).state_dict(), tmp_path,
                             RefinerRoundConfig(steps=1, batch=2))
+
+
+@pytest.mark.art
+def test_the_samples_are_cached_for_their_own_settings(tmp_path):
+    from training.data.scenes import ART_SETS
+    from training.stages.refiner_round import own_box_data
+    sets = [s for s in ART_SETS if s != "hwatu-commons"]
+    one = own_box_data(tmp_path, None, default_model_path(), 1, sets, workers=1)
+    assert len(one["crops"]) == len(one["delta"]) > 0
+    assert len(list(tmp_path.glob("*.npz"))) == 1
+    again = own_box_data(tmp_path, None, default_model_path(), 1, sets, workers=1)
+    assert np.array_equal(again["delta"], one["delta"])  # read from the cache
+    two = own_box_data(tmp_path, None, default_model_path(), 2, sets, workers=1)
+    assert len(list(tmp_path.glob("*.npz"))) == 2 and len(two["delta"]) > len(one["delta"])

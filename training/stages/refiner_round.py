@@ -12,6 +12,8 @@ blended back towards the start (``real_round.blend_weights``).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import os
 from pathlib import Path
@@ -79,17 +81,22 @@ def own_box_data(cache_dir: Path, art_dir, model_path: Path, per_kind: int, sets
                  workers: int = 2) -> dict:
     """The samples of ``per_kind`` realistic train scenes of each kind (cards of ``sets``
     only), read by the detector ``model_path`` names; cached in chunks named after where
-    its boxes fall, so an interrupted run resumes and other networks never get them."""
+    its boxes fall (the networks and the thresholds that pick the proposals), so an
+    interrupted run resumes and other networks or settings never get them."""
     from training.data.realistic import KINDS, realistic_seed
     from training.data.scenes import SEED_RANGES
+    from training.ship.export import onnx_config
 
     start = SEED_RANGES["train"][0] + REF_ROUND_SEED_OFFSET
     jobs = [(realistic_seed(start, kind, k), kind) for kind in KINDS for k in range(per_kind)]
-    tag = detector_digest(Path(model_path))
+    settings = json.dumps([detector_digest(Path(model_path)), onnx_config(Path(model_path)),
+                           per_kind, list(sets)], sort_keys=True, default=str)
+    tag = hashlib.sha256(settings.encode()).hexdigest()[:12]
     cache_dir = Path(cache_dir)
     cache_dir.mkdir(parents=True, exist_ok=True)
-    chunks = [(str(cache_dir / f"ownref-{tag}-{'-'.join(sets)}_{i // CHUNK:04d}.npz"),
-               str(art_dir), str(model_path), jobs[i:i + CHUNK], list(sets))
+    chunks = [(str(cache_dir / f"ownref-{tag}_{i // CHUNK:04d}.npz"),
+               None if art_dir is None else str(art_dir), str(model_path), jobs[i:i + CHUNK],
+               list(sets))
               for i in range(0, len(jobs), CHUNK)]
     paths = run_chunks(_own_chunk, chunks, workers, f"refiner round boxes ({CHUNK} scenes/chunk)")
     parts = [dict(np.load(p)) for p in paths]
