@@ -85,12 +85,13 @@ def own_box_data(cache_dir: Path, art_dir, model_path: Path, per_kind: int, sets
     interrupted run resumes and other networks or settings never get them."""
     from training.data.realistic import KINDS, realistic_seed
     from training.data.scenes import SEED_RANGES
-    from training.ship.export import onnx_config
+    import onnx
 
     start = SEED_RANGES["train"][0] + REF_ROUND_SEED_OFFSET
     jobs = [(realistic_seed(start, kind, k), kind) for kind in KINDS for k in range(per_kind)]
-    settings = json.dumps([detector_digest(Path(model_path)), onnx_config(Path(model_path)),
-                           per_kind, list(sets)], sort_keys=True, default=str)
+    meta = {p.key: p.value for p in onnx.load(str(model_path)).metadata_props}
+    settings = json.dumps([detector_digest(Path(model_path)), meta.get("hanafuda"), per_kind,
+                           list(sets)])
     tag = hashlib.sha256(settings.encode()).hexdigest()[:12]
     cache_dir = Path(cache_dir)
     cache_dir.mkdir(parents=True, exist_ok=True)
