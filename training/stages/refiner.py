@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -122,6 +123,21 @@ def augment_refiner(x: torch.Tensor, y: torch.Tensor, rng: np.random.Generator):
     return x.clamp(0, 255), y
 
 
+def refiner_batches(data: dict, batch: int, rng: np.random.Generator) -> Iterator:
+    """Endless augmented batches (crops, corrections in training's scaled units) drawn
+    from ``data`` (``crops``, ``delta``)."""
+    target = torch.from_numpy(data["delta"]) / torch.tensor(DELTA_SCALE)
+    while True:
+        idx = rng.integers(0, len(target), batch)
+        yield augment_refiner(crops_to_tensor(data["crops"][idx]), target[idx], rng)
+
+
+def refiner_loss(net: torch.nn.Module, b) -> torch.Tensor:
+    """The refiner's smooth-L1 loss on a batch of ``refiner_batches``."""
+    x, y = b
+    return F.smooth_l1_loss(net(x), y.clamp(-6, 6))
+
+
 @torch.no_grad()
 def refiner_error(model, data: dict, batch: int = 512) -> dict:
     """Mean absolute correction error per component, before and after the refiner."""
@@ -149,16 +165,9 @@ def train_refiner(data: dict, val: dict, out_dir: Path, steps: int = 5000, batch
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     ckpt = out_dir / "ref_ckpt.pt"
     rng = np.random.default_rng(seed + checkpoint.checkpoint_step(ckpt))
-    target = torch.from_numpy(data["delta"]) / torch.tensor(DELTA_SCALE)
-
-    def batches():
-        while True:
-            idx = rng.integers(0, len(target), batch)
-            yield augment_refiner(crops_to_tensor(data["crops"][idx]), target[idx], rng)
 
     def losses(b) -> dict:
-        x, y = b
-        return {"loss": F.smooth_l1_loss(model(x), y.clamp(-6, 6))}
+        return {"loss": refiner_loss(model, b)}
 
     def validation() -> dict:
         if val is None or not len(val["crops"]):
@@ -168,7 +177,7 @@ def train_refiner(data: dict, val: dict, out_dir: Path, steps: int = 5000, batch
                 for when in ("before", "after")}
 
     model.train()
-    train_loop({"ref": model}, opt, batches(), losses,
+    train_loop({"ref": model}, opt, refiner_batches(data, batch, rng), losses,
                Schedule(steps=steps, warmup=100, floor=0.02), ckpt,
                {"steps": steps, "batch": batch, "lr": lr, "seed": seed}, log=log,
                every_s=math.inf, every_steps=1000, desc="refiner", record=validation)

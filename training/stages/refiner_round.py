@@ -20,18 +20,16 @@ from pathlib import Path
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
 from scorer.vision.geometry import REF_H, REF_W, box_delta, context_crop, quad_to_rect
 from training.data.cache import CHUNK, detector_digest, run_chunks
 from training.data.scenes import get_library
 from training.nets import checkpoint
-from training.nets.networks import DELTA_SCALE, RefNet, freeze_bn
+from training.nets.networks import RefNet, freeze_bn
 from training.recipe import RefinerRoundConfig
-from training.stages.classifier import crops_to_tensor
 from training.stages.loop import Schedule, train_loop
 from training.stages.real_round import blend_weights
-from training.stages.refiner import augment_refiner, matched_cards
+from training.stages.refiner import matched_cards, refiner_batches, refiner_loss
 
 REF_ROUND_SEED_OFFSET = 110_000  # within the train range, past the classifier round's scenes
 
@@ -118,19 +116,12 @@ def train_refiner_round(data: dict, start: dict[str, torch.Tensor], out_dir: Pat
     opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=1e-4)
     ckpt = out_dir / "round_ckpt.pt"
     rng = np.random.default_rng(seed + checkpoint.checkpoint_step(ckpt))
-    target = torch.from_numpy(data["delta"]) / torch.tensor(DELTA_SCALE)
-
-    def batches():
-        while True:
-            idx = rng.integers(0, len(target), cfg.batch)
-            yield augment_refiner(crops_to_tensor(data["crops"][idx]), target[idx], rng)
 
     def losses(b) -> dict:
         freeze_bn(net)  # the recovered batch norms hold folded biases: never re-estimated
-        x, y = b
-        return {"loss": F.smooth_l1_loss(net(x), y.clamp(-6, 6))}
+        return {"loss": refiner_loss(net, b)}
 
-    train_loop({"ref": net}, opt, batches(), losses,
+    train_loop({"ref": net}, opt, refiner_batches(data, cfg.batch, rng), losses,
                Schedule(steps=cfg.steps, warmup=100, floor=0.02), ckpt,
                {"steps": cfg.steps, "batch": cfg.batch, "lr": cfg.lr, "seed": seed}, log=log,
                every_s=math.inf, every_steps=500, desc="refiner round")
