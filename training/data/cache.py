@@ -92,12 +92,10 @@ def _gen_chunk(args):
         labels += lab
         csets += cs
         ssets.append([s in {cd.art_set for cd in cards} for s in ART_SETS])
-    tmp = out_path.with_suffix(".tmp.npz")
-    np.savez(tmp, loc_img=np.stack(locs), loc_cards=np.array(rows, np.float32).reshape(-1, 7),
-             scene_sets=np.array(ssets, bool), crops=np.stack(crops),
-             crop_label=np.array(labels, np.int16), crop_set=np.array(csets, np.int8))
-    os.replace(tmp, out_path)
-    return str(out_path)
+    return save_chunk(out_path, loc_img=np.stack(locs),
+                      loc_cards=np.array(rows, np.float32).reshape(-1, 7),
+                      scene_sets=np.array(ssets, bool), crops=np.stack(crops),
+                      crop_label=np.array(labels, np.int16), crop_set=np.array(csets, np.int8))
 
 
 def generate_cache(cache_dir: Path, art_dir, n_scenes: int, split: str = "train",
@@ -113,6 +111,16 @@ def generate_cache(cache_dir: Path, art_dir, n_scenes: int, split: str = "train"
         jobs.append((str(cache_dir / f"{prefix}_{k // CHUNK:04d}.npz"), str(art_dir), seeds,
                      tuple(loc_size)))
     return run_chunks(_gen_chunk, jobs, workers, f"scenes {split} ({CHUNK}/chunk)")
+
+
+def save_chunk(out_path: Path, **arrays: np.ndarray) -> str:
+    """Write a chunk's arrays to ``out_path`` (.npz) whole or not at all: through a
+    temporary file, so an interrupted run never leaves half a chunk that looks done."""
+    out_path = Path(out_path)
+    tmp = out_path.with_suffix(".tmp.npz")
+    np.savez(tmp, **arrays)
+    os.replace(tmp, out_path)
+    return str(out_path)
 
 
 def run_chunks(fn, jobs: list[tuple], workers: int, desc: str) -> list[Path]:
@@ -206,12 +214,9 @@ def _gen_loccrop_chunk(args):
         crops += list(det.cut(img, np.array([r for r, _ in keep]))[1])
         labels += [lab for _, lab in keep]
         csets += [_crop_set(r, lab, cards) for r, lab in keep]
-    tmp = out_path.with_suffix(".tmp.npz")
     empty = np.zeros((0, CROP_H, CROP_W, 3), np.uint8)
-    np.savez(tmp, crops=np.stack(crops) if crops else empty,
-             crop_label=np.array(labels, np.int16), crop_set=np.array(csets, np.int8))
-    os.replace(tmp, out_path)
-    return str(out_path)
+    return save_chunk(out_path, crops=np.stack(crops) if crops else empty,
+                      crop_label=np.array(labels, np.int16), crop_set=np.array(csets, np.int8))
 
 
 def weights_digest(onnx_path: Path) -> str:

@@ -10,7 +10,6 @@ some context around it and predicts the correction (``scorer.vision.geometry.box
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,7 +19,7 @@ import torch.nn.functional as F
 
 from scorer.vision.geometry import (REF_H, REF_W, apply_delta, box_delta, context_crop,
                                     quad_iou, quad_to_rect, rect_to_quad)
-from training.data.cache import CHUNK, MIN_CROP_VIS, run_chunks, weights_digest
+from training.data.cache import CHUNK, MIN_CROP_VIS, run_chunks, save_chunk, weights_digest
 from training.nets.networks import DELTA_SCALE, RefNet
 from training.data.scenes import ART_SETS, SEED_RANGES, get_library, random_scene
 from training.stages.loop import Schedule, train_loop
@@ -68,12 +67,10 @@ def _gen_chunk(args) -> str:
             crops.append(context_crop(img, b))
             deltas.append(box_delta(b, quad_to_rect(card.quad)))
             sets.append(ART_SETS.index(card.art_set))
-    tmp = out_path.with_suffix(".tmp.npz")
-    np.savez(tmp, crops=np.stack(crops) if crops else np.zeros((0, REF_H, REF_W, 3), np.uint8),
-             delta=np.array(deltas, np.float32).reshape(-1, 5),
-             card_set=np.array(sets, np.int8))
-    os.replace(tmp, out_path)
-    return str(out_path)
+    return save_chunk(out_path, crops=np.stack(crops) if crops else
+                      np.zeros((0, REF_H, REF_W, 3), np.uint8),
+                      delta=np.array(deltas, np.float32).reshape(-1, 5),
+                      card_set=np.array(sets, np.int8))
 
 
 def generate_refiner_crops(cache_dir: Path, art_dir, model_path: Path, n_scenes: int,

@@ -15,14 +15,13 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 from pathlib import Path
 
 import numpy as np
 import torch
 
 from scorer.vision.geometry import REF_H, REF_W, box_delta, context_crop, quad_to_rect
-from training.data.cache import CHUNK, detector_digest, run_chunks
+from training.data.cache import CHUNK, detector_digest, run_chunks, save_chunk
 from training.data.scenes import get_library
 from training.nets import checkpoint
 from training.nets.networks import RefNet, freeze_bn
@@ -68,11 +67,9 @@ def _own_chunk(args) -> str:
         c, d = own_box_samples(det, img, cards)
         crops += c
         deltas += d
-    tmp = out_path.with_suffix(".tmp.npz")
-    np.savez(tmp, crops=np.stack(crops) if crops else np.zeros((0, REF_H, REF_W, 3), np.uint8),
-             delta=np.array(deltas, np.float32).reshape(-1, 5))
-    os.replace(tmp, out_path)
-    return str(out_path)
+    return save_chunk(out_path, crops=np.stack(crops) if crops else
+                      np.zeros((0, REF_H, REF_W, 3), np.uint8),
+                      delta=np.array(deltas, np.float32).reshape(-1, 5))
 
 
 def own_box_data(cache_dir: Path, art_dir, model_path: Path, per_kind: int, sets,
