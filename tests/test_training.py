@@ -244,6 +244,17 @@ def test_a_round_from_a_missing_checkpoint_is_a_one_line_error_before_any_box(tm
     assert not (tmp_path / "boxes").exists()
 
 
+def test_a_round_with_other_boxes_from_a_folder_without_networks_is_a_one_line_error(
+        tmp_path, capsys):
+    empty = tmp_path / "other"
+    empty.mkdir()
+    code = main(["cls-real", "--boxes-also", str(empty), "--run-dir", str(tmp_path / "run")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    assert err[-1] == f"error: no localiser hanafuda-localiser.onnx in {empty}"
+    assert not (tmp_path / "run" / "boxes").exists()
+
+
 @pytest.mark.art
 @pytest.mark.photos
 @pytest.mark.parametrize("named", [False, True])

@@ -82,6 +82,10 @@ def parser() -> argparse.ArgumentParser:
                             help="the classifier checkpoint the round starts from (default "
                                  "training/campaign/classifier.pt: the shipped classifier's "
                                  "weights)")
+            sp.add_argument("--boxes-also", action="append", default=[], metavar="MODELS_DIR",
+                            help="also read the boxes that folder's networks (another "
+                                 "refiner, say) propose on the same scenes and photos; "
+                                 "repeatable")
         if name in ("shift", "evaluate", "tune", "photos", "framings", "western"):
             sp.add_argument("--model", default=None,
                             help="the localiser ONNX file to measure (default: the shipped one)")

@@ -73,7 +73,7 @@ COMMANDS: dict[str, Command] = {
                         "photos' train part as 'not a card', from the shipped classifier's "
                         "weights (or --start), blended back towards them by the recipe's "
                         "keep_start, as a tuned candidate in the run's cls-real-model/",
-                        lambda run, a: rounds.classifier_round(run, a.start)),
+                        lambda run, a: rounds.classifier_round(run, a.start, a.boxes_also)),
     "ref-real": Command("a box refiner round on the shipped localiser's own boxes, from the "
                         "shipped refiner's weights, blended back towards them by the recipe's "
                         "keep_start, as a tuned candidate in the run's ref-real-model/",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,31 +39,21 @@ def cached_boxes(folder: Path, name: str, settings: dict, read: Callable[[], "Bo
     return part
 
 
-def classifier_round(run: Run, start: str | Path | None = None) -> Path:
-    """Read the boxes, train the round from ``start`` (a classifier checkpoint; default
-    the shipped classifier's weights), export it int8 beside the networks, tune it."""
-    import onnx
-
+def own_box_parts(run: Run, loc_path: Path, fit_part: list) -> list["BoxCrops"]:
+    """The labelled boxes the networks of ``loc_path`` propose on the round's realistic
+    train scenes, the real photos' ``fit_part`` and (when the recipe asks) Western
+    cards' scenes: each part read once per run folder and networks (``cached_boxes``)."""
     from scorer.vision import Detector
-    from training.data.real_photos import split_by_sitting, split_photos
-    from training.ship.export import export_classifier, onnx_config, quantize_classifier
-    from training.data.boxes import join, photo_crops, scene_crops, western_crops
+    from training.data.boxes import photo_crops, scene_crops, western_crops
     from training.data.realistic import SceneVariation, layout_weights
-    from training.data.western import WESTERN_KINDS
-    from training.stages.real_round import ROUND_SEED_OFFSET, train_round
+    from training.stages.real_round import ROUND_SEED_OFFSET
     cfg, r = run.recipe.real_round, run.recipe
-    start = Path(start) if start else CLASSIFIER_STATE
-    if not start.is_file():  # before the boxes are read: minutes
-        raise FileNotFoundError(f"no classifier checkpoint at {start}")
-    networks = run.networks()
-    det = Detector(networks, threads=run.threads)
-    fit_part, _ = split_by_sitting(split_photos(run.photos_dir)["train"], cfg.photo_val_share)
+    det = Detector(loc_path, threads=run.threads)
     sets = run.trained_sets()
     variation = SceneVariation(layout_weights=layout_weights(cfg.staggered, cfg.heaps)) \
         if cfg.staggered or cfg.heaps else None
-
     made_by = hashlib.sha256(b"".join(f.read_bytes()
-                                      for f in judge.model_files(networks))).hexdigest()
+                                      for f in judge.model_files(loc_path))).hexdigest()
 
     def boxes(name: str, settings: dict, read):
         return cached_boxes(run.run_dir / "boxes", name,
@@ -79,12 +69,39 @@ def classifier_round(run: Run, start: str | Path | None = None) -> Path:
         parts.append(boxes("western", {"per_kind": cfg.western_per_kind, "groups": cfg.groups},
                            lambda: western_crops(det, run.art_dir, cfg.western_per_kind, sets,
                                                  photos=fit_part, groups=cfg.groups)))
-    data = join(parts)
+    return parts
+
+
+def classifier_round(run: Run, start: str | Path | None = None,
+                     boxes_also: Sequence[str | Path] = ()) -> Path:
+    """Read the boxes, train the round from ``start`` (a classifier checkpoint; default
+    the shipped classifier's weights), export it int8 beside the networks, tune it.
+    ``boxes_also`` names other models folders whose networks' boxes (another refiner's,
+    say) on the same scenes and photos join the round's."""
+    import onnx
+
+    from training.data.boxes import join
+    from training.data.real_photos import split_by_sitting, split_photos
+    from training.data.western import WESTERN_KINDS
+    from training.ship.export import export_classifier, onnx_config, quantize_classifier
+    from training.stages.real_round import train_round
+    cfg, r = run.recipe.real_round, run.recipe
+    start = Path(start) if start else CLASSIFIER_STATE
+    if not start.is_file():  # before the boxes are read: minutes
+        raise FileNotFoundError(f"no classifier checkpoint at {start}")
+    networks = run.networks()
+    readers = [networks] + [Path(d) / networks.name for d in boxes_also]
+    for loc in readers[1:]:
+        if not loc.is_file():
+            raise FileNotFoundError(f"no localiser {loc.name} in {loc.parent}")
+    fit_part, _ = split_by_sitting(split_photos(run.photos_dir)["train"], cfg.photo_val_share)
+    data = join([part for loc in readers for part in own_box_parts(run, loc, fit_part)])
     run.log(f"classifier round on {int((data.labels < 48).sum())} card boxes and "
             f"{int((data.labels == 48).sum())} others "
             f"({int((data.sources == 'photo').sum())} on real photos, "
             f"{int(np.isin(data.sources, WESTERN_KINDS).sum())} on Western cards' scenes); "
-            f"{int(data.band.sum())} card boxes on partly hidden cards")
+            f"{int(data.band.sum())} card boxes on partly hidden cards"
+            + (f", read by {len(readers)} sets of networks" if len(readers) > 1 else ""))
     run.log(f"the round starts from {start}")
     ck = train_round(data, start, run.run_dir / "cls-real", cfg, r.seed, run.log)
     loc = judge.candidate_copy(run, networks, run.model("cls-real-model"))
