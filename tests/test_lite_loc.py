@@ -148,6 +148,7 @@ def _shipped():
 def test_the_ship_rule_names_each_figure_that_fails_and_by_how_much():
     from training.measure.compare import Figures, may_ship, rows
     old = _shipped()
+    old.shift["recall"]["top_card_of_stack"]["cards"] = 269
     new = Figures(_figures(0.93, {"pile": 0.95, "closeup": 0.896}),
                   _figures(0.766, {"pile": 0.85}, top=0.896, half=0.796),
                   {"false_cards_per_photo": 0.36}, 30.0, 12.0, 29.0)
@@ -160,6 +161,8 @@ def test_the_ship_rule_names_each_figure_that_fails_and_by_how_much():
     assert failed[0] == "shift F1 0.770 -> 0.760 (loses 0.0100, more than 0.005)"
     assert "realistic closeup F1 0.900 -> 0.890 (loses 0.0100" in failed[1]
     assert failed[2].startswith("shift top-card recall 0.900 -> 0.890")
+    assert failed[2].endswith("more than 0.005: 3 of 269 cards)")  # the size of the loss
+    assert failed[3].endswith("more than 0.005)")  # no count measured: none said
     assert failed[3].startswith("shift 50-80% visible recall 0.800 -> 0.790")
     assert failed[4] == "real-photo false cards a photo 0.360 -> 0.370 (must not rise)"
     assert "(1.33x, limit 1.05x)" in failed[5] and "24.0 MiB" in failed[6]
