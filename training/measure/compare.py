@@ -29,8 +29,9 @@ from pathlib import Path
 RECALLS = ("required", "half_hidden_50_80", "partial_25_50", "top_card_of_stack",
            "under_40px", "true_outline")
 BOX_SHARE = "iou_0.8"
-# the shift slice's recalls the rule guards: (its name in the rule, its part of the figures)
-SHIFT_RECALLS = (("top-card", "top_card_of_stack"), ("50-80% visible", "half_hidden_50_80"))
+# the shift slice's recalls the rule guards: its name in the rule, its part of the figures
+SHIFT_RECALLS = {"shift top-card recall": "top_card_of_stack",
+                 "shift 50-80% visible recall": "half_hidden_50_80"}
 
 
 @dataclass(frozen=True)
@@ -107,15 +108,15 @@ def guarded(old: Figures, new: Figures) -> list[tuple[str, float | None, float |
         ("realistic F1", f1(old.realistic), f1(new.realistic))]
     out += [(f"realistic {k} F1", f1(old.realistic, k), f1(new.realistic, k))
             for k in old.realistic["kinds"]]
-    out += [(f"shift {label} recall", recall(old.shift, part), recall(new.shift, part))
-            for label, part in SHIFT_RECALLS]
+    out += [(name, recall(old.shift, part), recall(new.shift, part))
+            for name, part in SHIFT_RECALLS.items()]
     return out
 
 
 def cards_lost(old: Figures, name: str, loss: float) -> str:
     """For a shift recall of the rule: how many of the cards behind it ``loss`` is
     (one card is about 0.004 on the shift test), so a failure shows its size; else ""."""
-    part = dict((f"shift {label} recall", p) for label, p in SHIFT_RECALLS).get(name)
+    part = SHIFT_RECALLS.get(name)
     cards = old.shift["recall"].get(part, {}).get("cards") if part else None
     return f": {round(loss * cards)} of {cards} cards" if cards else ""
 
