@@ -45,9 +45,10 @@ def test_samples_take_the_localisers_boxes_to_the_cards_they_cover():
     det = Detector(threads=1)
     seed = realistic_seed(SEED_RANGES["train"][0] + REF_ROUND_SEED_OFFSET, "pile", 0)
     img, cards, _ = realistic_scene(get_library(None), seed, "pile")
-    crops, deltas = own_box_samples(det, img, cards)
+    crops, deltas, visible = own_box_samples(det, img, cards)
     raw = det.proposals(img)
-    assert len(raw) and len(crops) == len(deltas) and len(crops) <= 2 * len(raw)
+    assert len(raw) and len(crops) == len(deltas) == len(visible) and len(crops) <= 2 * len(raw)
+    assert min(visible) >= MIN_CROP_VIS and max(visible) <= 1.0
     assert crops[0].shape == (REF_H, REF_W, 3)
     # the first samples are the raw boxes: each correction takes its box onto the
     # rectangle of the card it covers best (nothing is left to correct)
@@ -65,7 +66,8 @@ def test_samples_take_the_localisers_boxes_to_the_cards_they_cover():
 def test_a_round_trains_resumes_and_blends_back_to_its_start(tmp_path):
     rng = np.random.default_rng(0)
     data = {"crops": rng.integers(0, 255, (16, REF_H, REF_W, 3), dtype=np.uint8),
-            "delta": rng.normal(0, 0.05, (16, 5)).astype(np.float32)}
+            "delta": rng.normal(0, 0.05, (16, 5)).astype(np.float32),
+            "visible": np.ones(16, np.float32)}
     start = refiner_from_onnx(REFINER).state_dict()
     logs: list[str] = []
 
@@ -83,9 +85,29 @@ def test_a_round_trains_resumes_and_blends_back_to_its_start(tmp_path):
     assert torch.allclose(run(0.5)[w], (own[w] + start[w]) / 2, atol=1e-6)
 
 
+def test_boxes_on_cards_in_sight_are_held_where_the_start_puts_them(tmp_path):
+    rng = np.random.default_rng(1)
+    data = {"crops": rng.integers(0, 255, (16, REF_H, REF_W, 3), dtype=np.uint8),
+            "delta": rng.normal(0, 0.2, (16, 5)).astype(np.float32)}
+    start = refiner_from_onnx(REFINER).state_dict()
+    w = "head.3.weight"
+
+    def moved(visible: float, folder: str) -> float:
+        got = train_refiner_round({**data, "visible": np.full(16, visible, np.float32)},
+                                  start, tmp_path / folder,
+                                  RefinerRoundConfig(steps=3, batch=8, keep_start=0.0,
+                                                     hold_visible=0.9), log=lambda _: None)
+        return float((got[w] - start[w]).abs().max())
+    # every card partly hidden: the cards' outlines are the targets; every card whole:
+    # the start's own corrections are, and there is nothing to learn
+    taught, held = moved(0.6, "taught"), moved(1.0, "held")
+    assert taught > 1e-6 and held < taught / 100
+
+
 def test_no_samples_is_an_error(tmp_path):
     empty = {"crops": np.zeros((0, REF_H, REF_W, 3), np.uint8), "delta": np.zeros((0, 5),
-                                                                             np.float32)}
+                                                                             np.float32),
+             "visible": np.zeros(0, np.float32)}
     with pytest.raises(ValueError, match="no refiner round samples"):
         train_refiner_round(empty, refiner_from_onnx(REFINER).state_dict(), tmp_path,
                             RefinerRoundConfig(steps=1, batch=2))
@@ -97,7 +119,7 @@ def test_the_samples_are_cached_for_their_own_settings(tmp_path):
     from training.stages.refiner_round import own_box_data
     sets = [s for s in ART_SETS if s != "hwatu-commons"]
     one = own_box_data(tmp_path, None, default_model_path(), 1, sets, workers=1)
-    assert len(one["crops"]) == len(one["delta"]) > 0
+    assert len(one["crops"]) == len(one["delta"]) == len(one["visible"]) > 0
     assert len(list(tmp_path.glob("*.npz"))) == 1
     again = own_box_data(tmp_path, None, default_model_path(), 1, sets, workers=1)
     assert np.array_equal(again["delta"], one["delta"])  # read from the cache

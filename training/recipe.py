@@ -222,6 +222,9 @@ class RefinerRoundConfig:
     batch: int = 128
     lr: float = 5e-4
     keep_start: float = 0.5  # the exported weights: this share of the start's
+    # boxes on cards at least this much in sight learn the start's own correction
+    # (the boxes the classifier was fitted to); 0 holds none
+    hold_visible: float = 0.0
 
 
 @dataclass(frozen=True)

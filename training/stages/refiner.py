@@ -120,18 +120,20 @@ def augment_refiner(x: torch.Tensor, y: torch.Tensor, rng: np.random.Generator):
     return x.clamp(0, 255), y
 
 
-def refiner_batches(data: dict, batch: int, rng: np.random.Generator) -> Iterator:
-    """Endless augmented batches (crops, corrections in training's scaled units) drawn
-    from ``data`` (``crops``, ``delta``)."""
+def refiner_batches(data: dict, batch: int, rng: np.random.Generator,
+                    keys: tuple[str, ...] = ()) -> Iterator:
+    """Endless augmented batches (crops, corrections in training's scaled units, then
+    the rows of each of ``keys``) drawn from ``data`` (``crops``, ``delta``, ``keys``)."""
     target = torch.from_numpy(data["delta"]) / torch.tensor(DELTA_SCALE)
     while True:
         idx = rng.integers(0, len(target), batch)
-        yield augment_refiner(crops_to_tensor(data["crops"][idx]), target[idx], rng)
+        yield (*augment_refiner(crops_to_tensor(data["crops"][idx]), target[idx], rng),
+               *(torch.from_numpy(data[k][idx]) for k in keys))
 
 
 def refiner_loss(net: torch.nn.Module, b) -> torch.Tensor:
     """The refiner's smooth-L1 loss on a batch of ``refiner_batches``."""
-    x, y = b
+    x, y = b[:2]
     return F.smooth_l1_loss(net(x), y.clamp(-6, 6))
 
 

@@ -33,21 +33,25 @@ from training.stages.refiner import matched_cards, refiner_batches, refiner_loss
 REF_ROUND_SEED_OFFSET = 110_000  # within the train range, past the classifier round's scenes
 
 
-def own_box_samples(det, img: np.ndarray, cards) -> tuple[list[np.ndarray], list[np.ndarray]]:
+def own_box_samples(det, img: np.ndarray, cards
+                    ) -> tuple[list[np.ndarray], list[np.ndarray], list[float]]:
     """The refiner's samples where ``det`` (a ``scorer.vision.Detector`` with a refiner)
     puts its boxes on one scene: each box before the refiner and after its first pass,
-    matched to the card it covers, as (context crops, corrections to that card)."""
+    matched to the card it covers, as (context crops, corrections to that card, the
+    share of that card in sight)."""
     raw = det.proposals(img)
     crops: list[np.ndarray] = []
     deltas: list[np.ndarray] = []
+    visible: list[float] = []
     if not len(raw) or det.refiner is None:
-        return crops, deltas
+        return crops, deltas, visible
     for boxes in (raw, det.refiner.refine_once(img, raw)):
         for box, card in zip(boxes, matched_cards(boxes, cards)):
             if card is not None:
                 crops.append(context_crop(img, box))
                 deltas.append(box_delta(box, quad_to_rect(card.quad)))
-    return crops, deltas
+                visible.append(float(card.visible))
+    return crops, deltas, visible
 
 
 def _own_chunk(args) -> str:
@@ -62,14 +66,17 @@ def _own_chunk(args) -> str:
     lib = get_library(art_dir)
     crops: list[np.ndarray] = []
     deltas: list[np.ndarray] = []
+    visible: list[float] = []
     for seed, kind in jobs:
         img, cards, _ = realistic_scene(lib, int(seed), kind, sets)
-        c, d = own_box_samples(det, img, cards)
+        c, d, v = own_box_samples(det, img, cards)
         crops += c
         deltas += d
+        visible += v
     return save_chunk(out_path, crops=np.stack(crops) if crops else
                       np.zeros((0, REF_H, REF_W, 3), np.uint8),
-                      delta=np.array(deltas, np.float32).reshape(-1, 5))
+                      delta=np.array(deltas, np.float32).reshape(-1, 5),
+                      visible=np.array(visible, np.float32))
 
 
 def own_box_data(cache_dir: Path, art_dir, model_path: Path, per_kind: int, sets,
@@ -86,7 +93,7 @@ def own_box_data(cache_dir: Path, art_dir, model_path: Path, per_kind: int, sets
     jobs = [(realistic_seed(start, kind, k), kind) for kind in KINDS for k in range(per_kind)]
     meta = {p.key: p.value for p in onnx.load(str(model_path)).metadata_props}
     settings = json.dumps([detector_digest(Path(model_path)), meta.get("hanafuda"), per_kind,
-                           list(sets)])
+                           list(sets), "visible"])
     tag = hashlib.sha256(settings.encode()).hexdigest()[:12]
     cache_dir = Path(cache_dir)
     cache_dir.mkdir(parents=True, exist_ok=True)
@@ -96,14 +103,20 @@ def own_box_data(cache_dir: Path, art_dir, model_path: Path, per_kind: int, sets
               for i in range(0, len(jobs), CHUNK)]
     paths = run_chunks(_own_chunk, chunks, workers, f"refiner round boxes ({CHUNK} scenes/chunk)")
     parts = [dict(np.load(p)) for p in paths]
-    return {k: np.concatenate([p[k] for p in parts]) for k in ("crops", "delta")}
+    return {k: np.concatenate([p[k] for p in parts]) for k in ("crops", "delta", "visible")}
 
 
 def train_refiner_round(data: dict, start: dict[str, torch.Tensor], out_dir: Path,
                         cfg: RefinerRoundConfig, seed: int = 0, log=print) -> dict:
     """The refiner from the ``start`` weights trained on ``data`` as the recipe's
     ``[refiner_round]`` says, blended back towards ``start`` by ``keep_start``: its
-    weights. The resumable state (``round_ckpt.pt``) keeps the round's own."""
+    weights. The resumable state (``round_ckpt.pt``) keeps the round's own.
+
+    With ``hold_visible`` above 0, a box on a card at least that much in sight is taught
+    the start's own correction of it (read from a frozen copy on the same augmented crop)
+    rather than the card's outline: the classifier, fitted to the start's boxes on whole
+    cards, keeps reading them where it learnt to, while boxes on partly hidden cards
+    learn where those cards really are."""
     if not len(data["delta"]):
         raise ValueError("no refiner round samples: the localiser found no card")
     out_dir = Path(out_dir)
@@ -114,12 +127,21 @@ def train_refiner_round(data: dict, start: dict[str, torch.Tensor], out_dir: Pat
     ckpt = out_dir / "round_ckpt.pt"
     rng = np.random.default_rng(seed + checkpoint.checkpoint_step(ckpt))
 
+    start_net = RefNet()
+    start_net.load_state_dict(start)
+    start_net.eval()
+
     def losses(b) -> dict:
         freeze_bn(net)  # the recovered batch norms hold folded biases: never re-estimated
-        return {"loss": refiner_loss(net, b)}
+        x, y, visible = b
+        if cfg.hold_visible > 0:
+            with torch.no_grad():
+                y = torch.where((visible >= cfg.hold_visible)[:, None], start_net(x), y)
+        return {"loss": refiner_loss(net, (x, y))}
 
-    train_loop({"ref": net}, opt, refiner_batches(data, cfg.batch, rng), losses,
+    train_loop({"ref": net}, opt, refiner_batches(data, cfg.batch, rng, ("visible",)), losses,
                Schedule(steps=cfg.steps, warmup=100, floor=0.02), ckpt,
-               {"steps": cfg.steps, "batch": cfg.batch, "lr": cfg.lr, "seed": seed}, log=log,
+               {"steps": cfg.steps, "batch": cfg.batch, "lr": cfg.lr, "seed": seed,
+                "hold_visible": cfg.hold_visible}, log=log,
                every_s=math.inf, every_steps=500, desc="refiner round")
     return blend_weights(net.state_dict(), start, cfg.keep_start)
