@@ -136,7 +136,8 @@ def _figures(f1: float, kinds: dict[str, float], top: float = 0.9, boxes: float 
             "recall": {"required": {"recall_equiv": f1},
                        "top_card_of_stack": {"recall_equiv": top},
                        "half_hidden_50_80": {"recall_equiv": half}},
-            "box_quality": {"required": {"cards": 10, "iou_0.8": boxes}}}
+            "box_quality": {"required": {"cards": 10, "iou_0.8": boxes}},
+            "card_hits": {"top_card_of_stack": {}, "half_hidden_50_80": {}}}
 
 
 def _shipped():
@@ -167,6 +168,23 @@ def test_the_ship_rule_names_each_figure_that_fails_and_by_how_much():
     assert failed[4] == "real-photo false cards a photo 0.360 -> 0.370 (must not rise)"
     assert "(1.33x, limit 1.05x)" in failed[5] and "24.0 MiB" in failed[6]
     assert ("realistic pile: F1", 0.9, 0.95) in rows(old.realistic, new.realistic, "realistic")
+
+
+def test_a_lost_recall_says_which_cards_went_which_way_when_both_record_them():
+    from training.measure.compare import Figures, may_ship, paired_cards
+    old, new = _shipped(), _shipped()
+    ids = [f"pile:{k}:3" for k in range(10)]
+    old.shift["recall"]["top_card_of_stack"] = {"recall_equiv": 0.9, "cards": 10}
+    old.shift["card_hits"]["top_card_of_stack"] = {c: c != ids[9] for c in ids}
+    # the candidate loses the first three and finds the one the shipped model lost
+    new.shift["recall"]["top_card_of_stack"] = {"recall_equiv": 0.7, "cards": 10}
+    new.shift["card_hits"]["top_card_of_stack"] = {c: c not in ids[:3] for c in ids}
+    assert paired_cards(old.shift, new.shift, "top_card_of_stack") == (3, 1)
+    assert paired_cards(old.shift, {}, "top_card_of_stack") is None  # an older record
+    failed = may_ship(old, Figures(new.realistic, new.shift, new.photos, 30.0, 1.0, 30.0))[1]
+    assert failed[0] == ("shift top-card recall 0.900 -> 0.700 (loses 0.2000, more than "
+                         "0.005: 2 of 10 cards; 3 found only by the shipped model, 1 only "
+                         "by this one)")
 
 
 def test_a_candidate_must_gain_more_than_the_margin_on_some_figure():
@@ -241,6 +259,11 @@ def test_the_shipped_models_figures_come_from_its_records_or_this_runs_measure_s
     run.shipped.write_bytes(b"model")
     old = _figures(0.9, {"pile": 0.9})
     del old["box_quality"]  # records from before the box measure
+    for n in SHIPPED_RECORDS:
+        (tmp_path / "models" / "eval" / n).write_text(json.dumps(old))
+    assert shipped_figures(run) is None  # measured again
+    old = _figures(0.9, {"pile": 0.9})
+    del old["card_hits"]  # records from before the card-by-card recalls
     for n in SHIPPED_RECORDS:
         (tmp_path / "models" / "eval" / n).write_text(json.dumps(old))
     assert shipped_figures(run) is None  # measured again

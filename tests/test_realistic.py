@@ -131,3 +131,18 @@ def test_the_fine_tuning_starts_from_the_stages_torch_checkpoints(tmp_path):
         for (k, a), b in zip(mine.state_dict().items(), theirs.state_dict().values()):
             assert torch.equal(a, b), k
     assert NetSources(tmp_path / "x.pt", src.cls, src.ref).missing() == [tmp_path / "x.pt"]
+
+
+@pytest.mark.art
+def test_the_rules_recalls_are_recorded_card_by_card():
+    from scorer.vision import Detector
+    from training.measure.slices import PAIRED_SLICES, evaluate_realistic
+    res = evaluate_realistic(Detector(threads=1), None, "val", 3, kinds=("pile",))
+    assert res["card_hits"]["top_card_of_stack"]  # piles have top cards
+    for part in PAIRED_SLICES:
+        hits, recall = res["card_hits"][part], res["recall"][part]
+        assert len(hits) == recall["cards"]
+        if hits:
+            assert sum(hits.values()) / len(hits) == pytest.approx(recall["recall_equiv"],
+                                                                   abs=1e-3)
+            assert all(c.startswith("pile:") for c in hits)

@@ -113,12 +113,35 @@ def guarded(old: Figures, new: Figures) -> list[tuple[str, float | None, float |
     return out
 
 
-def cards_lost(old: Figures, name: str, loss: float) -> str:
-    """For a shift recall of the rule: how many of the cards behind it ``loss`` is
-    (one card is about 0.004 on the shift test), so a failure shows its size; else ""."""
+def paired_cards(old: dict, new: dict, part: str) -> tuple[int, int] | None:
+    """(cards ``old`` finds and ``new`` loses, cards ``new`` finds and ``old`` lost) in
+    ``part``, one of ``training.measure.slices.PAIRED_SLICES``, from two models' figures
+    on the same scenes; None when either predates the card-by-card record."""
+    a, b = (f.get("card_hits", {}).get(part) for f in (old, new))
+    if not a or not b:
+        return None
+    return (sum(1 for c, hit in a.items() if hit and not b.get(c, False)),
+            sum(1 for c, hit in b.items() if hit and not a.get(c, False)))
+
+
+def has_card_hits(figures: dict) -> bool:
+    """Whether ``figures`` record the rule's shift recalls card by card."""
+    return all(part in figures.get("card_hits", {}) for part in SHIFT_RECALLS.values())
+
+
+def cards_lost(old: Figures, new: Figures, name: str, loss: float) -> str:
+    """For a shift recall of the rule: how many of the cards behind it ``loss`` is (one
+    card is about 0.004 on the shift test) and, where both models' figures record them,
+    how many the new model loses and how many it finds that the shipped one lost, so a
+    failure shows its size and whether a few cards went both ways; else ""."""
     part = SHIFT_RECALLS.get(name)
     cards = old.shift["recall"].get(part, {}).get("cards") if part else None
-    return f": {round(loss * cards)} of {cards} cards" if cards else ""
+    if not cards:
+        return ""
+    both = paired_cards(old.shift, new.shift, part) if part else None
+    ways = (f"; {both[0]} found only by the shipped model, {both[1]} only by this one"
+            if both else "")
+    return f": {round(loss * cards)} of {cards} cards{ways}"
 
 
 def may_ship(old: Figures, new: Figures,
@@ -131,7 +154,7 @@ def may_ship(old: Figures, new: Figures,
             failed.append(f"{name} not measured on both models")
         elif fb < fa - limits.slice_loss - 1e-9:
             failed.append(f"{name} {fa:.3f} -> {fb:.3f} (loses {fa - fb:.4f}, more than "
-                          f"{limits.slice_loss}{cards_lost(old, name, fa - fb)})")
+                          f"{limits.slice_loss}{cards_lost(old, new, name, fa - fb)})")
         elif fb > fa + limits.gain + 1e-9:
             gains.append(name)
     if old.photos is not None and new.photos is not None:

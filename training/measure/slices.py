@@ -31,6 +31,9 @@ from training.data.scenes import ART_SETS, SEED_RANGES, get_library
 MIN_PX = 40
 REQUIRED_VIS = 0.5
 PARTIAL_VIS = 0.25
+# recalls recorded card by card ("kind:scene:card" -> found), so two models' figures on
+# the same scenes say which cards one finds and the other loses
+PAIRED_SLICES = ("top_card_of_stack", "half_hidden_50_80")
 
 
 def _true_outline_reads(detector, img, cards) -> list[int]:
@@ -56,6 +59,7 @@ def evaluate_realistic(detector, art_dir=None, split: str = "test", per_kind: in
                                       "under_40px", "upside_down", "top_card_of_stack",
                                       "true_outline", "physical_deck")}
     boxes = {k: Recall() for k in BOX_SLICES}
+    hits: dict[str, dict[str, bool]] = {k: {} for k in PAIRED_SLICES}
     loss = Counter()
     months = Counter()
     ms = []
@@ -80,8 +84,9 @@ def evaluate_realistic(detector, art_dir=None, split: str = "test", per_kind: in
             reported += [(float(p), EQUIV[i] in present) for i, p in zip(pred, det.confidence)]
             reads = _true_outline_reads(detector, img, req)
             top = cards[-1] if cards else None
-            for c, r in zip(cards, readable):
+            for i, (c, r) in enumerate(zip(cards, readable)):
                 hit = EQUIV[c.class_id] in found
+                card_id = f"{kind}:{k}:{i}"
                 if c.visible >= REQUIRED_VIS and not r:
                     recalls["under_40px"].add(hit)
                 if not r:
@@ -93,12 +98,14 @@ def evaluate_realistic(detector, art_dir=None, split: str = "test", per_kind: in
                 recalls["required"].add(hit)
                 if c.visible < 0.8:
                     recalls["half_hidden_50_80"].add(hit)
+                    hits["half_hidden_50_80"][card_id] = hit
                 if c.upside_down:
                     recalls["upside_down"].add(hit)
                 if info.physical:
                     recalls["physical_deck"].add(hit)
                 if c is top and len(cards) > 1:
                     recalls["top_card_of_stack"].add(hit)
+                    hits["top_card_of_stack"][card_id] = hit
             for key, sits in box_quality(found_boxes.quads, req,
                                          top if len(cards) > 1 else None):
                 boxes[key].add(sits)
@@ -113,6 +120,7 @@ def evaluate_realistic(detector, art_dir=None, split: str = "test", per_kind: in
            "realistic_framing": overall.report(),
            "kinds": {k: v.report() for k, v in per_kind_t.items()},
            "recall": {k: v.report() for k, v in recalls.items()},
+           "card_hits": hits,
            "box_quality": {k: {"cards": v.n, f"iou_{BOX_IOU:.1f}": v.share()}
                            for k, v in boxes.items()},
            "lost_though_read_right_on_true_outline": dict(loss),

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from scorer.errors import InputError
-from training.measure.compare import Figures, box_share
+from training.measure.compare import Figures, box_share, has_card_hits
 from training.pipeline.context import Run
 
 # the shipped model's records in models/eval, read instead of measured again
@@ -266,7 +266,7 @@ def figures(run: Run, loc_path: Path, tag: str, reference: Path | None = None) -
 def shipped_figures(run: Run) -> Figures | None:
     """The shipped model's figures as recorded: its records in ``models/eval``, else the
     run's own measure of it (``evaluate`` writes the same names) made since it shipped;
-    None when neither holds the box measure."""
+    None when neither holds the box measure and the shift recalls card by card."""
     since = run.shipped.stat().st_mtime if run.shipped.is_file() else 0.0
     for folder in (run.models_dir / "eval", run.eval_dir):
         paths = [folder / n for n in SHIPPED_RECORDS]
@@ -275,7 +275,7 @@ def shipped_figures(run: Run) -> Figures | None:
         if folder == run.eval_dir and min(p.stat().st_mtime for p in paths) < since:
             continue
         r, sh, ph = (json.loads(p.read_text()) for p in paths)
-        if box_share(r) is not None:
+        if box_share(r) is not None and has_card_hits(sh):
             return Figures(r, sh, ph)
     return None
 
