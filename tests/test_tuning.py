@@ -37,10 +37,15 @@ def test_the_guard_refuses_more_false_cards_on_the_photos():
     assert eligible(_point(0.3, 0.95, 0.921, 0.911, 0), REFERENCE, 0.01)
 
 
-def test_when_nothing_is_eligible_the_best_pooled_f1_is_taken_and_said():
+def test_when_nothing_is_eligible_the_point_nearest_the_reference_is_taken_and_said():
     grid = [_point(0.3, 0.90, 0.80, 0.92, 50), _point(0.35, 0.91, 0.81, 0.93, 40)]
-    c = choose(grid, REFERENCE, guard=0.01)
+    c = choose(grid, REFERENCE, guard=0.01)  # close-ups 0.13 and 0.12 below
     assert c.fallback and c.eligible == 0 and c.best["loc_threshold"] == 0.35
+    near = _point(0.4, 0.88, 0.915, 0.90, 55)  # its worst kind 0.02 below
+    precise = _point(0.3, 0.93, 0.85, 0.94, 20)  # the best pooled F1, close-ups 0.08 below
+    more_photo = _point(0.35, 0.90, 0.93, 0.92, 61)  # no kind below, a photo card more
+    c = choose([precise, more_photo, near], REFERENCE, guard=0.005, fallback_guard=0.01)
+    assert c.fallback and c.best is near
 
 
 def test_with_none_in_the_guard_the_wider_guard_chooses_and_the_photos_guard_stays():

@@ -172,7 +172,7 @@ def tune(run: Run, loc_path: Path, sets=None, tag: str | None = None) -> dict:
     if choice.fallback:
         run.log(f"no threshold setting keeps every kind within "
                 f"{max(t.guard, t.fallback_guard)} of the shipped model's on validation: "
-                f"took the best pooled F1")
+                f"took the setting whose worst kind falls least below the shipped model's")
     run.log(f"tuned {loc_path} on realistic validation scenes: {json.dumps(best)}; "
             f"config {json.dumps(cfg)}")
     return best

@@ -28,7 +28,8 @@ SHIFT_PREFIX = "shift "  # before the kinds of the shift slice's validation scen
 class Choice:
     """The chosen grid point, and how many were eligible under the guard (None: no
     guard); ``widened``: none was, so they were counted under the wider fallback guard;
-    ``fallback``: none was under either, so the best pooled F1 was taken."""
+    ``fallback``: none was under either, so the point nearest the reference was taken
+    (``shortfall``)."""
     best: dict
     eligible: int | None = None
     fallback: bool = False
@@ -186,6 +187,23 @@ def eligible(point: dict, reference: dict[str, dict], guard: float) -> bool:
     return True
 
 
+def shortfall(point: dict, reference: dict[str, dict]) -> tuple[bool, float]:
+    """How far ``point`` is from the guard: whether it finds more false cards on the
+    photos than the reference, and the most any other kind falls below the reference's
+    F1 (a recall's kind: its recall)."""
+    more_photo, worst = False, 0.0
+    for kind, ref in reference.items():
+        mine = point["kinds"].get(kind)
+        if mine is None:
+            continue
+        if kind == PHOTO_KIND:
+            more_photo = mine["false_cards"] > ref["false_cards"]
+        else:
+            key = "recall" if kind.startswith(RECALL_PREFIX) else "f1"
+            worst = max(worst, ref[key] - mine[key])
+    return more_photo, worst
+
+
 def rank(g: dict) -> tuple:
     return (g.get("objective_f1", g["f1"]), g["f1"], g["images_all_correct"],
             -g.get("loc_threshold", 0.0))
@@ -196,14 +214,20 @@ def choose(grid: list[dict], reference: dict[str, dict] | None = None,
     """The best ``objective_f1`` where measured, else pooled F1 (ties: pooled F1, more
     images all right, then the lower localiser threshold); with a ``reference``, among
     the eligible points only, when there are any (under ``guard``, else under
-    ``fallback_guard`` when it is wider)."""
+    ``fallback_guard`` when it is wider). When none is, the point that falls least below
+    the reference on its worst kind (and finds no more false cards on the photos, where
+    one does): the best pooled F1 would trade the guarded kinds for the stand-in's
+    precision, as the ship rule, which guards each kind, never does."""
     if reference is None:
         return Choice(max(grid, key=rank))
     ok = [g for g in grid if eligible(g, reference, guard)]
     widened = not ok and fallback_guard > guard
     if widened:
         ok = [g for g in grid if eligible(g, reference, fallback_guard)]
-    return Choice(max(ok or grid, key=rank), len(ok), not ok, widened)
+    if ok:
+        return Choice(max(ok, key=rank), len(ok), False, widened)
+    nearest = min(grid, key=lambda g: (*shortfall(g, reference), tuple(-x for x in rank(g))))
+    return Choice(nearest, 0, True, widened)
 
 
 def choose_or_off(points: list[dict], reference: dict[str, dict] | None, t) -> dict:
