@@ -92,6 +92,7 @@ def own_box_data(cache_dir: Path, art_dir, model_path: Path, per_kind: int, sets
     start = SEED_RANGES["train"][0] + REF_ROUND_SEED_OFFSET
     jobs = [(realistic_seed(start, kind, k), kind) for kind in KINDS for k in range(per_kind)]
     meta = {p.key: p.value for p in onnx.load(str(model_path)).metadata_props}
+    # "visible": chunks that also hold each card's share in sight (older ones do not)
     settings = json.dumps([detector_digest(Path(model_path)), meta.get("hanafuda"), per_kind,
                            list(sets), "visible"])
     tag = hashlib.sha256(settings.encode()).hexdigest()[:12]
