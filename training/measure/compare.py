@@ -138,7 +138,7 @@ def cards_lost(old: Figures, new: Figures, name: str, loss: float) -> str:
     cards = old.shift["recall"].get(part, {}).get("cards") if part else None
     if not cards:
         return ""
-    both = paired_cards(old.shift, new.shift, part) if part else None
+    both = paired_cards(old.shift, new.shift, part)
     ways = (f"; {both[0]} found only by the shipped model, {both[1]} only by this one"
             if both else "")
     return f": {round(loss * cards)} of {cards} cards{ways}"

@@ -133,7 +133,7 @@ def refiner_batches(data: dict, batch: int, rng: np.random.Generator,
 
 def refiner_loss(net: torch.nn.Module, b) -> torch.Tensor:
     """The refiner's smooth-L1 loss on a batch of ``refiner_batches``."""
-    x, y = b[:2]
+    x, y = b
     return F.smooth_l1_loss(net(x), y.clamp(-6, 6))
 
 

@@ -128,7 +128,7 @@ def train_refiner_round(data: dict, start: dict[str, torch.Tensor], out_dir: Pat
     ckpt = out_dir / "round_ckpt.pt"
     rng = np.random.default_rng(seed + checkpoint.checkpoint_step(ckpt))
 
-    start_net = RefNet()
+    start_net = RefNet()  # the held boxes' teacher, frozen
     start_net.load_state_dict(start)
     start_net.eval()
 

@@ -169,24 +169,6 @@ def reference_figures(detector, scenes: list, checks: bool = True,
     return {k: _summary(v) for k, v in by_kind(scenes, select).items()}
 
 
-def eligible(point: dict, reference: dict[str, dict], guard: float) -> bool:
-    """No kind more than ``guard`` below the reference's F1 (a recall's kind: its
-    recall), and no more false cards on the photos than the reference."""
-    for kind, ref in reference.items():
-        mine = point["kinds"].get(kind)
-        if mine is None:
-            continue
-        if kind == PHOTO_KIND:
-            if mine["false_cards"] > ref["false_cards"]:
-                return False
-        elif kind.startswith(RECALL_PREFIX):
-            if mine["recall"] < ref["recall"] - guard:
-                return False
-        elif mine["f1"] < ref["f1"] - guard:
-            return False
-    return True
-
-
 def shortfall(point: dict, reference: dict[str, dict]) -> tuple[bool, float]:
     """How far ``point`` is from the guard: whether it finds more false cards on the
     photos than the reference, and the most any other kind falls below the reference's
@@ -202,6 +184,13 @@ def shortfall(point: dict, reference: dict[str, dict]) -> tuple[bool, float]:
             key = "recall" if kind.startswith(RECALL_PREFIX) else "f1"
             worst = max(worst, ref[key] - mine[key])
     return more_photo, worst
+
+
+def eligible(point: dict, reference: dict[str, dict], guard: float) -> bool:
+    """No kind more than ``guard`` below the reference's F1 (a recall's kind: its
+    recall), and no more false cards on the photos than the reference."""
+    more_photo, worst = shortfall(point, reference)
+    return not more_photo and worst <= guard
 
 
 def rank(g: dict) -> tuple:
@@ -226,8 +215,10 @@ def choose(grid: list[dict], reference: dict[str, dict] | None = None,
         ok = [g for g in grid if eligible(g, reference, fallback_guard)]
     if ok:
         return Choice(max(ok, key=rank), len(ok), False, widened)
-    nearest = min(grid, key=lambda g: (*shortfall(g, reference), tuple(-x for x in rank(g))))
-    return Choice(nearest, 0, True, widened)
+    def nearness(g: dict) -> tuple:
+        more_photo, worst = shortfall(g, reference)
+        return (not more_photo, -worst, rank(g))
+    return Choice(max(grid, key=nearness), 0, True, widened)
 
 
 def choose_or_off(points: list[dict], reference: dict[str, dict] | None, t) -> dict:
