@@ -74,6 +74,25 @@ def test_the_weights_averaged_are_the_snapshots_from_the_step_and_the_last_check
     assert weights_to_average(tmp_path, ck, 4000) == []
 
 
+def test_a_resumed_stream_goes_on_past_the_scenes_read_whatever_the_new_batch(tmp_path):
+    from training.nets.checkpoint import save
+    from training.recipe import LiteLocConfig
+    from training.stages.lite_loc import counted, resume_scene
+    net, ck = torch.nn.Linear(1, 1), tmp_path / "lite_loc.pt"
+    cfg8, cfg32 = LiteLocConfig(batch=8, replay=2), LiteLocConfig(batch=32, replay=2)
+    assert resume_scene(ck, cfg8) == 0
+    # a history from before the scenes were recorded: the steps' worth at this batch
+    save(ck, {"loc": net}, None, 52000, 1.0, [{"step": 52000}], {})
+    assert resume_scene(ck, cfg8) == 208_000
+    # recorded: a larger batch neither skips past the seed range nor reads a scene again
+    save(ck, {"loc": net}, None, 52000, 1.0, [{"step": 52000, "scenes": 208_000}], {})
+    assert resume_scene(ck, cfg32) == 208_000
+    read = {"scenes": 208_000}
+    batches = [{"img": np.zeros((n, 2, 2, 3), np.uint8)} for n in (32, 32, 5)]
+    assert len(list(counted(iter(batches), read))) == 3
+    assert read["scenes"] == 208_069
+
+
 def test_the_recipe_describes_the_lite_localiser_and_the_shift_slice():
     r = load_recipe()
     assert r.lite_localiser.window == (640, 480) and r.shift.per_kind > 0  # whole frames

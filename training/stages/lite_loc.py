@@ -20,7 +20,7 @@ import torch
 
 from training.nets import checkpoint
 from training.nets.checkpoint import checkpoint_step
-from training.stages.loop import RunState, Schedule, replayed, train_loop
+from training.stages.loop import RunState, Schedule, last_record, replayed, train_loop
 from training.stages.augment import colour_jitter, random_window, to_input
 from training.nets.networks import LiteLoc
 from training.data.realistic import SceneVariation, layout_weights
@@ -78,9 +78,9 @@ def train_lite_loc(art_dir: str, out_dir: Path, cfg: LiteLocConfig, exclude_sets
     opt = torch.optim.AdamW([p for p in net.parameters() if p.requires_grad], lr=cfg.lr,
                             weight_decay=1e-4, fused=True)
     ckpt = out_dir / "lite_loc.pt"
-    start = checkpoint_step(ckpt) // cfg.replay * cfg.batch  # a resumed stream goes on
-    loader = scene_loader(stream_config(art_dir, cfg, exclude_sets, photos_dir), start,
-                          cfg.batch, workers)
+    read = {"scenes": resume_scene(ckpt, cfg)}  # a resumed stream goes on with unseen scenes
+    loader = counted(scene_loader(stream_config(art_dir, cfg, exclude_sets, photos_dir),
+                                  read["scenes"], cfg.batch, workers), read)
 
     def losses(batch) -> dict:
         f, (hm, ign, reg, regm, band) = batch
@@ -99,8 +99,23 @@ def train_lite_loc(art_dir: str, out_dir: Path, cfg: LiteLocConfig, exclude_sets
 
     train_loop({"loc": net}, opt, feature_batches(net, loader, cfg, dev, seed), losses, schedule,
                ckpt, {**asdict(cfg), "seed": seed}, log=log, desc="lite localiser",
-               on_checkpoint=snapshot, every_steps=cfg.snapshot_every)
+               on_checkpoint=snapshot, every_steps=cfg.snapshot_every, record=lambda: dict(read))
     return ckpt
+
+
+def resume_scene(ckpt: Path, cfg: LiteLocConfig) -> int:
+    """The first scene a run resumed from ``ckpt`` reads: the scenes its history says were
+    read, or, in a history from before that record, its steps' worth at ``cfg``'s batch
+    and replay (a piece that changes the batch still goes on past every scene read)."""
+    step = checkpoint_step(ckpt)
+    return int(last_record(ckpt, "scenes", step // cfg.replay * cfg.batch))
+
+
+def counted(batches, read: dict) -> Iterator:
+    """``batches`` as they are, adding each one's scenes to ``read["scenes"]``."""
+    for b in batches:
+        read["scenes"] += len(b["img"])
+        yield b
 
 
 def save_weights(path: Path, net: torch.nn.Module, step: int = 0) -> Path:
