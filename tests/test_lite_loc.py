@@ -93,6 +93,17 @@ def test_a_resumed_stream_goes_on_past_the_scenes_read_whatever_the_new_batch(tm
     assert read["scenes"] == 208_069
 
 
+def test_a_stopped_piece_ends_at_the_first_snapshot_step_past_its_time():
+    from training.stages.lite_loc import stopping
+    now = iter(range(0, 1000, 10))  # each look at the clock is 10 s later
+    taken = list(stopping(iter(range(100)), 995, 5, after_s=25, clock=lambda: next(now)))
+    # the clock is read at the start, then at steps 1000 (10 s), 1005 (20 s) and 1010
+    # (30 s: past 25, so the batch for step 1010 is not taken)
+    assert taken == list(range(15))
+    never = list(stopping(iter(range(7)), 0, 5, after_s=1e9, clock=lambda: 0.0))
+    assert never == list(range(7))
+
+
 def test_the_recipe_describes_the_lite_localiser_and_the_shift_slice():
     r = load_recipe()
     assert r.lite_localiser.window == (640, 480) and r.shift.per_kind > 0  # whole frames
@@ -308,3 +319,36 @@ def test_a_better_calibrated_confidence_is_a_gain_and_a_worse_one_fails_nothing(
     assert may_ship(old, calibrated(0.2))[1] == ["no figure gains more than 0.005"]
     assert may_ship(Figures(old.realistic, _shipped().shift, old.photos),
                     calibrated(0.03))[1] == ["no figure gains more than 0.005"]
+
+
+@pytest.mark.parametrize("train_only, reached", [(True, 55000), (False, 54000)])
+def test_a_piece_trained_only_or_stopped_early_is_kept_not_exported(tmp_path, monkeypatch,
+                                                                    train_only, reached):
+    import training.ship.export as export
+    import training.stages.lite_loc as stage
+    from training.nets.checkpoint import save
+    from training.pipeline import campaign
+    from training.pipeline.context import Run
+    from training.recipe import DEFAULT_RECIPE, load_recipe
+    run = Run(load_recipe(), DEFAULT_RECIPE, tmp_path / "run", tmp_path / "models", "", "")
+    if not train_only:  # the shipped networks the export would put beside it
+        run.networks().parent.mkdir(parents=True, exist_ok=True)
+        run.networks().write_bytes(b"")
+    seen = {}
+
+    def trained(art_dir, out_dir, cfg, **kw):
+        seen["stop_after_s"] = kw["stop_after_s"]
+        ck = out_dir / "lite_loc.pt"
+        save(ck, {"loc": torch.nn.Linear(1, 1)}, None, reached, 1.0, [], {})
+        return ck
+
+    def never(*a, **kw):
+        raise AssertionError("exported")
+
+    monkeypatch.setattr(campaign, "resume_campaign", lambda run: None)
+    monkeypatch.setattr(stage, "train_lite_loc", trained)
+    monkeypatch.setattr(export, "export_lite_loc", never)
+    assert run.recipe.lite_localiser.steps == 55000
+    ck = campaign.lite_loc(run, "cpu", train_only=train_only, stop_after_min=2.5)
+    assert ck == run.run_dir / "lite_loc" / "lite_loc.pt" and seen["stop_after_s"] == 150
+    assert "not exported" in (run.run_dir / "log.txt").read_text()

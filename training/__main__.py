@@ -64,6 +64,16 @@ def parser() -> argparse.ArgumentParser:
         if name in ("all", "realistic", "lite-loc"):
             sp.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto",
                             help="where it trains (auto: a GPU if any)")
+        if name == "lite-loc":
+            sp.add_argument("--train-only", action="store_true",
+                            help="train, keep the checkpoint, export nothing (a lent "
+                                 "machine that brings the checkpoint back)")
+            sp.add_argument("--stop-after", type=float, default=0.0, metavar="MINUTES",
+                            help="stop at the first snapshot past this many minutes; running "
+                                 "again goes on (default: train the recipe's steps)")
+        if name == "bundle":
+            sp.add_argument("--out", required=True,
+                            help="a new folder to copy the art and the photos' train part into")
         if name in ("all", "evaluate"):
             sp.add_argument("--no-lodo", action="store_true",
                             help="skip the leave-one-deck-out evaluation")

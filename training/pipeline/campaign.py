@@ -83,20 +83,30 @@ def train_lodo(run: Run) -> Path:
     return loc
 
 
-def lite_loc(run: Run, device: str = "auto") -> Path:
+def lite_loc(run: Run, device: str = "auto", train_only: bool = False,
+             stop_after_min: float = 0.0) -> Path:
     """The localiser on ImageNet features, trained on streamed scenes (never the held-out
-    deck), exported beside the shipped classifier and refiner (``run.candidate``)."""
+    deck), exported beside the shipped classifier and refiner (``run.candidate``), then
+    tuned. ``train_only`` (a lent machine that trains and brings the checkpoint back) or a
+    piece stopped by ``stop_after_min`` before its last step: the checkpoint, not exported."""
     from training.nets.checkpoint import checkpoint_step
     from training.ship.export import export_lite_loc
     from training.stages.lite_loc import stream_config, train_lite_loc
-    if not run.networks().is_file():
+    if not run.networks().is_file() and not train_only:
         raise RecipeError(f"no shipped model at {run.shipped} (its classifier and refiner "
                           f"go with the new localiser)")
     resume_campaign(run)
     r, cfg = run.recipe, run.recipe.lite_localiser
+    if stop_after_min and not cfg.snapshot_every:
+        raise RecipeError("--stop-after stops at a snapshot: the recipe's [lite_localiser] "
+                          "snapshot_every must be more than 0")
     ck = train_lite_loc(run.art_dir, run.run_dir / "lite_loc", cfg, exclude_sets=(r.lodo_set,),
                         log=run.log, device=device, workers=run.workers, seed=r.seed,
-                        photos_dir=run.photos_dir)
+                        photos_dir=run.photos_dir, stop_after_s=stop_after_min * 60)
+    if train_only or checkpoint_step(ck) < cfg.steps:
+        run.log(f"trained to step {checkpoint_step(ck)} of {cfg.steps} in {ck}: not exported"
+                + ("" if train_only else " (run the same command again to go on)"))
+        return ck
     stream = stream_config(run.art_dir, cfg, (r.lodo_set,), run.photos_dir)
     if cfg.average_from:
         ck = averaged(run, ck, cfg.average_from, stream)

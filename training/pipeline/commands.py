@@ -44,6 +44,14 @@ def tune_command(run: Run, a: argparse.Namespace) -> dict:
     return judge.tune(run, path, tag=getattr(a, "tag", None))
 
 
+def bundle_command(run: Run, a: argparse.Namespace) -> Path:
+    from training.pipeline.bundle import bundle
+    b = bundle(run.art_dir, run.photos_dir, a.out)
+    run.log(f"bundled {b.bytes / 2**20:.1f} MiB into {a.out}: there, run with --art-dir "
+            f"{b.art_dir} --photos-dir {b.photos_dir}")
+    return Path(a.out)
+
+
 COMMANDS: dict[str, Command] = {
     "cache": Command("render and cache the random scenes of the first stages",
                      lambda run, a: chain.data(run)),
@@ -64,7 +72,12 @@ COMMANDS: dict[str, Command] = {
                                               sets=run.trained_sets())),
     "lite-loc": Command("the localiser on ImageNet features (streamed scenes), exported as "
                         "a candidate beside the shipped classifier and refiner, then tuned",
-                        lambda run, a: campaign.lite_loc(run, a.device)),
+                        lambda run, a: campaign.lite_loc(
+                            run, a.device, getattr(a, "train_only", False),
+                            getattr(a, "stop_after", 0.0))),
+    "bundle": Command("copy the card art and the real photos' train part (the test part's "
+                      "names only, as empty files) into --out, to carry to a machine that "
+                      "trains without ../shared", lambda run, a: bundle_command(run, a)),
     "face-gate": Command("a face gate (is there a hanafuda face in the box at all?) fitted "
                          "on the networks' boxes on realistic scenes and real photos, as a "
                          "candidate in the run's gated-model/",

@@ -11,6 +11,7 @@ per batch): they are most of the forward cost, and no gradient flows into them.
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Iterator, Sequence
@@ -67,8 +68,13 @@ def stream_config(art_dir: str, cfg: LiteLocConfig, exclude_sets=(),
 
 def train_lite_loc(art_dir: str, out_dir: Path, cfg: LiteLocConfig, exclude_sets=(),
                    log=print, device: str = "auto", workers: int = 1, seed: int = 0,
-                   pretrained: bool = True, photos_dir: str | Path = "") -> Path:
-    """Train (or resume) into ``out_dir/lite_loc.pt``; returns the checkpoint's path."""
+                   pretrained: bool = True, photos_dir: str | Path = "",
+                   stop_after_s: float = 0.0) -> Path:
+    """Train (or resume) into ``out_dir/lite_loc.pt``; returns the checkpoint's path.
+    ``stop_after_s`` > 0: stop at the first snapshot step past that many seconds (the
+    checkpoint is saved there; running again goes on)."""
+    if stop_after_s and not cfg.snapshot_every:
+        raise ValueError("stopping early needs snapshot_every: it stops at a snapshot")
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     dev = torch.device("cuda" if device == "auto" and torch.cuda.is_available() else
@@ -97,7 +103,10 @@ def train_lite_loc(art_dir: str, out_dir: Path, cfg: LiteLocConfig, exclude_sets
         if cfg.snapshot_every and st.step % cfg.snapshot_every == 0:
             save_weights(snapshot_path(out_dir, st.step), net, st.step)
 
-    train_loop({"loc": net}, opt, feature_batches(net, loader, cfg, dev, seed), losses, schedule,
+    batches = feature_batches(net, loader, cfg, dev, seed)
+    if stop_after_s:
+        batches = stopping(batches, checkpoint_step(ckpt), cfg.snapshot_every, stop_after_s)
+    train_loop({"loc": net}, opt, batches, losses, schedule,
                ckpt, {**asdict(cfg), "seed": seed}, log=log, desc="lite localiser",
                on_checkpoint=snapshot, every_steps=cfg.snapshot_every, record=lambda: dict(read))
     return ckpt
@@ -109,6 +118,18 @@ def resume_scene(ckpt: Path, cfg: LiteLocConfig) -> int:
     and replay (a piece that changes the batch still goes on past every scene read)."""
     step = checkpoint_step(ckpt)
     return int(last_record(ckpt, "scenes", step // cfg.replay * cfg.batch))
+
+
+def stopping(batches, first_step: int, every: int, after_s: float,
+             clock=time.monotonic) -> Iterator:
+    """``batches``, one a step from ``first_step``, until the first step past ``after_s``
+    seconds that is a multiple of ``every`` (where the training loop has just saved)."""
+    t0, step = clock(), first_step
+    for b in batches:
+        if step > first_step and step % every == 0 and clock() - t0 > after_s:
+            return
+        yield b
+        step += 1
 
 
 def counted(batches, read: dict) -> Iterator:
