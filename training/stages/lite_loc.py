@@ -80,10 +80,11 @@ def train_lite_loc(art_dir: str, out_dir: Path, cfg: LiteLocConfig, exclude_sets
     dev = torch.device("cuda" if device == "auto" and torch.cuda.is_available() else
                        ("cpu" if device == "auto" else device))
     torch.manual_seed(seed)
-    net = LiteLoc(pretrained=pretrained).to(dev)
+    ckpt = out_dir / "lite_loc.pt"
+    # a resumed run loads every weight from its checkpoint: no ImageNet file needed
+    net = LiteLoc(pretrained=pretrained and not ckpt.is_file()).to(dev)
     opt = torch.optim.AdamW([p for p in net.parameters() if p.requires_grad], lr=cfg.lr,
                             weight_decay=1e-4, fused=True)
-    ckpt = out_dir / "lite_loc.pt"
     read = {"scenes": resume_scene(ckpt, cfg)}  # a resumed stream goes on with unseen scenes
     loader = counted(scene_loader(stream_config(art_dir, cfg, exclude_sets, photos_dir),
                                   read["scenes"], cfg.batch, workers), read)
