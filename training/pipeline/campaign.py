@@ -97,14 +97,12 @@ def lite_loc(run: Run, device: str = "auto", train_only: bool = False,
                           f"go with the new localiser)")
     resume_campaign(run)
     r, cfg = run.recipe, run.recipe.lite_localiser
-    if stop_after_min and not cfg.snapshot_every:
-        raise RecipeError("--stop-after stops at a snapshot: the recipe's [lite_localiser] "
-                          "snapshot_every must be more than 0")
     ck = train_lite_loc(run.art_dir, run.run_dir / "lite_loc", cfg, exclude_sets=(r.lodo_set,),
                         log=run.log, device=device, workers=run.workers, seed=r.seed,
                         photos_dir=run.photos_dir, stop_after_s=stop_after_min * 60)
-    if train_only or checkpoint_step(ck) < cfg.steps:
-        run.log(f"trained to step {checkpoint_step(ck)} of {cfg.steps} in {ck}: not exported"
+    reached = checkpoint_step(ck)
+    if train_only or reached < cfg.steps:
+        run.log(f"trained to step {reached} of {cfg.steps} in {ck}: not exported"
                 + ("" if train_only else " (run the same command again to go on)"))
         return ck
     stream = stream_config(run.art_dir, cfg, (r.lodo_set,), run.photos_dir)
@@ -112,8 +110,7 @@ def lite_loc(run: Run, device: str = "auto", train_only: bool = False,
         ck = averaged(run, ck, cfg.average_from, stream)
     loc = export_lite_loc(ck, run.networks(), run.candidate.parent, run.name,
                           calibrate=stream if cfg.int8 else None)
-    run.record_lineage(loc, checkpoint_step(run.run_dir / "lite_loc" / "lite_loc.pt"),
-                       cfg.average_from)
+    run.record_lineage(loc, reached, cfg.average_from)
     run.log(f"exported {loc}")
     judge.tune(run, loc)
     return loc

@@ -77,7 +77,7 @@ COMMANDS: dict[str, Command] = {
                             getattr(a, "stop_after", 0.0))),
     "bundle": Command("copy the card art and the real photos' train part (the test part's "
                       "names only, as empty files) into --out, to carry to a machine that "
-                      "trains without ../shared", lambda run, a: bundle_command(run, a)),
+                      "trains without ../shared", bundle_command),
     "face-gate": Command("a face gate (is there a hanafuda face in the box at all?) fitted "
                          "on the networks' boxes on realistic scenes and real photos, as a "
                          "candidate in the run's gated-model/",

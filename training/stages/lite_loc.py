@@ -25,7 +25,7 @@ from training.stages.loop import RunState, Schedule, last_record, replayed, trai
 from training.stages.augment import colour_jitter, random_window, to_input
 from training.nets.networks import LiteLoc
 from training.data.realistic import SceneVariation, layout_weights
-from training.recipe import LiteLocConfig
+from training.recipe import LiteLocConfig, RecipeError
 from training.data.stream import StreamConfig, scene_loader
 from training.stages.loss import loc_loss
 
@@ -74,7 +74,8 @@ def train_lite_loc(art_dir: str, out_dir: Path, cfg: LiteLocConfig, exclude_sets
     ``stop_after_s`` > 0: stop at the first snapshot step past that many seconds (the
     checkpoint is saved there; running again goes on)."""
     if stop_after_s and not cfg.snapshot_every:
-        raise ValueError("stopping early needs snapshot_every: it stops at a snapshot")
+        raise RecipeError("stopping early stops at a snapshot: the recipe's [lite_localiser] "
+                          "snapshot_every must be more than 0")
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     dev = torch.device("cuda" if device == "auto" and torch.cuda.is_available() else
