@@ -56,6 +56,23 @@ def test_averaged_weights_are_the_mean_with_the_trained_batch_norms_measured_aga
     assert torch.equal(out.frozen[0]._bn1.running_mean, frozen_stats)  # ImageNet's, kept
 
 
+def test_averaged_weights_without_frames_keep_the_mean_of_the_trained_statistics(tmp_path):
+    from training.stages.lite_loc import averaged_weights, load_lite_loc, save_weights
+    torch.manual_seed(0)
+    paths = []
+    for k in range(3):
+        net = LiteLoc(pretrained=False)
+        with torch.no_grad():
+            net.blocks[0]._bn1.running_mean.fill_(5.0 + k)
+            net.blocks[0]._bn1.running_var.fill_(1.0 + 2 * k)
+        paths.append(tmp_path / f"step-{k}.pt")
+        save_weights(paths[-1], net)
+    out = load_lite_loc(averaged_weights(paths, None, tmp_path / "mean.pt"))
+    bn = out.blocks[0]._bn1
+    assert torch.allclose(bn.running_mean, torch.full_like(bn.running_mean, 6.0))
+    assert torch.allclose(bn.running_var, torch.full_like(bn.running_var, 3.0))
+
+
 def test_the_weights_averaged_are_the_snapshots_from_the_step_and_the_last_checkpoint(tmp_path):
     from training.nets.checkpoint import save
     from training.stages.lite_loc import snapshot_path, snapshot_step, weights_to_average

@@ -129,7 +129,9 @@ class LiteLocConfig:
     # export the mean of the weights kept from this step on (the snapshots and the last
     # ones: stochastic weight averaging over a piece's cycles); 0: the last weights
     average_from: int = 0
-    average_frames: int = 256  # training frames the averaged batch norms are measured on
+    # training frames the averaged batch norms are measured on; 0: the mean of the
+    # snapshots' own statistics
+    average_frames: int = 256
 
 
 @dataclass(frozen=True)

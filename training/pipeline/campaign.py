@@ -124,7 +124,8 @@ def averaged(run: Run, ck: Path, first_step: int, stream) -> Path:
     if not paths:
         raise RecipeError(f"average_from = {first_step}: no weights kept from that step on "
                           f"in {run.run_dir / 'lite_loc'}")
-    frames = calibration_frames(stream, cfg.average_frames, first_seed=920_000)
+    frames = (calibration_frames(stream, cfg.average_frames, first_seed=920_000)
+              if cfg.average_frames else None)
     out = averaged_weights(paths, frames, run.run_dir / "lite_loc" / "averaged.pt")
     run.log(f"averaged {len(paths)} weights ({', '.join(p.name for p in paths)})")
     if cfg.snapshot_every and len(paths) < len(range(first_step, cfg.steps + 1,

@@ -153,29 +153,32 @@ def load_lite_loc(path: Path) -> LiteLoc:
     return net.eval()
 
 
-def averaged_weights(paths: Sequence[Path], frames: np.ndarray, out: Path,
+def averaged_weights(paths: Sequence[Path], frames: np.ndarray | None, out: Path,
                      batch: int = 8) -> Path:
     """The mean of the lite localiser's weights in ``paths`` (checkpoints or snapshots),
-    saved as a snapshot at ``out``. The trained blocks' batch-norm statistics are then
-    measured again on ``frames`` ((N,H,W,3) uint8 BGR training frames): the mean of
-    several networks' statistics is not the statistics of the mean network. The frozen
-    stem and blocks keep theirs (the same in every snapshot)."""
+    saved as a snapshot at ``out``. With ``frames`` ((N,H,W,3) uint8 BGR training frames)
+    the trained blocks' batch-norm statistics are then measured again on them; with None
+    they are the mean of the networks' own statistics, gathered over their training. On
+    the shift slice's validation seeds, measuring them again on 256 letterboxed frames
+    lost partly hidden cards (docs/model-history.md). The frozen stem and blocks keep
+    theirs (the same in every snapshot)."""
     if not paths:
         raise ValueError("no weights to average")
     states = [load_lite_loc(p).state_dict() for p in paths]
     net = LiteLoc(pretrained=False)
-    net.load_state_dict({k: torch.stack([s[k] for s in states]).mean(0)
+    net.load_state_dict({k: torch.stack([s[k].float() for s in states]).mean(0).to(v.dtype)
                          if v.is_floating_point() else v for k, v in states[-1].items()})
-    frozen = {id(m) for part in (net.stem, net.frozen) for m in part.modules()}
-    norms = [m for m in net.modules()
-             if isinstance(m, torch.nn.BatchNorm2d) and id(m) not in frozen]
-    for m in norms:
-        m.reset_running_stats()
-        m.momentum = None  # a cumulative mean over every batch
-    net.train()
-    with torch.no_grad():
-        for k in range(0, len(frames), batch):
-            net(to_input(torch.from_numpy(frames[k:k + batch]), "cpu"))
+    if frames is not None:
+        frozen = {id(m) for part in (net.stem, net.frozen) for m in part.modules()}
+        norms = [m for m in net.modules()
+                 if isinstance(m, torch.nn.BatchNorm2d) and id(m) not in frozen]
+        for m in norms:
+            m.reset_running_stats()
+            m.momentum = None  # a cumulative mean over every batch
+        net.train()
+        with torch.no_grad():
+            for k in range(0, len(frames), batch):
+                net(to_input(torch.from_numpy(frames[k:k + batch]), "cpu"))
     save_weights(Path(out), net.eval())
     return Path(out)
 
