@@ -31,17 +31,26 @@ def test_lite_loc_keeps_the_detector_contract_and_its_frozen_imagenet_layers():
     assert torch.sigmoid(out[0, 0]).max() < 0.2
 
 
-def test_averaged_weights_are_the_mean_with_the_trained_batch_norms_measured_again(tmp_path):
-    from training.stages.lite_loc import averaged_weights, load_lite_loc, save_weights
+def snapshots(tmp_path, n: int) -> list:
+    """``n`` saved lite localisers, the k-th with its head's bias k, its first trained
+    block's batch-norm means 5 + k and variances 1 + 2k."""
+    from training.stages.lite_loc import save_weights
     torch.manual_seed(0)
     paths = []
-    for k in range(2):
+    for k in range(n):
         net = LiteLoc(pretrained=False)
         with torch.no_grad():
             net.head[-1].bias.fill_(float(k))
             net.blocks[0]._bn1.running_mean.fill_(5.0 + k)
+            net.blocks[0]._bn1.running_var.fill_(1.0 + 2 * k)
         paths.append(tmp_path / f"step-{k}.pt")
         save_weights(paths[-1], net)
+    return paths
+
+
+def test_averaged_weights_are_the_mean_with_the_trained_batch_norms_measured_again(tmp_path):
+    from training.stages.lite_loc import averaged_weights, load_lite_loc
+    paths = snapshots(tmp_path, 2)
     frozen_stats = load_lite_loc(paths[0]).frozen[0]._bn1.running_mean.clone()
     frames = np.random.default_rng(0).integers(0, 255, (4, 96, 128, 3), dtype=np.uint8)
     out = load_lite_loc(averaged_weights(paths, frames, tmp_path / "mean.pt", batch=2))
@@ -57,16 +66,8 @@ def test_averaged_weights_are_the_mean_with_the_trained_batch_norms_measured_aga
 
 
 def test_averaged_weights_without_frames_keep_the_mean_of_the_trained_statistics(tmp_path):
-    from training.stages.lite_loc import averaged_weights, load_lite_loc, save_weights
-    torch.manual_seed(0)
-    paths = []
-    for k in range(3):
-        net = LiteLoc(pretrained=False)
-        with torch.no_grad():
-            net.blocks[0]._bn1.running_mean.fill_(5.0 + k)
-            net.blocks[0]._bn1.running_var.fill_(1.0 + 2 * k)
-        paths.append(tmp_path / f"step-{k}.pt")
-        save_weights(paths[-1], net)
+    from training.stages.lite_loc import averaged_weights, load_lite_loc
+    paths = snapshots(tmp_path, 3)
     out = load_lite_loc(averaged_weights(paths, None, tmp_path / "mean.pt"))
     bn = out.blocks[0]._bn1
     assert torch.allclose(bn.running_mean, torch.full_like(bn.running_mean, 6.0))
