@@ -166,21 +166,26 @@ def averaged_weights(paths: Sequence[Path], frames: np.ndarray | None, out: Path
         raise ValueError("no weights to average")
     states = [load_lite_loc(p).state_dict() for p in paths]
     net = LiteLoc(pretrained=False)
-    net.load_state_dict({k: torch.stack([s[k].float() for s in states]).mean(0).to(v.dtype)
+    net.load_state_dict({k: torch.stack([s[k] for s in states]).mean(0)
                          if v.is_floating_point() else v for k, v in states[-1].items()})
     if frames is not None:
-        frozen = {id(m) for part in (net.stem, net.frozen) for m in part.modules()}
-        norms = [m for m in net.modules()
-                 if isinstance(m, torch.nn.BatchNorm2d) and id(m) not in frozen]
-        for m in norms:
-            m.reset_running_stats()
-            m.momentum = None  # a cumulative mean over every batch
-        net.train()
-        with torch.no_grad():
-            for k in range(0, len(frames), batch):
-                net(to_input(torch.from_numpy(frames[k:k + batch]), "cpu"))
+        measure_norms(net, frames, batch)
     save_weights(Path(out), net.eval())
     return Path(out)
+
+
+def measure_norms(net: LiteLoc, frames: np.ndarray, batch: int = 8) -> None:
+    """Measure the trained blocks' batch-norm statistics again on ``frames``, a cumulative
+    mean over every batch; the frozen stem and blocks keep theirs."""
+    frozen = {id(m) for part in (net.stem, net.frozen) for m in part.modules()}
+    for m in net.modules():
+        if isinstance(m, torch.nn.BatchNorm2d) and id(m) not in frozen:
+            m.reset_running_stats()
+            m.momentum = None
+    net.train()
+    with torch.no_grad():
+        for k in range(0, len(frames), batch):
+            net(to_input(torch.from_numpy(frames[k:k + batch]), "cpu"))
 
 
 def snapshot_path(out_dir: Path, step: int) -> Path:
