@@ -33,8 +33,9 @@ def test_schedule_needs_exactly_one_length(kw):
         Schedule(**kw)
 
 
-def _run(ckpt, steps: int, stop_after: int | None = None):
-    """A tiny regression trained by the engine; ``stop_after`` interrupts the run."""
+def _run(ckpt, steps: int, stop_after: int | None = None, **loop_kw):
+    """A tiny regression trained by the engine; ``stop_after`` interrupts the run;
+    ``loop_kw`` go to ``train_loop``."""
     torch.manual_seed(0)
     net = torch.nn.Linear(3, 1)
     opt = torch.optim.SGD(net.parameters(), lr=0.1)
@@ -53,8 +54,20 @@ def _run(ckpt, steps: int, stop_after: int | None = None):
     if stop_after is not None:
         data = itertools.islice(data, stop_after)
     st = train_loop({"net": net}, opt, data, losses, Schedule(steps=steps, warmup=2), ckpt,
-                    {"what": "test"}, log=lambda m: None, every_s=0.0)
+                    {"what": "test"}, log=lambda m: None, every_s=0.0, **loop_kw)
     return net, st
+
+
+def test_a_run_out_of_time_stops_at_a_step_checkpoint_and_goes_on_from_there(tmp_path):
+    whole, _ = _run(tmp_path / "a.pt", 12)
+    # past its time at once: it stops at the first multiple of every_steps, saved there
+    _, st = _run(tmp_path / "b.pt", 12, every_steps=5, stop_after_s=1e-9)
+    assert st.step == 5 and load_checkpoint(tmp_path / "b.pt")["step"] == 5
+    _, st = _run(tmp_path / "b.pt", 12, every_steps=5, stop_after_s=1e-9)
+    assert st.step == 10  # resumed, then stopped at the next multiple
+    resumed, st = _run(tmp_path / "b.pt", 12, every_steps=5, stop_after_s=1e9)
+    assert st.step == 12  # time to spare: to the end
+    assert torch.equal(whole.weight, resumed.weight) and torch.equal(whole.bias, resumed.bias)
 
 
 def test_an_interrupted_run_resumes_to_the_same_weights(tmp_path):

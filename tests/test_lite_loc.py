@@ -111,17 +111,6 @@ def test_a_resumed_stream_goes_on_past_the_scenes_read_whatever_the_new_batch(tm
     assert read["scenes"] == 208_069
 
 
-def test_a_stopped_piece_ends_at_the_first_snapshot_step_past_its_time():
-    from training.stages.lite_loc import stopping
-    now = iter(range(0, 1000, 10))  # each look at the clock is 10 s later
-    taken = list(stopping(iter(range(100)), 995, 5, after_s=25, clock=lambda: next(now)))
-    # the clock is read at the start, then at steps 1000 (10 s), 1005 (20 s) and 1010
-    # (30 s: past 25, so the batch for step 1010 is not taken)
-    assert taken == list(range(15))
-    never = list(stopping(iter(range(7)), 0, 5, after_s=1e9, clock=lambda: 0.0))
-    assert never == list(range(7))
-
-
 def test_the_recipe_describes_the_lite_localiser_and_the_shift_slice():
     r = load_recipe()
     assert r.lite_localiser.window == (640, 480) and r.shift.per_kind > 0  # whole frames

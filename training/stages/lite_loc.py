@@ -11,7 +11,6 @@ per batch): they are most of the forward cost, and no gradient flows into them.
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Iterator, Sequence
@@ -105,12 +104,10 @@ def train_lite_loc(art_dir: str, out_dir: Path, cfg: LiteLocConfig, exclude_sets
         if cfg.snapshot_every and st.step % cfg.snapshot_every == 0:
             save_weights(snapshot_path(out_dir, st.step), net, st.step)
 
-    batches = feature_batches(net, loader, cfg, dev, seed)
-    if stop_after_s:
-        batches = stopping(batches, checkpoint_step(ckpt), cfg.snapshot_every, stop_after_s)
-    train_loop({"loc": net}, opt, batches, losses, schedule,
+    train_loop({"loc": net}, opt, feature_batches(net, loader, cfg, dev, seed), losses, schedule,
                ckpt, {**asdict(cfg), "seed": seed}, log=log, desc="lite localiser",
-               on_checkpoint=snapshot, every_steps=cfg.snapshot_every, record=lambda: dict(read))
+               on_checkpoint=snapshot, every_steps=cfg.snapshot_every, record=lambda: dict(read),
+               stop_after_s=stop_after_s)
     return ckpt
 
 
@@ -118,20 +115,10 @@ def resume_scene(ckpt: Path, cfg: LiteLocConfig) -> int:
     """The first scene a run resumed from ``ckpt`` reads: the scenes its history says were
     read, or, in a history from before that record, its steps' worth at ``cfg``'s batch
     and replay (a piece that changes the batch still goes on past every scene read)."""
-    step = checkpoint_step(ckpt)
-    return int(last_record(ckpt, "scenes", step // cfg.replay * cfg.batch))
-
-
-def stopping(batches, first_step: int, every: int, after_s: float,
-             clock=time.monotonic) -> Iterator:
-    """``batches``, one a step from ``first_step``, until the first step past ``after_s``
-    seconds that is a multiple of ``every`` (where the training loop has just saved)."""
-    t0, step = clock(), first_step
-    for b in batches:
-        if step > first_step and step % every == 0 and clock() - t0 > after_s:
-            return
-        yield b
-        step += 1
+    if not Path(ckpt).is_file():
+        return 0
+    ck = checkpoint.load(ckpt)
+    return int(last_record(ck, "scenes", ck["step"] // cfg.replay * cfg.batch))
 
 
 def counted(batches, read: dict) -> Iterator:

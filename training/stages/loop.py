@@ -85,13 +85,13 @@ class Schedule:
         return peak * warm * (self.floor + (1 - self.floor) * cos)
 
 
-def last_record(path: Path, key: str, default=0):
-    """``key`` of the last history record in the checkpoint at ``path`` (``default``
-    when there is no checkpoint or no such record): where a resumed stream goes on."""
-    path = Path(path)
-    if not path.is_file():
+def last_record(ck: Path | dict, key: str, default=0):
+    """``key`` of the last history record in the checkpoint ``ck`` (a file, or one
+    already loaded; ``default`` when there is no such file or record): where a resumed
+    stream goes on."""
+    if not isinstance(ck, dict) and not Path(ck).is_file():
         return default
-    hist = checkpoint.load(path)["history"]
+    hist = checkpoint.load(ck)["history"]
     return hist[-1].get(key, default) if hist else default
 
 
@@ -130,7 +130,8 @@ def train_loop(nets: Mapping[str, torch.nn.Module], opt: torch.optim.Optimizer,
                schedule: Schedule, ckpt: Path, config: dict, log=print,
                every_s: float = 60.0, desc: str = "train",
                on_checkpoint: Callable[[RunState], None] | None = None,
-               record: Callable[[], dict] | None = None, every_steps: int = 0) -> RunState:
+               record: Callable[[], dict] | None = None, every_steps: int = 0,
+               stop_after_s: float = 0.0) -> RunState:
     """Train until the schedule ends, resuming from ``ckpt`` when it exists.
 
     ``step_losses(batch)`` returns ``{name: scalar tensor}``; their sum is minimised.
@@ -140,7 +141,8 @@ def train_loop(nets: Mapping[str, torch.nn.Module], opt: torch.optim.Optimizer,
     trainer's own figures to each history record (e.g. how many scenes it has read, so
     a resumed stream goes on with unseen ones); ``on_checkpoint`` runs after each save.
     A checkpoint is saved every ``every_s`` seconds, every ``every_steps`` steps (when
-    set) and at the end."""
+    set) and at the end. ``stop_after_s`` > 0 (with ``every_steps``): stop at the first
+    such step's checkpoint past that many seconds of this call; running again goes on."""
     ckpt = Path(ckpt)
     st = RunState(history=[])
     if ckpt.is_file():
@@ -157,7 +159,7 @@ def train_loop(nets: Mapping[str, torch.nn.Module], opt: torch.optim.Optimizer,
     for g in opt.param_groups:
         g.setdefault("base_lr", g["lr"])
     t0 = time.time() - st.elapsed
-    last = time.time()
+    started = last = time.time()
     sums: dict = defaultdict(float)
     n = 0
     total = schedule.steps or None
@@ -197,6 +199,10 @@ def train_loop(nets: Mapping[str, torch.nn.Module], opt: torch.optim.Optimizer,
             if on_checkpoint is not None:
                 on_checkpoint(st)
             last = time.time()
+            if stop_after_s and every_steps and st.step % every_steps == 0 and \
+                    last - started > stop_after_s:
+                log(f"{desc}: stopped at step {st.step} after {stop_after_s / 60:.1f} min")
+                break
         if done:
             break
     bar.close()
