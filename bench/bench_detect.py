@@ -17,7 +17,8 @@ It also times reading and decoding the whole deck, what every such frame cost be
 the cache was checked by the deck's ``updated_at``. ``--compare MODEL``: times another
 localiser file (with the classifier and refiner it names) on the same frames, the two
 alternating frame by frame (which goes first alternates too), so both see the same
-machine load.
+machine load; ``--compare precise``: the same model with onnxruntime's precise int8
+products, which a CPU without VNNI needs (``scorer.vision.cpu``).
 """
 
 from __future__ import annotations
@@ -53,14 +54,18 @@ def main(argv=None) -> int:
     p.add_argument("--compare", default=None, metavar="MODEL",
                    help="another localiser ONNX file, timed alternating frame by frame; "
                         "'eighth': the eighth model (the ship rule's speed reference before "
-                        "v6), read from the repository's history")
+                        "v6), read from the repository's history; 'precise': the same "
+                        "model with onnxruntime's precise int8 products")
+    p.add_argument("--precise-int8", action="store_true",
+                   help="the precise int8 products even where this CPU's fast ones are exact")
     a = p.parse_args(argv)
     from scorer.errors import InputError
     from scorer.vision import Detector
 
     frames = table_frames(a.frames + WARM_UP, a.cards)
     rss0 = rss_mib()
-    det = Detector(a.model, threads=a.threads, tta=False if a.no_tta else None)
+    det = Detector(a.model, threads=a.threads, tta=False if a.no_tta else None,
+                   precise_int8=True if a.precise_int8 else None)
     rss1 = rss_mib()
     try:
         decks = _enrol(det, a.profile, a.crops) if a.profile else None
@@ -75,7 +80,9 @@ def main(argv=None) -> int:
         except ReferenceUnavailable as exc:
             print(f"bench_detect: error: {exc}", file=sys.stderr)
             return 2
-    other = Detector(a.compare, threads=a.threads, tta=False if a.no_tta else None) \
+    precise = a.compare == "precise"
+    other = Detector(a.model if precise else a.compare, threads=a.threads,
+                     tta=False if a.no_tta else None, precise_int8=True if precise else None) \
         if a.compare else None
     profile = (lambda: decks.profile(a.profile, det)) if decks is not None else None
     timed = _timed(det, frames, other, profile)
@@ -92,7 +99,8 @@ def main(argv=None) -> int:
     print(f"frames: {len(timed.rows)} at 640x480 JPEG, {a.cards} cards laid out per frame "
           f"(detected per frame: median {np.median(timed.found):.0f}), onnxruntime "
           f"{a.threads} threads, cpu count {os.cpu_count()}, 180-degree TTA {det.tta}"
-          + (f" (crops below p {det.tta_below})" if det.tta else ""))
+          + (f" (crops below p {det.tta_below})" if det.tta else "")
+          + f", int8 products {int8_products(a.precise_int8)}")
     for k, name in enumerate(["decode", "localise", "classify", "detect (infer)",
                               "total (decode+infer)"]):
         print(f"  {name:<22} median {np.median(r[:, k]):7.2f} ms   p90 "
@@ -117,6 +125,16 @@ def main(argv=None) -> int:
         print(f"model: {n} {s / 2**20:.2f} MiB")
     print(f"model total: {total / 2**20:.2f} MiB")
     return 0
+
+
+def int8_products(forced_precise: bool) -> str:
+    """Which int8 products the detector uses, and why (``scorer.vision.cpu``)."""
+    from scorer.vision.cpu import cpu_flags, fast_int8_is_exact
+
+    if forced_precise:
+        return "precise (--precise-int8)"
+    return "fast (exact on this CPU: VNNI)" if fast_int8_is_exact(cpu_flags()) else \
+        "precise (this CPU's fast ones are not exact)"
 
 
 @dataclass

@@ -273,9 +273,28 @@ def test_a_model_without_a_close_up_classifier_threshold_reads_close_ups_like_ot
 
 def test_every_network_computes_int8_exactly_on_cpus_without_vnni(detector):
     """The shipped localiser is int8: without this option a CPU without VNNI saturates its
-    products and reads other scores than the ones measured (CI once lost 3 of 48 cards)."""
+    products and reads other scores than the ones measured (CI once lost 3 of 48 cards);
+    a CPU with VNNI computes the fast products exactly, and keeps them."""
+    from scorer.vision.cpu import cpu_flags, fast_int8_is_exact
     from scorer.vision.stages import PRECISE_INT8
 
+    want = "0" if fast_int8_is_exact(cpu_flags()) else "1"
     nets = [detector.localiser, detector.classifier] + ([detector.refiner] if detector.refiner else [])
     for net in nets:
-        assert net.session.get_session_options().get_session_config_entry(PRECISE_INT8) == "1"
+        assert net.session.get_session_options().get_session_config_entry(PRECISE_INT8) == want
+
+
+def test_the_fast_int8_products_read_a_frame_as_the_precise_ones_where_they_are_chosen():
+    """Where this CPU keeps the fast products, they give every candidate's box, score and
+    probabilities exactly as the precise ones do (the figures were measured that way)."""
+    from scorer.vision.cpu import cpu_flags, fast_int8_is_exact
+
+    if not fast_int8_is_exact(cpu_flags()):
+        pytest.skip("this CPU's fast int8 products are not exact: the precise ones are used")
+    img = cv2.imread(str(SCENE_JPEG))
+    fast = Detector(default_model_path(), threads=1).candidates(img)
+    slow = Detector(default_model_path(), threads=1, precise_int8=True).candidates(img)
+    assert len(fast) >= 4
+    for a, b in ((fast.quads, slow.quads), (fast.loc_score, slow.loc_score),
+                 (fast.probs, slow.probs)):
+        assert np.array_equal(a, b)

@@ -82,29 +82,32 @@ class Detector:
 
     def __init__(self, model_path: str | Path | None = None, threads: int = 2,
                  tta: bool | None = None, tta_below: float | None = None,
-                 refiner: bool = True, edge_fit: bool | None = None):
+                 refiner: bool = True, edge_fit: bool | None = None,
+                 precise_int8: bool | None = None):
         """``tta``, ``tta_below``: the classifier's test-time augmentation (see
         ``Classifier``; default: the model's metadata); ``refiner``: use the box refiner
         when the model has one; ``edge_fit``: repair boxes of the wrong aspect from the
         card's edges after the refiner (``scorer.vision.edgefit``; default: the model's
-        metadata, ``edge_fit``, off when it does not say)."""
+        metadata, ``edge_fit``, off when it does not say); ``precise_int8``: the int8
+        layers' products through onnxruntime's precise path (``scorer.vision.stages.
+        session``; default: where this CPU's fast products are not exact)."""
         path = Path(model_path) if model_path else default_model_path()
         if not path.is_file():
             raise InputError(f"model file not found: {path}")
         self.model_path = path
-        self.localiser = Localiser(path, threads)
+        self.localiser = Localiser(path, threads, precise_int8)
         cfg = self.cfg = self.localiser.cfg
         cls_path = path.parent / cfg.get("classifier", path.name.replace("localiser", "classifier"))
         if not cls_path.is_file():
             raise InputError(f"classifier model not found beside {path.name}: {cls_path.name}")
-        self.classifier = Classifier(cls_path, cfg, threads, tta, tta_below)
+        self.classifier = Classifier(cls_path, cfg, threads, tta, tta_below, precise_int8)
         self.refiner: Refiner | None = None
         ref_name = cfg.get("refiner")
         if refiner and ref_name:
             if not (path.parent / ref_name).is_file():
                 raise InputError(f"box refiner not found beside {path.name}: {ref_name}")
             self.refiner = Refiner(path.parent / ref_name, int(cfg.get("refine_passes", 1)),
-                                   threads)
+                                   threads, precise_int8)
         self.edge_fit = bool(cfg.get("edge_fit", False)) if edge_fit is None else edge_fit
         # the refiner's passes on a followed outline (``follow``): detect's (measured on
         # bench/capture_fixes.py --every 2: one pass lost more cards, 4.25 fixes a pile

@@ -1,0 +1,32 @@
+"""Which CPUs keep onnxruntime's fast int8 products (scorer.vision.cpu)."""
+
+import pytest
+
+from scorer.vision.cpu import fast_int8_is_exact, flags_of
+
+CPUINFO = """processor\t: 0
+vendor_id\t: GenuineIntel
+flags\t\t: fpu sse2 avx2 avx512f avx512bw avx512_vnni avx_vnni
+bugs\t\t: spectre_v1
+
+processor\t: 1
+flags\t\t: fpu sse2
+"""
+
+
+def test_the_flags_are_read_from_the_first_flags_line():
+    flags = flags_of(CPUINFO)
+    assert "avx512_vnni" in flags and "avx2" in flags and "spectre_v1" not in flags
+    assert flags_of("processor : 0\nvendor_id : x\n") == frozenset()
+
+
+@pytest.mark.parametrize("flags, exact", [
+    ({"avx2", "avx512bw", "avx512_vnni"}, True),    # Ice Lake, Zen 4: AVX512-VNNI
+    ({"avx2", "avx_vnni"}, True),                   # Alder Lake: AVX-VNNI, no AVX-512
+    ({"avx2", "avx512bw"}, False),                  # Skylake-X: AVX-512 without VNNI
+    ({"avx2", "avx512bw", "avx_vnni"}, False),      # its AVX-512 kernel, not AVX-VNNI's
+    ({"avx2", "fma"}, False),                       # Haswell to Coffee Lake, Zen 1-3
+    (set(), False),                                 # unknown: the precise products
+])
+def test_the_fast_products_are_kept_only_where_vnni_makes_them_exact(flags, exact):
+    assert fast_int8_is_exact(flags) is exact
