@@ -100,7 +100,7 @@ def main(argv=None) -> int:
           f"(detected per frame: median {np.median(timed.found):.0f}), onnxruntime "
           f"{a.threads} threads, cpu count {os.cpu_count()}, 180-degree TTA {det.tta}"
           + (f" (crops below p {det.tta_below})" if det.tta else "")
-          + f", int8 products {int8_products(a.precise_int8)}")
+          + f", int8 products {int8_products(det.precise_int8, a.precise_int8)}")
     for k, name in enumerate(["decode", "localise", "classify", "detect (infer)",
                               "total (decode+infer)"]):
         print(f"  {name:<22} median {np.median(r[:, k]):7.2f} ms   p90 "
@@ -127,14 +127,11 @@ def main(argv=None) -> int:
     return 0
 
 
-def int8_products(forced_precise: bool) -> str:
-    """Which int8 products the detector uses, and why (``scorer.vision.cpu``)."""
-    from scorer.vision.cpu import cpu_flags, fast_int8_is_exact
-
-    if forced_precise:
-        return "precise (--precise-int8)"
-    return "fast (exact on this CPU: VNNI)" if fast_int8_is_exact(cpu_flags()) else \
-        "precise (this CPU's fast ones are not exact)"
+def int8_products(precise: bool, forced: bool) -> str:
+    """Which int8 products the detector uses (``Detector.precise_int8``), and why."""
+    if not precise:
+        return "fast (exact on this CPU: VNNI)"
+    return "precise (--precise-int8)" if forced else "precise (this CPU's fast ones are not exact)"
 
 
 @dataclass

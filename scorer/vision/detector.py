@@ -35,6 +35,7 @@ from scorer.errors import InputError
 from scorer.vision.beside import Beside, beside_boxes, repeats, worth_reading
 from scorer.vision.card_checks import CardChecks, on_scale, shaped_like_cards
 from scorer.vision.confidence import ConfidenceMap
+from scorer.vision.cpu import cpu_flags, fast_int8_is_exact
 from scorer.vision.detections import NUM_CARDS, Detections
 from scorer.vision.edgefit import fit_edges
 from scorer.vision.follow import lost
@@ -90,24 +91,27 @@ class Detector:
         card's edges after the refiner (``scorer.vision.edgefit``; default: the model's
         metadata, ``edge_fit``, off when it does not say); ``precise_int8``: the int8
         layers' products through onnxruntime's precise path (``scorer.vision.stages.
-        session``; default: where this CPU's fast products are not exact)."""
+        session``; default: where this CPU's fast products are not exact, as
+        ``scorer.vision.cpu`` reads it once here)."""
         path = Path(model_path) if model_path else default_model_path()
         if not path.is_file():
             raise InputError(f"model file not found: {path}")
         self.model_path = path
-        self.localiser = Localiser(path, threads, precise_int8)
+        self.precise_int8 = not fast_int8_is_exact(cpu_flags()) if precise_int8 is None \
+            else bool(precise_int8)
+        self.localiser = Localiser(path, threads, self.precise_int8)
         cfg = self.cfg = self.localiser.cfg
         cls_path = path.parent / cfg.get("classifier", path.name.replace("localiser", "classifier"))
         if not cls_path.is_file():
             raise InputError(f"classifier model not found beside {path.name}: {cls_path.name}")
-        self.classifier = Classifier(cls_path, cfg, threads, tta, tta_below, precise_int8)
+        self.classifier = Classifier(cls_path, cfg, threads, tta, tta_below, self.precise_int8)
         self.refiner: Refiner | None = None
         ref_name = cfg.get("refiner")
         if refiner and ref_name:
             if not (path.parent / ref_name).is_file():
                 raise InputError(f"box refiner not found beside {path.name}: {ref_name}")
             self.refiner = Refiner(path.parent / ref_name, int(cfg.get("refine_passes", 1)),
-                                   threads, precise_int8)
+                                   threads, self.precise_int8)
         self.edge_fit = bool(cfg.get("edge_fit", False)) if edge_fit is None else edge_fit
         # the refiner's passes on a followed outline (``follow``): detect's (measured on
         # bench/capture_fixes.py --every 2: one pass lost more cards, 4.25 fixes a pile

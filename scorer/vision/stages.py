@@ -15,7 +15,6 @@ import cv2
 import numpy as np
 
 from scorer.errors import InputError
-from scorer.vision.cpu import cpu_flags, fast_int8_is_exact
 from scorer.vision.geometry import (CROP_H, CROP_W, apply_deltas, context_crop,
                                     edge_orientation_field, rect_long_sides,
                                     refine_angles)
@@ -29,9 +28,9 @@ DELTA_LIMIT = np.array([0.4, 0.3, 0.4, 0.4, 0.4], np.float32)
 PRECISE_INT8 = "session.x64quantprecision"
 
 
-def session(path: Path, threads: int, precise: bool | None = None) -> Any:
+def session(path: Path, threads: int, precise: bool) -> Any:
     """One onnxruntime session on ``path``'s network (InputError if it cannot load).
-    ``precise``: int8 products through ``PRECISE_INT8`` (None: where this CPU's fast ones
+    ``precise``: int8 products through ``PRECISE_INT8`` (needed where this CPU's fast ones
     are not exact, ``scorer.vision.cpu``)."""
     import onnxruntime as ort
 
@@ -46,8 +45,6 @@ def session(path: Path, threads: int, precise: bool | None = None) -> Any:
     # int8 layers: on x86 CPUs without VNNI (most laptops before 2020, AMD before Zen 4)
     # onnxruntime's fast u8s8 products saturate at 16 bits and the localiser misses
     # cards; u8u8 computes them exactly, as VNNI CPUs do with the fast ones
-    if precise is None:
-        precise = not fast_int8_is_exact(cpu_flags())
     so.add_session_config_entry(PRECISE_INT8, "1" if precise else "0")
     try:
         return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
@@ -70,7 +67,7 @@ class Localiser:
     """Card rectangles in an image: the localiser network's peaks, thresholded, NMS'd,
     parts of a stronger card dropped, and each angle snapped to the card's edges."""
 
-    def __init__(self, path: Path, threads: int, precise: bool | None = None) -> None:
+    def __init__(self, path: Path, threads: int, precise: bool) -> None:
         self.path = path
         self.session = session(path, threads, precise)
         # the file's ONNX metadata: the thresholds, and the files of the other networks
@@ -190,8 +187,7 @@ class Localiser:
 class Refiner:
     """The box refiner: each rectangle corrected by the network's delta, ``passes`` times."""
 
-    def __init__(self, path: Path, passes: int, threads: int,
-                 precise: bool | None = None) -> None:
+    def __init__(self, path: Path, passes: int, threads: int, precise: bool) -> None:
         self.path = path
         self.passes = int(passes)
         self.session = session(path, threads, precise)
@@ -220,8 +216,7 @@ class Classifier:
     work goes where the classifier is unsure."""
 
     def __init__(self, path: Path, cfg: Mapping[str, Any], threads: int,
-                 tta: bool | None = None, tta_below: float | None = None,
-                 precise: bool | None = None) -> None:
+                 tta: bool | None, tta_below: float | None, precise: bool) -> None:
         self.path = path
         self.session = session(path, threads, precise)
         self.tta = bool(cfg.get("tta", True)) if tta is None else bool(tta)
