@@ -19,8 +19,9 @@ export const IOU_SAME = 0.25;   // least overlap for a detection of another code
 export const MAX_MISS = 4;
 export const UNSURE = 0.9;      // less confidence: marked check (scorer/tracking.py says why)
 export const RIVAL = 0.5;       // a runner-up with this share of the winner's votes is close: offered
-export const WEAK_WINDOW = 10;  // frames a track with weak readings is judged over
-export const WEAK_NEED = 8;     // frames of those it must be seen in (sure or weak) to join unsure
+export const WEAK_WINDOW = 16;  // frames a track with weak readings is judged over
+export const WEAK_NEED = 8;     // frames of those it must be seen in (sure or weak) to join unsure:
+                                // half (a hand-held camera loses a faint card in a frame of three)
 export const WEAK_SHARE = 0.8;  // the least share of its readings its code must hold
 export const FOLLOW_EVERY = 2;  // the localiser on every this-many-th live frame; tracks followed between
                                 // (chosen on bench/capture_fixes.py --every: see scorer/tracking.py)
@@ -117,7 +118,7 @@ class Track {
     this.keepCrop(reading);
   }
   get sureHits() { return this.sure.filter(Boolean).length; }
-  // Read the same way in most of its frames: seen in WEAK_NEED of the last WEAK_WINDOW and
+  // Read the same way in half its frames: seen in WEAK_NEED of the last WEAK_WINDOW and
   // its code WEAK_SHARE of its readings or more.
   steady() {
     const recent = this.seen.slice(-WEAK_WINDOW).filter(Boolean).length;
