@@ -8,13 +8,13 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-import onnxruntime as ort
+from sessions import product_session
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _metadata(path: Path) -> dict:
-    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    sess = product_session(path)
     return sess.get_modelmeta().custom_metadata_map
 
 

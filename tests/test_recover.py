@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-import onnxruntime as ort
 import pytest
 import torch
 
 from gate import SCENE_JPEG
+from sessions import product_session
 from scorer.vision import Detector, default_model_path
 from scorer.vision.stages import as_input
 from training.nets.recover import classifier_from_onnx
@@ -28,7 +28,7 @@ def crops() -> np.ndarray:
 def test_recovered_classifier_matches_the_shipped_one(crops):
     net, arch = classifier_from_onnx(CLASSIFIER)
     assert arch.startswith("lite0-")
-    sess = ort.InferenceSession(str(CLASSIFIER), providers=["CPUExecutionProvider"])
+    sess = product_session(CLASSIFIER)
     want, want_emb = sess.run(None, {"crops": crops})
     with torch.no_grad():
         got, got_emb = (t.numpy() for t in ProbsAndEmbedding(net)(torch.from_numpy(crops)))
@@ -46,7 +46,7 @@ def test_the_committed_classifier_weights_read_as_the_shipped_classifier(crops):
     ck = checkpoint.load(kept)
     net = build_classifier(ck["config"]["arch"])
     net.load_state_dict(checkpoint.weights(ck, "cls"))
-    sess = ort.InferenceSession(str(CLASSIFIER), providers=["CPUExecutionProvider"])
+    sess = product_session(CLASSIFIER)
     want = sess.run(["probs"], {"crops": crops})[0]
     with torch.no_grad():
         got = ProbsAndEmbedding(net.eval())(torch.from_numpy(crops))[0].numpy()

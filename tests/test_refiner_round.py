@@ -4,9 +4,9 @@ where the shipped localiser really puts its boxes, and a resumable round from th
 from __future__ import annotations
 
 import numpy as np
-import onnxruntime as ort
 import pytest
 import torch
+from sessions import product_session
 
 from scorer.vision import Detector, default_model_path
 from scorer.vision.geometry import (REF_H, REF_W, apply_deltas, box_delta, quad_iou,
@@ -25,7 +25,7 @@ CLASSIFIER = default_model_path().with_name("hanafuda-classifier.onnx")
 def test_the_recovered_refiner_corrects_boxes_as_the_shipped_one():
     net = refiner_from_onnx(REFINER)
     x = (np.random.default_rng(3).random((6, 3, REF_H, REF_W)) * 255).astype(np.float32)
-    sess = ort.InferenceSession(str(REFINER), providers=["CPUExecutionProvider"])
+    sess = product_session(REFINER)
     want = sess.run(None, {sess.get_inputs()[0].name: x})[0]
     with torch.no_grad():
         got = net(torch.from_numpy(x)).numpy() * np.array(DELTA_SCALE, np.float32)

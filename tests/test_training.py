@@ -10,6 +10,7 @@ import onnx
 import pytest
 
 from scorer.vision.geometry import quad_to_rect
+from sessions import product_session
 from pathlib import Path
 
 from training.__main__ import main
@@ -55,8 +56,7 @@ def test_tiny_recipe_end_to_end(tmp_path, capsys):
     assert cfg["refiner"] == "tiny-refiner.onnx" and cfg["refine_passes"] == 2
     assert cfg["loc_threshold"] in (0.1, 0.3) and cfg["cls_threshold"] in (0.3, 0.5)  # tuned
     assert (run / "lodo-model" / "tiny-lodo-localiser.onnx").is_file()
-    import onnxruntime as ort
-    shape = ort.InferenceSession(str(loc), providers=["CPUExecutionProvider"]).get_inputs()[0].shape
+    shape = product_session(loc).get_inputs()[0].shape
     assert shape == [1, 3, 480, 640]
     ops = {n.op_type for n in onnx.load(str(cls)).graph.node}
     assert {"QuantizeLinear", "DequantizeLinear"} <= ops  # the classifier ships in int8
