@@ -1,8 +1,9 @@
 """``python -m training COMMAND``: from the card art to the models, driven by a recipe file
 (``training/recipe.py`` describes its tables).
 
-The shipped model was made by ``training/shipped.toml`` (its localiser, trained on from
-the state in ``training/campaign/shipped-start.pt`` to step 39000; rebuild it with
+The shipped model was made by ``training/shipped.toml`` (its localiser: the state at
+step 52000 kept in ``training/campaign/shipped-start.pt``, the recipe's last step, exported
+as it is; rebuild it with
 ``python -m training lite-loc --recipe training/shipped.toml --run-dir runs/rebuild``)
 and ``training/shipped-round.toml`` (its classifier and thresholds: ``cls-real --recipe
 training/shipped-round.toml``); their lineages name them.

@@ -147,7 +147,7 @@ def averaged_weights(paths: Sequence[Path], frames: np.ndarray | None, out: Path
     the trained blocks' batch-norm statistics are then measured again on them; with None
     they are the mean of the networks' own statistics, gathered over their training. On
     the shift slice's validation seeds, measuring them again on 256 letterboxed frames
-    lost partly hidden cards (docs/model-history.md). The frozen stem and blocks keep
+    lost partly hidden cards (docs/history/v6-5-classifier-blend.md). The frozen stem and blocks keep
     theirs (the same in every snapshot)."""
     if not paths:
         raise ValueError("no weights to average")
