@@ -51,3 +51,21 @@ def test_the_committed_classifier_weights_read_as_the_shipped_classifier(crops):
     with torch.no_grad():
         got = ProbsAndEmbedding(net.eval())(torch.from_numpy(crops))[0].numpy()
     assert (got.argmax(1) == want.argmax(1)).mean() >= 0.98
+
+
+def test_a_classifier_round_may_start_from_an_exported_classifier_file(crops, tmp_path):
+    """``cls-real --start`` takes a classifier's ONNX file: its recovered weights are saved
+    in the one checkpoint format, which the round loads as it loads a kept state."""
+    from training.nets import checkpoint
+    from training.nets.networks import build_classifier
+    from training.nets.recover import classifier_start
+    kept = tmp_path / "kept.pt"
+    assert classifier_start(kept, tmp_path / "unused.pt") == kept  # a checkpoint as it is
+    assert not (tmp_path / "unused.pt").exists()
+    ck = checkpoint.load(classifier_start(CLASSIFIER, tmp_path / "start.pt"))
+    net = build_classifier(ck["config"]["arch"])
+    net.load_state_dict(checkpoint.weights(ck, "cls"))
+    want = product_session(CLASSIFIER).run(["probs"], {"crops": crops})[0]
+    with torch.no_grad():
+        got = ProbsAndEmbedding(net.eval())(torch.from_numpy(crops))[0].numpy()
+    assert (got.argmax(1) == want.argmax(1)).mean() >= 0.98

@@ -90,9 +90,10 @@ def parser() -> argparse.ArgumentParser:
                                  "localiser's export in the run directory)")
         if name == "cls-real":
             sp.add_argument("--start", default=None,
-                            help="the classifier checkpoint the round starts from (default "
-                                 "training/campaign/classifier.pt: the shipped classifier's "
-                                 "weights)")
+                            help="the classifier checkpoint the round starts from, or an "
+                                 "exported classifier's ONNX file (its weights recovered; "
+                                 "default training/campaign/classifier.pt: the shipped "
+                                 "classifier's weights)")
             sp.add_argument("--boxes-also", action="append", default=[], metavar="MODELS_DIR",
                             help="also read the boxes that folder's networks (another "
                                  "refiner, say) propose on the same scenes and photos; "

@@ -1,8 +1,10 @@
 """Torch weights recovered from an exported (int8, QDQ) classifier, and from the float
 box refiner.
 
-The shipped classifier's training checkpoint was lost; only its ONNX file is left. A
-classifier training round starts from torch weights, so this reads them back: each
+A classifier training round starts from torch weights; the shipped one's are kept
+(``training/campaign/classifier.pt``), but an older classifier may be left only as its
+ONNX file (piece 13's was, and v6's first round started from it), so ``cls-real --start``
+also takes such a file and this reads its weights back (``classifier_start``): each
 Conv/Gemm node is named after its torch module (``/blocks.0/_depthwise_conv/Conv``),
 its weights are dequantized (``(q - zero_point) * scale`` per output channel), and as
 the export folded each batch norm into the convolution before it, that batch norm
@@ -97,6 +99,18 @@ def classifier_from_onnx(path: Path) -> tuple[torch.nn.Module, str]:
     if missing:
         raise ValueError(f"{path}: no weights for {', '.join(missing)}")
     return net.eval(), arch
+
+
+def classifier_start(path: Path, out: Path) -> Path:
+    """The checkpoint a classifier round starts from: ``path`` itself, or, for an exported
+    classifier's ONNX file (any shipped one, from the git history say), its recovered
+    weights saved at ``out`` in the one checkpoint format (``training.nets.checkpoint``)."""
+    from training.nets import checkpoint
+
+    if Path(path).suffix != ".onnx":
+        return Path(path)
+    net, arch = classifier_from_onnx(Path(path))
+    return checkpoint.save(out, {"cls": net}, config={"arch": arch, "recovered_from": str(path)})
 
 
 def refiner_from_onnx(path: Path) -> torch.nn.Module:

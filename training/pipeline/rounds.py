@@ -89,6 +89,8 @@ def classifier_round(run: Run, start: str | Path | None = None,
     start = Path(start) if start else CLASSIFIER_STATE
     if not start.is_file():  # before the boxes are read: minutes
         raise FileNotFoundError(f"no classifier checkpoint at {start}")
+    from training.nets.recover import classifier_start
+    start = classifier_start(start, run.run_dir / "cls-real" / "start-recovered.pt")
     networks = run.networks()
     readers = [networks] + [Path(d) / networks.name for d in boxes_also]
     for loc in readers[1:]:
