@@ -485,3 +485,127 @@ def test_impl_fr_double_eight_168_points_10_kan_and_1_per_point():
     hit = next(y for y in res.results["Ann"].yaku if y.name == "nihachi")
     assert hit.points == 12 and paid(res, "Cy", "Ann") == 144
     assert not res.results["Ann"].details["points_settled"]
+
+
+# ------------------------------------------------------------------ ja.wikipedia, Shiragiku
+def teyaku_paid(res, payer: str, payee: str) -> int:
+    """What ``payer`` paid ``payee`` for teyaku (returns not counted)."""
+    return sum(p["mon"] for p in res.results[payer].details["payments"]
+               if p["payer"] == payer and p["payee"] == payee
+               and p["why"].startswith("teyaku"))
+
+
+#: Ann's pile at 89 card points (the par pile and one more chaff): over 88.
+OVER_PILE = PAR_PILE + ["05-3"]
+
+CHAFF_HANDS = [
+    (["01-2", "06-2", "01-3", "02-3", "03-3", "04-3", "05-3"], "aka", 3, 4),
+    (["01-2", "01-3", "02-3", "03-3", "04-3", "05-3", "06-3"], "tanichi", 3, 4),
+    (["02-1", "01-3", "02-3", "03-3", "04-3", "05-3", "06-3"], "toichi", 3, 4),
+    (["01-3", "01-4", "02-3", "03-3", "04-3", "05-3", "06-3"], "karasu", 4, 5),
+    (["01-1", "01-3", "02-3", "03-3", "04-3", "05-3", "06-3"], "pikaichi", 4, 4),
+    (["01-1", "02-1", "03-2", "04-1", "05-2", "06-1", "07-1"], "sunashi", 4, 4),
+]
+
+
+@pytest.mark.parametrize("hand, name, kan, kan_over", CHAFF_HANDS)
+def test_ja_wp_nuke_yaku_one_kan_more_over_88(hand, name, kan, kan_over):
+    """JA-WP (10 points a kan): aka 3+1, tan-ichi 3+1, jū-ichi 3+1, pika-ichi 4, karasu
+    4+1, sunashi 4 kan; '+1' is the nuke-yaku (ぬけ役): the holder who ends the month over
+    the par of 88 (89 or more) takes one kan more."""
+    rs = rules(mon_per_kan=10)
+    assert teyaku_of_hand(hand, rs) == [name]
+    at_par = month(balanced(PAR_PILE), rs, dealt_hands={"Ann": hand})
+    over = month(balanced(OVER_PILE), rs, dealt_hands={"Ann": hand})
+    assert card_points(OVER_PILE) == 89
+    assert teyaku_paid(at_par, "Bob", "Ann") == kan * 10
+    assert teyaku_paid(over, "Bob", "Ann") == kan_over * 10
+    assert teyaku_paid(over, "Cy", "Ann") == kan_over * 10
+    if kan_over > kan:
+        assert "nuke-yaku" in over.results["Ann"].explanation
+        off = month(balanced(OVER_PILE), rules(mon_per_kan=10, nuke_yaku=False),
+                    dealt_hands={"Ann": hand})
+        assert teyaku_paid(off, "Bob", "Ann") == kan * 10
+
+
+def test_ja_wp_tan_ichi_over_88_is_4_kan_on_a_big_field():
+    """The issue's case: tan-ichi held by a player who ends over 88 is 3+1 = 4 kan (the
+    field doubles it: 8 kan, 96 mon at 12 a kan)."""
+    hand = CHAFF_HANDS[1][0]
+    res = month(balanced(OVER_PILE), dealt_hands={"Ann": hand}, field="big")
+    hit = next(y for y in res.results["Ann"].yaku if y.name == "tanichi")
+    assert hit.points == 4
+    assert teyaku_paid(res, "Bob", "Ann") == 96
+
+
+def test_ja_wp_aka_two_or_more_ribbons_kirisame_exactly_two():
+    """JA-WP: aka (赤) is two or more ribbons, the rest chaff ('some books say two');
+    KIRISAME: two slips and five dregs. Three ribbons and four chaff: aka 3 kan by
+    default, nothing with ``aka_ribbons=exactly_two``."""
+    hand = ["01-2", "02-2", "06-2", "03-3", "04-3", "05-3", "07-3"]
+    assert chaff_teyaku(hand, rules()) == "aka"
+    res = month(balanced(PAR_PILE), rules(mon_per_kan=10), dealt_hands={"Ann": hand})
+    assert teyaku_paid(res, "Bob", "Ann") == 30 and teyaku_paid(res, "Cy", "Ann") == 30
+    assert chaff_teyaku(hand, rules(aka_ribbons="exactly_two")) is None
+    two = ["01-2", "06-2", "01-3", "02-3", "03-3", "04-3", "05-3"]
+    assert chaff_teyaku(two, rules(aka_ribbons="exactly_two")) == "aka"
+    six = ["01-2", "02-2", "03-2", "04-2", "05-2", "06-2", "07-3"]
+    assert chaff_teyaku(six, rules()) == "aka"
+
+
+def test_ja_wp_sunashi_seven_scoring_cards_4_kan():
+    """JA-WP: sunashi (素無), every dealt card a scoring card, 4 kan (40 points at 10 a
+    kan); a willow card is a chaff under the willow rule, so it breaks sunashi."""
+    hand = CHAFF_HANDS[5][0]
+    res = month(balanced(PAR_PILE), rules(mon_per_kan=10), dealt_hands={"Ann": hand})
+    assert [y.name for y in res.results["Ann"].yaku] == ["sunashi"]
+    assert teyaku_paid(res, "Bob", "Ann") == 40 and teyaku_paid(res, "Cy", "Ann") == 40
+    willow = ["11-1"] + hand[1:]
+    assert chaff_teyaku(willow, rules()) is None
+    assert chaff_teyaku(willow, rules(willow_as_chaff=False)) == "sunashi"
+    pair = ["01-1", "01-2", "02-1", "03-2", "04-1", "05-2", "06-1"]   # a pair: no set yaku
+    assert teyaku_of_hand(pair, rules()) == ["sunashi"]
+
+
+def test_shiragiku_sujuroku_voids_the_months_teyaku_and_their_money_is_returned():
+    """SHIRAGIKU: su-jūroku, 12 kan (144 points) on a small field; 'the teyaku declared
+    that month are voided', and 'even its maker must return the teyaku money received at
+    the start of the month'."""
+    chaff = [c.code for c in DECK if c.kind.value == "chaff" and c.month != 11][:16]
+    bob = ["01-1", "03-1", "11-1", "02-1", "04-1", "05-1", "06-1", "01-2", "02-2", "06-2",
+           "09-2", "04-2"] + [c for c in ALL if c not in chaff and c.endswith(("-3", "-4"))
+                              and c[:2] != "11"][:3]
+    piles = deal(chaff, bob)
+    bob_hand = ["10-2", "03-3", "04-3", "05-3", "07-3", "08-3", "12-2"]    # tan-ichi
+    hands = {"Ann": HAND_SANBON, "Bob": bob_hand}
+    res = month(piles, dealt_hands=hands)
+    assert [y.name for y in res.results["Ann"].yaku] == ["sujuroku"]
+    assert [y.name for y in res.results["Bob"].yaku] == []
+    # paid at the deal, returned at the end: Ann returns her sanbon, Bob his tan-ichi
+    assert teyaku_paid(res, "Bob", "Ann") == 24 and teyaku_paid(res, "Cy", "Ann") == 24
+    back = [p for p in res.results["Ann"].details["payments"] if p["why"].startswith("returned")]
+    assert sorted((p["payer"], p["payee"], p["mon"]) for p in back) == [
+        ("Ann", "Bob", 24), ("Ann", "Cy", 24), ("Bob", "Ann", 48)]
+    assert res.scores == {"Ann": 288, "Bob": -144, "Cy": -144}
+    assert "void" in res.results["Ann"].explanation
+    kept = month(piles, rules(sujuroku_voids_teyaku=False), dealt_hands=hands)
+    assert kept.scores["Cy"] == -144 - 24 - 48
+
+
+def test_a_card_in_two_piles_is_named():
+    """A played-out month with a card in two piles (49 cards given) names the card."""
+    piles = balanced(PAR_PILE)
+    piles["Bob"] = piles["Bob"] + ["01-1"]
+    with pytest.raises(InputError, match=r"card 01-1 .* is in two piles: pile Ann and pile "
+                                         r"Bob"):
+        month(piles)
+
+
+def test_best_only_says_what_its_source_says():
+    """KIRISAME's 'they don't stack' is one hand from its list of 47, in which the
+    combinations are hands of their own: no source keeps only the better teyaku."""
+    from scorer.rules.hachihachi import OPTIONS
+    opt = next(o for o in OPTIONS if o.key == "teyaku_combine")
+    meaning = dict(opt.choices)
+    assert "no source" in meaning["best_only"] and "list of 47" in meaning["best_only"]
+    assert "PORG" in meaning["one_each"] and "JA-WP" in opt.source

@@ -152,15 +152,22 @@ def check_round(inp: RoundInput, rs: RuleSet, game: Variant) -> CheckedRound:
         parsed.append((owner, side, codes))
     leftovers = list(getattr(context, "leftovers", ()))
     total += len(leftovers)
+    # more cards than the deck always hold one given twice: name it, and the count
+    try:
+        for owner, side, codes in parsed:
+            for code in codes:
+                claim(code, f"pile {owner}")
+            side.codes.extend(codes)
+            side.member_codes.setdefault(owner, []).extend(codes)
+        for code in leftovers:
+            claim(code, "the leftovers")
+    except InputError as err:
+        if total > len(DECK):
+            raise InputError(f"{err} ({total} cards given but a deck has only "
+                             f"{len(DECK)})") from None
+        raise
     if total > len(DECK):
         raise InputError(f"{total} cards given but a deck has only {len(DECK)}")
-    for owner, side, codes in parsed:
-        for code in codes:
-            claim(code, f"pile {owner}")
-        side.codes.extend(codes)
-        side.member_codes.setdefault(owner, []).extend(codes)
-    for code in leftovers:
-        claim(code, "the leftovers")
     rnd = CheckedRound(players, dealer, sides, context, leftovers)
     game.check_round(rnd, rs)
     return rnd

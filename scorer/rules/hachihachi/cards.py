@@ -119,12 +119,19 @@ TEYAKU: tuple[Teyaku, ...] = (
     Teyaku("sanbon", "Sanbon 三本 (three of a month)", "sets", 2, "KIRISAME, IMPL-FR, IMPL-NIM"),
     # chaff-based: by the kinds of the seven cards (willows as chaff) [KIRISAME][IMPL-FR]
     Teyaku("nanatan_te", "Nana-tan 七短 (seven ribbons dealt)", "chaff", 10, "UNVERIFIED"),
-    Teyaku("pikaichi", "Pika-ichi 光一 (one bright, six chaff)", "chaff", 4, "IMPL-FR"),
-    Teyaku("karasu", "Karasu 空素 (seven chaff)", "chaff", 4, "IMPL-FR"),
-    Teyaku("aka", "Aka 赤 (two ribbons, five chaff)", "chaff", 3, "KIRISAME"),
-    Teyaku("tanichi", "Tan-ichi 短一 (one ribbon, six chaff)", "chaff", 3, "KIRISAME, IMPL-FR"),
-    Teyaku("toichi", "Tō-ichi 十一 (one animal, six chaff)", "chaff", 3, "IMPL-FR"),
+    Teyaku("pikaichi", "Pika-ichi 光一 (one bright, six chaff)", "chaff", 4, "IMPL-FR, JA-WP"),
+    Teyaku("karasu", "Karasu 空素 (seven chaff)", "chaff", 4, "IMPL-FR, JA-WP"),
+    Teyaku("sunashi", "Sunashi 素無 (seven scoring cards, no chaff)", "chaff", 4, "JA-WP"),
+    Teyaku("aka", "Aka 赤 (two or more ribbons, the rest chaff)", "chaff", 3,
+           "KIRISAME, JA-WP, PORG"),
+    Teyaku("tanichi", "Tan-ichi 短一 (one ribbon, six chaff)", "chaff", 3,
+           "KIRISAME, IMPL-FR, JA-WP"),
+    Teyaku("toichi", "Tō-ichi 十一 (one animal, six chaff)", "chaff", 3, "IMPL-FR, JA-WP"),
 )
+#: The nuke-yaku (ぬけ役): chaff-heavy hands shown face up, so hard to win with; each earns
+#: one kan more when its holder ends the month over 88 card points [JA-WP].
+NUKE_YAKU = ("aka", "tanichi", "toichi", "karasu")
+NUKE_KAN = 1
 TEYAKU_BY_NAME = {t.name: t for t in TEYAKU}
 SET_TEYAKU = tuple(t.name for t in TEYAKU if t.group == "sets")
 CHAFF_TEYAKU = tuple(t.name for t in TEYAKU if t.group == "chaff")
@@ -166,16 +173,23 @@ def set_teyaku(hand: Collection[str]) -> str | None:
 
 
 def chaff_teyaku(hand: Collection[str], rs: RuleSet) -> str | None:
-    """The chaff-based teyaku of a seven-card hand (the kinds its cards count as)."""
+    """The chaff-based teyaku of a seven-card hand (the kinds its cards count as).
+
+    Aka is two ribbons and five chaff (``aka_ribbons=exactly_two`` [KIRISAME]) or two or
+    more ribbons with the rest chaff (``two_or_more`` [JA-WP][PORG]); sunashi is seven
+    scoring cards, no chaff [JA-WP]."""
     kinds = Counter(kind_of(c, rs) for c in hand)
     chaff, ribbons = kinds[Kind.CHAFF], kinds[Kind.RIBBON]
     if ribbons == HAND_SIZE:
         return "nanatan_te"
     if chaff == HAND_SIZE:
         return "karasu"
+    if chaff == 0:
+        return "sunashi"
     if chaff == HAND_SIZE - 1:
         return {Kind.BRIGHT: "pikaichi", Kind.RIBBON: "tanichi", Kind.ANIMAL: "toichi"}[
             next(k for k in kinds if k is not Kind.CHAFF)]
-    if chaff == HAND_SIZE - 2 and ribbons == 2:
+    aka_ok = ribbons == 2 if rs["aka_ribbons"] == "exactly_two" else ribbons >= 2
+    if aka_ok and chaff + ribbons == HAND_SIZE:
         return "aka"
     return None

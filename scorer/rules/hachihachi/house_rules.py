@@ -20,9 +20,20 @@ OPTIONS: tuple[Option, ...] = (
            ("each", "each other active player pays its whole value"),
            ("split", "its value is split between the two other active players")),
     choice("teyaku_combine", "one_each", "how many dealt-hand yaku one hand scores",
-           cite("PORG", "KIRISAME"),
-           ("one_each", "one set-based and one chaff-based, added"),
-           ("best_only", "only the best one")),
+           cite("PORG", "JA-WP", "KIRISAME"),
+           ("one_each", "one set-based and one chaff-based, added (PORG: one combination "
+            "in each set; JA-WP: teyaku combine)"),
+           ("best_only", "only the better one (no source found: KIRISAME's 'they don't "
+            "stack' is one hand from its list of 47, whose combined hands are listed "
+            "there as hands of their own)")),
+    choice("aka_ribbons", "two_or_more", "aka 赤, the red dealt hand",
+           cite("JA-WP", "PORG", "KIRISAME"),
+           ("two_or_more", "two ribbons or more, the rest chaff (JA-WP, PORG)"),
+           ("exactly_two", "exactly two ribbons and five chaff (KIRISAME)")),
+    boolean("nuke_yaku", True, "nuke-yaku ぬけ役: aka, tan-ichi, tō-ichi and karasu earn 1 kan "
+            "more when their holder ends the month over 88 card points", cite("JA-WP")),
+    boolean("sujuroku_voids_teyaku", True, "su-jūroku voids the month's teyaku: their money "
+            "is returned, by its maker too", cite("SHIRAGIKU")),
     boolean("willow_as_chaff", True, "every willow card counts as a chaff for the yaku "
             "(its card points stay)", cite("BGA")),
     boolean("field_carry", True, "a second light among the table cards carries its field "
@@ -61,7 +72,8 @@ OPTION_GROUPS: Mapping[str, str] = {
     "mizuten_kan": "Payments", "stop_voids_card_points": "Payments",
     "sit_out_rising": "Payments", "played_out_dekiyaku": "Payments",
     "yaku.rokutan": "Yaku", "yaku.kusa": "Yaku",
-    "teyaku_combine": "Yaku", "willow_as_chaff": "Yaku", "goko_with_shiko": "Yaku",
+    "teyaku_combine": "Yaku", "willow_as_chaff": "Yaku", "aka_ribbons": "Yaku",
+    "nuke_yaku": "Yaku", "sujuroku_voids_teyaku": "Yaku", "goko_with_shiko": "Yaku",
     "sujuroku_extra": "Yaku", "field_carry": "The field",
 }
 

@@ -24,9 +24,9 @@ from typing import Any, Collection, Iterable, Sequence, cast
 
 from scorer.cards import DECK, Kind, card
 from scorer.errors import InputError
-from scorer.rules.hachihachi.cards import (DEKIYAKU, HAND_SIZE, PAR, PLAYERS_ACTIVE,
-                                           TEYAKU_BY_NAME, card_points, chaff_teyaku,
-                                           kind_of, set_teyaku)
+from scorer.rules.hachihachi.cards import (DEKIYAKU, HAND_SIZE, NUKE_KAN, NUKE_YAKU, PAR,
+                                           PLAYERS_ACTIVE, TEYAKU_BY_NAME, card_points,
+                                           chaff_teyaku, kind_of, set_teyaku)
 from scorer.rules.hachihachi.context import HachihachiContext
 from scorer.rules.hachihachi.field import Field, month_field
 from scorer.rules.hachihachi.money import Payment, nets, text
@@ -128,6 +128,25 @@ def _teyaku(ctx: HachihachiContext, active: list[str], rs: RuleSet,
     return out
 
 
+def _nuke(tey: dict[str, list[YakuHit]], points: dict[str, int],
+          rs: RuleSet) -> set[tuple[str, str]]:
+    """The nuke-yaku (ぬけ役) [JA-WP]: aka, tan-ichi, tō-ichi and karasu earn ``NUKE_KAN``
+    more when their holder ends the month over 88 card points (89 or more). Raises them
+    in ``tey``; returns the (player, teyaku) raised."""
+    raised: set[tuple[str, str]] = set()
+    if not rs["nuke_yaku"]:
+        return raised
+    for p, hits in tey.items():
+        if points.get(p, 0) <= PAR:
+            continue
+        for i, h in enumerate(hits):
+            if h.name in NUKE_YAKU:
+                tey[p][i] = YakuHit(h.name, h.points + NUKE_KAN, h.cards,
+                                    f"{h.label} +{NUKE_KAN} nuke-yaku ぬけ役 (over {PAR})")
+                raised.add((p, h.name))
+    return raised
+
+
 # ------------------------------------------------------------------ the month
 @dataclass
 class Month:
@@ -147,6 +166,8 @@ class Month:
     settles_points: bool = True
     specials: dict[str, list[YakuHit]] = dataclasses.field(default_factory=dict)
     voided: dict[str, str] = dataclasses.field(default_factory=dict)
+    nuked: set[tuple[str, str]] = dataclasses.field(default_factory=set)
+    teyaku_void: str = ""         # why the month's teyaku (and tobikomi) were voided
     payments: list[Payment] = dataclasses.field(default_factory=list)
 
     def mon(self, kan: int) -> int:
@@ -214,14 +235,15 @@ def _card_point_payments(m: Month) -> None:
 
 
 def _pay(m: Month, holder: str, yaku: YakuHit, rs: RuleSet, kind: str,
-         alone: str | None = None, why_alone: str = "", half: bool = False) -> None:
+         alone: str | None = None, why_alone: str = "", half: bool = False,
+         note: str = "") -> None:
     """The payments for one yaku: each other active player pays its value (or half of it
     under ``yaku_payment=split``; half again with ``half``); ``alone`` pays every share."""
     others = [p for p in m.active if p != holder]
     split = rs["yaku_payment"] == "split"
     divisor = (len(others) if split else 1) * (2 if half else 1)
     share = m.mon(yaku.points) // divisor
-    base = f"{kind} {yaku.name} {yaku.points} kan{_times(m)}"
+    base = f"{kind} {yaku.name} {yaku.points} kan{note}{_times(m)}"
     if split:
         base += ", split between the two"
     if half:
@@ -311,13 +333,17 @@ def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
         _check_cards(rnd)
     m = Month(list(rnd.players), active, sitting, rnd.dealer, field_, int(rs["mon_per_kan"]),
               tey, deki, {p: card_points(piles[p]) for p in active})
+    m.nuked = _nuke(tey, m.points, rs)
     for p in active:
         for y in tey[p]:
-            _pay(m, p, y, rs, "teyaku")
+            note = f" ({y.points - NUKE_KAN} + {NUKE_KAN} nuke-yaku, {m.points[p]} card " \
+                   f"points over {PAR})" if (p, y.name) in m.nuked else ""
+            _pay(m, p, y, rs, "teyaku", note=note)
         dived = tobikomi(ctx.dealt_hands.get(p, ()), piles[p], rs)
         if dived:
             m.specials.setdefault(p, []).append(dived)
             _pay(m, p, dived, rs, "special")
+    dealt_payments = list(m.payments)      # the teyaku and tobikomi: the hand's money
     if stopper is not None:
         m.ending = "stop"
         m.settles_points = not rs["stop_voids_card_points"]
@@ -361,11 +387,24 @@ def score_round(rnd: CheckedRound, rs: RuleSet) -> RoundResult:
                 for y in found[p]:
                     m.specials.setdefault(p, []).append(y)
                     _pay(m, p, y, rs, "special")
+            makers = [p for p in active if any(y.name == "sujuroku" for y in found[p])]
+            if makers and rs["sujuroku_voids_teyaku"]:
+                _void_teyaku(m, makers[0], dealt_payments)
     if m.settles_points:
         _card_point_payments(m)
     winner = _winner(m, stopper, sage)
     _sit_out_payments(m, rs, ctx, winner)
     return _result(rnd, rs, m, nets(m.payments, m.players), winner, stopper, sage)
+
+
+def _void_teyaku(m: Month, maker: str, dealt: list[Payment]) -> None:
+    """Su-jūroku voids the month's teyaku: every teyaku's money (and a tobikomi's, the
+    extra on a dealt three [JA-WP]) is returned, by the su-jūroku's maker too
+    [SHIRAGIKU]."""
+    m.teyaku_void = f"{maker}'s su-jūroku voids the month's teyaku, money returned"
+    for pay in dealt:
+        m.payments.append(Payment(pay.payee, pay.payer, pay.mon,
+                                  f"returned, {pay.why}: {m.teyaku_void}"))
 
 
 def _winner(m: Month, stopper: str | None, sage: str | None) -> str:
@@ -394,12 +433,17 @@ def _line(m: Month, p: str, stopper: str | None) -> str:
     else:
         parts.append(f"{cp} (not settled: {stopper} ended the month)")
     for y in m.teyaku[p]:
-        parts.append(f"teyaku {y.name} {y.points} kan")
+        nuke = f" ({y.points - NUKE_KAN} + {NUKE_KAN} nuke-yaku)" if (p, y.name) in m.nuked \
+            else ""
+        void = f" (void: {m.teyaku_void})" if m.teyaku_void else ""
+        parts.append(f"teyaku {y.name} {y.points} kan{nuke}{void}")
     for y in m.dekiyaku[p]:
         parts.append(f"dekiyaku {y.name} {y.points} kan" +
                      (f" (void: {m.voided[p]})" if p in m.voided else ""))
     for y in m.specials.get(p, []):
-        parts.append(f"{y.name} {y.points} kan")
+        void = " (void: su-jūroku, money returned)" if m.teyaku_void and \
+            y.name == "tobikomi" else ""
+        parts.append(f"{y.name} {y.points} kan{void}")
     return "; ".join(parts)
 
 
@@ -417,8 +461,9 @@ def _result(rnd: CheckedRound, rs: RuleSet, m: Month, scores: dict[str, int], wi
         p = side.name
         line = _line(m, p, stopper) if p in m.active else "sat this month out"
         net = scores[p]
-        yaku = m.teyaku.get(p, []) + ([] if p in m.voided else m.dekiyaku.get(p, [])) + \
-            m.specials.get(p, [])
+        yaku = ([] if m.teyaku_void else m.teyaku.get(p, [])) + \
+            ([] if p in m.voided else m.dekiyaku.get(p, [])) + \
+            [y for y in m.specials.get(p, []) if not (m.teyaku_void and y.name == "tobikomi")]
         mine = [pay.to_dict() for pay in m.payments if p in (pay.payer, pay.payee)]
         details = {"role": "active" if p in m.active else "sitting_out",
                    "card_points": m.points.get(p), "par": PAR,
