@@ -23,3 +23,11 @@ def test_house_rules_are_the_changed_options_in_words() -> None:
     assert house_rules(rs) == ["A player needs 5 points to stop or go.",
                                "Godori, the five birds 02-1 04-1 08-2: 3 points."]
     assert house_rules(get_ruleset("gostop")) == []
+
+
+def test_a_hwatu_games_tooltip_and_template_name_cards_as_its_sentence() -> None:
+    """Issue 66: Go-Stop's willow-ribbon rule said 12-3 in its sentence, 11-3 in its
+    tooltip; every card code an option row shows is the sentence's numbering."""
+    row = next(r for r in option_rows(get_ruleset("gostop")) if r["key"] == "willow_ribbon")
+    assert "12-3" in row["help"] and "11-3" not in row["help"] + row["template"]
+    assert "12-3" in row["sentence"]

@@ -167,8 +167,11 @@ def option_rows(rs: RuleSet) -> list[dict[str, Any]]:
 
 
 def _words(rs: RuleSet, opt: Option) -> dict[str, Any]:
+    # the template and the tooltip's help name the cards as the sentence does (issue 66:
+    # the willow ribbon's tooltip said 11-3 beside its sentence's 12-3)
     out: dict[str, Any] = {"sentence": wording.sentence(rs.game, opt, rs.options[opt.key]),
-                           "template": wording.template(rs.game, opt)}
+                           "template": wording.shown(rs.game, wording.template(rs.game, opt)),
+                           "help": wording.shown(rs.game, opt.help)}
     if opt.kind != "int":
         out["sentences"] = wording.sentences(rs.game, opt)
         out["words"] = wording.words(rs.game, opt)

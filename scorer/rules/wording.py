@@ -151,11 +151,16 @@ def template(game: str, option: Option) -> str:
 _CODE = re.compile(r"\b\d\d-[1-4]\b")
 
 
+def shown(game: str, text: str) -> str:
+    """``text`` with its cards' codes as the game's page shows them: in a hwatu game with
+    the hwatu month numbers (the willow ribbon 11-3 is 12-3), else as they are."""
+    return _CODE.sub(lambda m: hwatu.hwatu_code(m.group()), text) if hwatu.is_hwatu(game) else text
+
+
 def sentence(game: str, option: Option, value: Any) -> str:
     """The option at ``value`` as a player reads it (in a hwatu game its cards' codes
     with the hwatu month numbers: the willow ribbon 11-3 is 12-3)."""
-    text = template(game, option).replace("{}", _value_words(game, option, value))
-    return _CODE.sub(lambda m: hwatu.hwatu_code(m.group()), text) if hwatu.is_hwatu(game) else text
+    return shown(game, template(game, option).replace("{}", _value_words(game, option, value)))
 
 
 def card_name(game: str, code: str, words: str | None = None) -> str:

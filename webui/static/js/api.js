@@ -31,6 +31,9 @@ export async function upload(url, form) {
     headers: { ...CSRF_HEADER, Accept: "application/json" }, body: form }));
 }
 
+// This tab's camera, named to the server's turns (one frame of it waits at a time).
+const CLIENT_ID = Math.random().toString(36).slice(2, 12);
+
 // With a deck: read with its profile; when the server cannot (a 400: the deck deleted
 // since, a model without card embeddings), once more without it, then onDeckFallback(message).
 // `weak` (the live camera's frames only): the weak readings too, after the cards ("sure": false).
@@ -47,7 +50,8 @@ export async function detect(blob, { crops = false, weak = false, follow = null,
     const q = query.toString();
     return parse(await fetch(q ? `/api/detect?${q}` : "/api/detect", {
       method: "POST", credentials: "same-origin",
-      headers: { ...CSRF_HEADER, "Content-Type": blob.type || "application/octet-stream" },
+      headers: { ...CSRF_HEADER, "Content-Type": blob.type || "application/octet-stream",
+        "X-Client": CLIENT_ID },
       body: blob,
     }));
   };
@@ -69,6 +73,9 @@ export function toast(message, isError = false) {
   el.classList.toggle("error", isError);
   el.classList.remove("faded");
   el.hidden = false;
+  // the room the page keeps below its last button while a toast shows (a phone: app.css)
+  document.body.style.setProperty("--toast-room", `${Math.ceil(el.getBoundingClientRect().height) + 16}px`);
+  document.body.classList.add("toasting");
   if (!el.dataset.fades) {
     el.dataset.fades = "1";
     document.addEventListener("pointermove", (e) => {
@@ -79,7 +86,7 @@ export function toast(message, isError = false) {
     });
   }
   clearTimeout(toast.timer);
-  toast.timer = setTimeout(() => { el.hidden = true; }, 4000);
+  toast.timer = setTimeout(() => { el.hidden = true; document.body.classList.remove("toasting"); }, 4000);
 }
 
 // "1 card", "2 cards": a count with its noun (plural by an s unless given).

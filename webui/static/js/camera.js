@@ -17,8 +17,12 @@ export const FINISH_FRAMES = 8;     // ... and at least this many frames without
 // The boxes on `overlay`, each labelled with its code as the page shows it (`codeOf`: in
 // a hwatu game the hwatu number), its name (`labelOf`) and confidence; the labels' places
 // and texts are kept on the canvas (data-labels, data-texts). A weak reading's box
-// (`sure: false`) is dashed; how many were drawn is kept too (data-weak).
-export function drawBoxes(overlay, sourceWidth, sourceHeight, cards, inPile, labelOf, codeOf = (code) => code) {
+// (`sure: false`) is dashed; how many were drawn is kept too (data-weak). `confOf(code)`:
+// the confidence the pile list shows for a card in the pile (the tracker's, its mean over
+// the frames it was seen in), so the label and the list say one number (issue 66); a box
+// not in the pile shows this frame's.
+export function drawBoxes(overlay, sourceWidth, sourceHeight, cards, inPile, labelOf, codeOf = (code) => code,
+  confOf = () => undefined) {
   const rect = overlay.getBoundingClientRect();
   overlay.width = Math.max(1, Math.round(rect.width));
   overlay.height = Math.max(1, Math.round(rect.height));
@@ -27,7 +31,8 @@ export function drawBoxes(overlay, sourceWidth, sourceHeight, cards, inPile, lab
   const sx = overlay.width / sourceWidth, sy = overlay.height / sourceHeight;
   ctx.font = "13px sans-serif";
   ctx.lineWidth = 2;
-  const colour = (c) => (!inPile.has(c.code) ? "#ffca28" : c.confidence < UNSURE ? "#ff7043" : "#00e676");
+  const conf = (c) => (inPile.has(c.code) ? confOf(c.code) ?? c.confidence : c.confidence);
+  const colour = (c) => (!inPile.has(c.code) ? "#ffca28" : conf(c) < UNSURE ? "#ff7043" : "#00e676");
   for (const c of cards) {
     ctx.strokeStyle = colour(c);
     ctx.setLineDash(c.sure === false ? [6, 4] : []);
@@ -41,8 +46,8 @@ export function drawBoxes(overlay, sourceWidth, sourceHeight, cards, inPile, lab
       ctx.strokeRect(x0 * sx, y0 * sy, (x1 - x0) * sx, (y1 - y0) * sy);
     }
   }
-  const texts = cards.map((c) => [`${codeOf(c.code)} ${labelOf(c.code)} ${Math.round(c.confidence * 100)}%`,
-    `${codeOf(c.code)} ${Math.round(c.confidence * 100)}%`, codeOf(c.code)]);
+  const texts = cards.map((c) => [`${codeOf(c.code)} ${labelOf(c.code)} ${Math.round(conf(c) * 100)}%`,
+    `${codeOf(c.code)} ${Math.round(conf(c) * 100)}%`, codeOf(c.code)]);
   const widths = texts.map((t) => t.map((s) => ctx.measureText(s).width + 6));
   const boxes = cards.map((c) => [c.box[0] * sx, c.box[1] * sy, c.box[2] * sx, c.box[3] * sy]);
   const spots = placeLabels(boxes, widths, 17, { w: overlay.width, h: overlay.height });
@@ -151,13 +156,14 @@ export class LiveCapture {
     const pile = t.push(result.cards);
     this.follower.answered(plan);
     if (t.changedAt !== this.seenChange) { this.seenChange = t.changedAt; this.changedAt = performance.now(); }
-    drawBoxes(this.overlay, canvas.width, canvas.height, result.cards, new Set(pile), this.labelOf, this.codeOf);
+    drawBoxes(this.overlay, canvas.width, canvas.height, result.cards, new Set(pile), this.labelOf, this.codeOf,
+      (code) => t.confidence(code));
     const quietMs = performance.now() - this.changedAt;
     const auto = this.autoFinish();
     const finishing = auto && pile.length > 0 && t.quietFrames >= FINISH_FRAMES && quietMs >= FINISH_MS;
     this.progress.textContent = progressText(pile.length, quietMs, finishing, auto);
     const faint = result.cards.filter((c) => c.sure === false).length;
-    this.status.textContent = `frame ${t.frame}: ${result.cards.length - faint} boxes` +
+    this.status.textContent = `frame ${t.frame}: ${count(result.cards.length - faint, "box", "boxes")}` +
       (faint ? ` (+${faint} faint)` : "") + `, ${Math.round(result.ms.total)} ms, ` +
       this.rate.text(performance.now()) +
       (result.hints?.length ? ` (${result.hints[0]})` : "");

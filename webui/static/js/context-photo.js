@@ -21,7 +21,7 @@ export function photoField(input, what) {
       note.textContent = `${count(codes.length, "card")} read from the photo: check them`;
       toast(`${what}: ${count(codes.length, "card")} read from the photo`);
     } catch (err) {
-      note.textContent = `photo not read: ${err.status === 413 ? tooLargeText(shrunk.blob, err) : err.message}`;
+      note.textContent = `photo not read: ${err.status === 413 ? tooLargeText(shrunk.blob, err, shrunk.unread) : err.message}`;
     }
     file.value = "";
   });

@@ -137,7 +137,7 @@ export async function photo(owner) {
         (result.hints?.length ? `: ${result.hints[0]}` : ""));
     } catch (err) {
       // said once, beside the pile: the photo, not the round, failed
-      pile.note = `photo not read: ${err.status === 413 ? tooLargeText(shrunk.blob, err) : err.message}`;
+      pile.note = `photo not read: ${err.status === 413 ? tooLargeText(shrunk.blob, err, shrunk.unread) : err.message}`;
       renderPiles();
     }
   };

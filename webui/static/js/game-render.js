@@ -4,12 +4,12 @@
 import { askBefore, count, el, signed } from "./api.js";
 import { runningChart } from "./chart.js";
 import { cardLabel, colourChip, monthLabel, monthOrder, roleOf, shownCode } from "./cards.js";
-import { FAINT, countNote } from "./piles.js";
+import { FAINT, brightTwin, countNote } from "./piles.js";
 import { earlierResult, resultLine, wasFixed } from "./rescore.js";
-import { gostopTable } from "./result-gostop.js";
+import { gostopTable, sumWords } from "./result-gostop.js";
 import { hachihachiTable, isHachihachi, kanMon } from "./result-hachihachi.js";
 import { photoField } from "./context-photo.js";
-import { $, checksOf, draftOf, labelOf, markStale, openRound, otherOwnerOf, pileOf, roundWord, roundsNamed, shownCodes,
+import { $, checksOf, draftOf, elsewhereOf, labelOf, markStale, openRound, otherOwnerOf, pileOf, roundWord, roundsNamed, shownCodes,
   staleOf, state, storeExpected, storePiles, unsavedElsewhere, unsavedOwners } from "./game-state.js";
 
 // The pile buttons: capture(owner), photo(owner), add(owner), fix(owner, code),
@@ -36,6 +36,11 @@ function zoom(src, caption) {
   $("zoom").hidden = false;
 }
 
+// What the one confidence a card shows means (the list and the camera's box say the same).
+export const CONF_TITLE = "how sure the camera is of this card: how often a reading this sure is right " +
+  "(over a capture, the mean over the frames it was seen in; its box on the video says the same); " +
+  "under 90% it is marked check";
+
 function cardItem(owner, code, editable, reasons) {
   const other = otherOwnerOf(owner, code);
   const rnd = openRound();
@@ -44,7 +49,8 @@ function cardItem(owner, code, editable, reasons) {
   const crop = (pile.open ? pile.crop(code) : null) || (saved && saved[code]) || pile.crop(code);
   const p = pile.conf(code);
   const why = reasons.get(code) || [];
-  const rival = pile.rival(code);
+  // the runner-up reading, else (a ribbon the camera read) its month's bright in no pile
+  const rival = pile.rival(code) || (p !== undefined ? brightTwin(state.deck, code, shownCodes(owner), elsewhereOf(owner)) : null);
   const offer = rival && !shownCodes(owner).includes(rival) ? rival : null;
   const shown = shownCode(state.deck, code);
   const label = `${shown} ${cardLabel(state.deck, code)}`;
@@ -59,7 +65,8 @@ function cardItem(owner, code, editable, reasons) {
       onclick: (e) => e.currentTarget.classList.toggle("whole"),
       onkeydown: (e) => { if (e.key === "Enter") e.currentTarget.classList.toggle("whole"); } }),
     roleOf(state.deck, code) ? el("span", { class: "role", title: roleOf(state.deck, code).roman, text: roleOf(state.deck, code).korean }) : null,
-    p !== undefined ? el("span", { class: "conf" + (why.some((w) => w.startsWith("unsure")) ? " low" : ""), text: `${Math.round(p * 100)}%` }) : null,
+    p !== undefined ? el("span", { class: "conf" + (why.some((w) => w.startsWith("unsure")) ? " low" : ""), text: `${Math.round(p * 100)}%`,
+      title: CONF_TITLE }) : null,
     why.length ? el("button", { type: "button", class: "flag check-flag" + (faint ? " accept" : ""),
       title: faint ? why.join("; ") : `${why.join("; ")} — click once you have checked it`,
       onclick: () => { if (faint) pile.accept(code); else pile.checked.add(code); renderPiles(); } }, faint ? "accept ✓" : "check ✓") : null,
@@ -291,7 +298,8 @@ function resultTable(result, owners, after = null) {
       : isHachihachi(result) ? hachihachiTable(result, owners, after) : pointsTable(result, owners),
     el("p", { class: "round-winner" }, "Winner: ", el("b", { text: result.winner || (gostop ? "nobody (nagari)" : "nobody (draw)") }),
       ` · next dealer: ${result.next_dealer}`),
-    (result.explanation || []).length ? el("ul", { class: "explanation" }, result.explanation.map((t) => el("li", { text: t }))) : null);
+    (result.explanation || []).length ? el("ul", { class: "explanation" }, result.explanation.map((t) =>
+      el("li", { text: gostop ? sumWords(t, state.deck.hwatu) : t }))) : null);
 }
 
 // Sakura, Koi-Koi, Hana-Awase: card points, yaku, penalty, round score.

@@ -136,7 +136,13 @@ export const state = {
 // What to check first in the owner's pile (piles.js checkFirst), less the marks dismissed.
 export function checksOf(owner, deck) {
   const pile = pileOf(owner);
-  return checkFirst(shownCodes(owner), pile.confidences(), deck, pile.rivals(), pile.checked, pile.faintCodes());
+  return checkFirst(shownCodes(owner), pile.confidences(), deck, pile.rivals(), pile.checked, pile.faintCodes(),
+    elsewhereOf(owner));
+}
+
+// The codes in the round's other piles (where a card of this pile cannot also be).
+export function elsewhereOf(owner) {
+  return new Set(state.game.owners.filter((o) => o !== owner).flatMap((o) => shownCodes(o)));
 }
 
 export function pileOf(owner) {

@@ -19,6 +19,7 @@ function players() {
 function teamChoices(n) {
   const idx = (groups) => groups;
   const out = [{ value: "", label: "everyone for themselves", groups: null }];
+  if (presets.length && currentPreset().teams === false) return out;     // a game without teams (Hachi-Hachi)
   if (n === 4) out.push({ value: "2x2", label: "2 teams of 2 (1+3 vs 2+4)", groups: idx([[0, 2], [1, 3]]) });
   if (n === 6) {
     out.push({ value: "3x2", label: "3 teams of 2 (1+4, 2+5, 3+6)", groups: [[0, 3], [1, 4], [2, 5]] });
@@ -111,17 +112,32 @@ function optionRow(o) {
   } else {
     input = el("input", { type: "number", min: o.minimum, max: o.maximum, value: o.value, dataset: data });
   }
-  const words = el("span", { class: "sentence", text: o.sentence });
+  // A choice or a number stands in its sentence's place ("The willow ribbon 12-3 [counts
+  // among the ribbons ▾]."): its words are said once (issue 66: the sentence and the list
+  // both said them). The whole sentence, hidden, is the summary's; a screen reader hears
+  // it as the input's label.
+  const words = el("span", { class: "sentence", text: o.sentence, hidden: inline(o) });
+  const [before, after] = inline(o) ? o.template.split("{}") : ["", ""];
+  if (inline(o)) input.setAttribute("aria-label", o.sentence);
   const note = el("div", { class: "small muted", text: optionNote(o, String(o.value)) });
   const follow = () => {
     words.textContent = optionSentence(o, optionValue(input));
+    if (inline(o)) input.setAttribute("aria-label", words.textContent);
     note.textContent = optionNote(o, optionValue(input));
     showChanged();
   };
   input.addEventListener("input", follow);
   input.addEventListener("change", follow);
   return el("div", { class: "option", dataset: { key: o.key }, title: `${o.key}: ${o.help}; source: ${o.source || "—"}` },
-    el("label", {}, words, " ", input), note);
+    inline(o) ? el("label", {}, words, el("span", { class: "stem", "aria-hidden": "true", text: before }), input,
+      el("span", { class: "stem", "aria-hidden": "true", text: after }))
+      : el("label", {}, words, " ", input), note);
+}
+
+// Whether the option's input stands inside its sentence (a choice or a number whose
+// sentence has one place for its value).
+function inline(o) {
+  return o.kind !== "bool" && typeof o.template === "string" && o.template.split("{}").length === 2;
 }
 
 function optionValue(input) {
@@ -157,6 +173,7 @@ function renderNames() {
   const teams = $("teams");
   teams.replaceChildren(...teamChoices(n).map((t) => el("option", { value: t.value, text: t.label })));
   teams.disabled = teamChoices(n).length === 1;
+  teams.closest("label").hidden = presets.length > 0 && currentPreset().teams === false;   // none offered
   renderDealer();
 }
 
@@ -215,6 +232,11 @@ async function loadDecks() {
   sync();
 }
 
+// What a game counts: "months" for Hachi-Hachi's, "rounds" for the others'.
+function playedWord(g) {
+  return presets.find((p) => p.name === g.preset)?.round_word === "month" ? "months" : "rounds";
+}
+
 async function loadGames() {
   loadAccuracy().catch(() => { $("camera-accuracy").hidden = true; });
   const { games } = await api("GET", "/api/games");
@@ -229,7 +251,7 @@ async function loadGames() {
     return el("tr", { dataset: { game: g.id } },
       el("td", { text: g.id }), el("td", { class: "started", title: g.created_at, text: localTime(g.created_at) }),
       el("td", { text: presets.find((p) => p.name === g.preset)?.title || g.preset }), el("td", { text: g.players.join(", ") }),
-      el("td", { text: `${g.rounds_confirmed}/${g.rounds_planned}${g.finished ? " (finished)" : ""}` }), actions);
+      el("td", { class: "played", text: `${g.rounds_confirmed}/${g.rounds_planned} ${playedWord(g)}${g.finished ? " (finished)" : ""}` }), actions);
   }));
 }
 

@@ -22,12 +22,24 @@ export function followCamera(codes, prev, now, removedByHand = new Set()) {
 
 export const FAINT = "seen only faintly — tap to accept";
 
+// The bright a camera may have read as this card: a ribbon's month's bright (the curtain
+// 03-1 read surely as the poetry ribbon 03-2, issue 66), when that bright is in no pile
+// (`elsewhere`: the codes of the round's other piles) nor in this one; else null.
+export function brightTwin(deck, code, codes, elsewhere = new Set()) {
+  const card = deck.byCode.get(code);
+  if (!card || card.kind !== "ribbon") return null;
+  const bright = deck.cards.find((c) => c.month === card.month && c.kind === "bright");
+  return bright && !codes.includes(bright.code) && !elsewhere.has(bright.code) ? bright.code : null;
+}
+
 // code -> list of reasons to check it: seen only faintly (`faint`: the camera's tracker
 // let it join on weak readings alone), unsure (read with under UNSURE confidence: how
 // often such a read is right; a track's is its code's mean over its frames), read
-// another way too (`rivals`: code -> runner-up reading), or a ribbon of a month whose
-// chaff is in the pile too (misreads lean to ribbons).
-export function checkFirst(codes, conf, deck, rivals = new Map(), dismissed = new Set(), faint = new Set()) {
+// another way too (`rivals`: code -> runner-up reading), a ribbon of a month whose
+// chaff is in the pile too (misreads lean to ribbons), or a ribbon the camera read whose
+// month's bright is in no pile (`elsewhere`: brightTwin).
+export function checkFirst(codes, conf, deck, rivals = new Map(), dismissed = new Set(), faint = new Set(),
+  elsewhere = new Set()) {
   const out = new Map();
   const add = (code, why) => out.set(code, [...(out.get(code) || []), why]);
   for (const code of codes) {
@@ -36,12 +48,15 @@ export function checkFirst(codes, conf, deck, rivals = new Map(), dismissed = ne
     if (p !== undefined && p < UNSURE) add(code, `unsure (${Math.round(p * 100)}%)`);
     if (rivals.get(code)) add(code, `also read as ${shownCode(deck, rivals.get(code))}`);
     const card = deck.byCode.get(code);
-    if (card && card.kind === "ribbon") {
+    // a card the camera read (its confidence known): one picked by hand is the player's word
+    if (card && card.kind === "ribbon" && conf.has(code)) {
       // a plain chaff (K 3 or 4) of the month; the willow's 11-4 is the lightning, a
       // card of its own that lies beside the willow ribbon in many a pile
       const twin = codes.find((o) => o !== code && deck.byCode.get(o)?.month === card.month &&
         deck.byCode.get(o)?.kind === "chaff" && card.month !== 11 && /-[34]$/.test(o));
       if (twin) add(code, `ribbon beside ${shownCode(deck, twin)}, a chaff of its month: is it a chaff too?`);
+      const bright = brightTwin(deck, code, codes, elsewhere);
+      if (bright) add(code, `a ribbon whose month's bright ${shownCode(deck, bright)} is in no pile: is it the bright?`);
     }
   }
   for (const code of dismissed) out.delete(code);     // the player checked it

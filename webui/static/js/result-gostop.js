@@ -45,6 +45,18 @@ function factorWord(why, hwatu) {
   return w ? (m[1] ? `${m[1]} ${w.text}` : w.text) : why;
 }
 
+// A sum line of the server's ("pays (8 + 1 go) × 2 shake × 2 gwang-bak = 36") with its
+// calls, multipliers and baks in the table's words (× 2 흔들기 heundeulgi), as the table
+// says them (issue 66: the sum line said "× 2 shake" in English).
+export function sumWords(text, hwatu) {
+  if (!hwatu) return text;
+  const say = (why) => factorWord(why, hwatu);
+  return text
+    .replace(/× (\d+) \((\d+) ([a-z-]+)\)/g, (all, f, n, w) => `× ${f} (${say(`${n} ${w}`)})`)
+    .replace(/× (\d+) ([a-z][a-z-]*)/g, (all, f, w) => (say(w) === w ? all : `× ${f} ${say(w)}`))
+    .replace(/\+ (\d+) (go|goes|shakes?|gwang-bak)\b/g, (all, n, w) => `+ ${say(`${n} ${w}`)}`);
+}
+
 function factors(d, hwatu) {
   return d.factors.length ? d.factors.map((f) => `×${f.factor} ${factorWord(f.why, hwatu)}`).join(" ") : "—";
 }

@@ -24,15 +24,26 @@ export function apart(a, b) {
   return [`${a.toLocaleString("en")} bytes`, `${b.toLocaleString("en")} bytes`];
 }
 
-// -> {blob, width, height, note}: the photo to send and a line saying what was done.
-// A picture the browser cannot decode (a HEIC on some browsers) goes as it is: the server
-// says what it thinks of it.
+// The photo's format as a player knows it ("HEIC", "TIFF"), from its type or its name.
+export function formatOf(file) {
+  const type = (file.type || "").replace(/^image\//, "");
+  const ext = /\.([a-z0-9]+)$/i.exec(file.name || "")?.[1] || "";
+  const name = (type && type !== "octet-stream" ? type : ext).toUpperCase();
+  return name === "HEIF" ? "HEIC" : name || "unknown";
+}
+
+// -> {blob, width, height, note, unread}: the photo to send and a line saying what was
+// done. A picture the browser cannot decode (a HEIC on some browsers) goes as it is, its
+// format in `unread` (for a refusal to say why it was not shrunk): the server says what
+// it thinks of it.
 export async function shrinkPhoto(file, maxSide = PHOTO_SIDE) {
   let bitmap;
   try {
     bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
-  } catch {
-    return { blob: file, width: null, height: null, note: "" };
+  } catch {      // a format browsers open (a JPEG too large to decode) says nothing more
+    const unread = formatOf(file);
+    return { blob: file, width: null, height: null, note: "",
+      unread: /^(JPEG|JPG|PNG|WEBP|BMP|GIF)$/.test(unread) ? "" : unread };
   }
   const { width, height } = bitmap;
   const scale = Math.min(1, maxSide / Math.max(width, height));
@@ -52,10 +63,14 @@ export async function shrinkPhoto(file, maxSide = PHOTO_SIDE) {
 }
 
 // The message for a photo the server refused as too large (its JSON 413): the size of
-// what was sent (`sent`, the file or its shrunk copy) against the limit, read apart.
-export function tooLargeText(sent, err) {
+// what was sent (`sent`, the file or its shrunk copy) against the limit, read apart; for
+// a photo this browser could not open (`unread`: its format), that this is why it was
+// not made smaller (issue 66).
+export function tooLargeText(sent, err, unread = "") {
   const limit = err.data && err.data.limit_bytes;
-  if (!limit) return err.message;
+  const why = unread ? ` — this browser cannot open a ${unread} photo, so it was sent as it is, not made ` +
+    "smaller: save it as a JPEG (an iPhone: Settings › Camera › Formats › Most Compatible) and upload that" : "";
+  if (!limit) return err.message + why;
   const [size, cap] = apart(err.data.size_bytes || sent.size, limit);
-  return `this photo is ${size}; the limit is ${cap}`;
+  return `this photo is ${size}; the limit is ${cap}${why}`;
 }
