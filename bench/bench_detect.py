@@ -98,8 +98,8 @@ def main(argv=None) -> int:
         sizes[det.refiner_path.name] = det.refiner_path.stat().st_size
     print(f"frames: {len(timed.rows)} at 640x480 JPEG, {a.cards} cards laid out per frame "
           f"(detected per frame: median {np.median(timed.found):.0f}), onnxruntime "
-          f"{a.threads} threads, cpu count {os.cpu_count()}, 180-degree TTA {det.tta}"
-          + (f" (crops below p {det.tta_below})" if det.tta else "")
+          f"{a.threads} threads, cpu count {os.cpu_count()}, 180-degree TTA {det.settings.tta}"
+          + (f" (crops below p {det.settings.tta_below})" if det.settings.tta else "")
           + f", int8 products {int8_products(det.precise_int8, a.precise_int8)}")
     for k, name in enumerate(["decode", "localise", "classify", "detect (infer)",
                               "total (decode+infer)"]):

@@ -8,7 +8,10 @@ import numpy as np
 
 from scorer.vision.beside import Beside, beside_boxes, repeats, worth_reading
 from scorer.vision.card_checks import CardChecks
-from scorer.vision.detector import Detector, select_checked
+from scorer.vision.decision import pick
+from scorer.vision.detections import Detections
+from scorer.vision.detector import Detector
+from scorer.vision.settings import DetectionSettings
 from tests.test_card_checks import quad
 
 RULE = Beside(loc_threshold=0.15, cls_threshold=0.8, distance=1.0)
@@ -26,15 +29,15 @@ def boxes(centres: list[tuple[float, float]], loc: list[float], reads: list[tupl
 
 
 def picked(loc, probs, quads, rule: Beside | None) -> list[bool]:
-    n = len(loc)
-    return select_checked(loc, probs, np.full(n, 0.4, np.float32), np.full(n, 0.4, np.float32),
-                          quads, None, None, np.zeros(n, bool), CardChecks(), rule).tolist()
+    found = Detections.from_quads(quads, loc, probs, (1280, 960))
+    return pick(found, DetectionSettings(loc_threshold=0.4, cls_threshold=0.4,
+                                         beside=rule)).tolist()
 
 
 def test_the_rule_comes_from_the_models_metadata_and_is_off_without_it():
-    assert Beside.from_config({}) is None
-    assert Beside.from_config({"beside": None}) is None
-    assert Beside.from_config({"beside": RULE.to_config()}) == RULE
+    assert DetectionSettings.from_metadata({}).beside is None
+    assert DetectionSettings.from_metadata({"beside": None}).beside is None
+    assert DetectionSettings.from_metadata({"beside": RULE.to_config()}).beside == RULE
 
 
 def test_a_sure_read_under_the_threshold_beside_a_card_is_a_card():
@@ -100,14 +103,16 @@ def test_the_detector_reads_the_weaker_boxes_only_with_the_rule(monkeypatch):
 
     def decode(img, maps, threshold=None):
         asked.append(threshold)
-        keep = scores >= (det.loc_threshold if threshold is None else threshold)
+        keep = scores >= (det.settings.loc_threshold if threshold is None else threshold)
         return rects[keep], scores[keep]
 
     monkeypatch.setattr(det.localiser, "decode", decode)
     img = np.full((480, 640, 3), 128, np.uint8)
-    det.beside = None
+    det = det.with_settings(det.settings.but(beside=None))
+    monkeypatch.setattr(det.localiser, "decode", decode)
     assert len(det.candidates(img)) == 1 and asked == [None]
-    det.beside = RULE
+    det = det.with_settings(det.settings.but(beside=RULE))
+    monkeypatch.setattr(det.localiser, "decode", decode)
     found = det.candidates(img)
     assert asked[-1] == RULE.loc_threshold
     assert np.allclose(sorted(found.loc_score), [0.2, 0.9])  # the far weak box is not read
@@ -140,9 +145,9 @@ def test_the_tunings_reference_is_read_without_its_rule_for_the_stages_before_it
     from scorer.vision.detections import Detections
     from training.stages.tuning import reference_figures
     det = Detector(threads=1)
-    det.beside = RULE
+    det = det.with_settings(det.settings.but(beside=RULE))
     loc, probs, quads = boxes([(200, 200), (260, 200)], [0.9, 0.2], [(3, 0.95), (7, 0.9)])
     scenes = [("pile", Detections.from_quads(quads, loc, probs, (640, 480)), [3, 7], [])]
     assert reference_figures(det, scenes)["pile"]["recall"] == 1.0
     assert reference_figures(det, scenes, beside=False)["pile"]["recall"] == 0.5
-    assert det.beside == RULE
+    assert det.settings.beside == RULE

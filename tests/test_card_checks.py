@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from scorer.vision.card_checks import CardChecks, on_scale, shaped_like_cards
-from scorer.vision.detector import select_checked
+from scorer.vision.decision import pick
+from scorer.vision.detections import Detections
+from scorer.vision.settings import DetectionSettings
 
 
 def quad(cx: float, cy: float, h: float, aspect: float = 1.66) -> np.ndarray:
@@ -19,10 +21,11 @@ ALL_ON = CardChecks(min_aspect=1.25, span=2, scale=2.0)
 
 
 def test_the_checks_come_from_the_models_metadata_and_are_off_without_it():
-    assert not CardChecks.from_config({}).on
-    c = CardChecks.from_config({"card_checks": {"min_aspect": 1.2, "span": 2, "scale": None}})
+    assert not DetectionSettings.from_metadata({}).card_checks.on
+    c = DetectionSettings.from_metadata(
+        {"card_checks": {"min_aspect": 1.2, "span": 2, "scale": None}}).card_checks
     assert c == CardChecks(1.2, 2, None) and c.on
-    assert CardChecks.from_config({"card_checks": c.to_config()}) == c
+    assert DetectionSettings.from_metadata({"card_checks": c.to_config()}).card_checks == c
 
 
 def test_a_close_up_box_around_a_pile_is_refused_a_close_up_of_one_card_is_not():
@@ -59,9 +62,8 @@ def test_the_pile_box_read_surely_as_a_card_is_refused_in_the_pick():
     probs[0, 27] = 0.95  # the pile's box read as 07-4
     for k in range(4):
         probs[k + 1, k] = 0.9
-    loc = np.full(5, 0.8, np.float32)
-    close_up = np.array([True] + [False] * 4)
-    args = (loc, probs, np.full(5, 0.3, np.float32), np.full(5, 0.4, np.float32), quads, None,
-            None, close_up)
-    assert select_checked(*args, CardChecks()).tolist() == [True] * 5
-    assert select_checked(*args, ALL_ON).tolist() == [False, True, True, True, True]
+    found = Detections.from_quads(quads, np.full(5, 0.8, np.float32), probs, (640, 480))
+    rules = DetectionSettings(loc_threshold=0.3, cls_threshold=0.4, large_box=0.6)  # the pile's
+    assert found.heights()[0] >= 0.6 * 480 > found.heights()[1:].max()   # box: a close-up
+    assert pick(found, rules).tolist() == [True] * 5
+    assert pick(found, rules.but(card_checks=ALL_ON)).tolist() == [False, True, True, True, True]

@@ -9,15 +9,17 @@ import pytest
 
 from gate import SCENE_JPEG
 from scorer.vision import Detector
+from scorer.vision.settings import DetectionSettings
 from scorer.vision.confidence import ConfidenceMap
 
 HALF = ConfidenceMap((0.0, 1.0), (0.0, 0.5))
 
 
 def test_the_map_comes_from_the_models_metadata_and_is_off_without_it():
-    assert ConfidenceMap.from_config({}) is None
-    assert ConfidenceMap.from_config({"confidence_map": None}) is None
-    assert ConfidenceMap.from_config({"confidence_map": HALF.to_config()}) == HALF
+    assert DetectionSettings.from_metadata({}).confidence_map is None
+    assert DetectionSettings.from_metadata({"confidence_map": None}).confidence_map is None
+    assert DetectionSettings.from_metadata(
+        {"confidence_map": HALF.to_config()}).confidence_map == HALF
 
 
 @pytest.mark.parametrize("raw, right", [((0.0,), (0.0,)), ((0.0, 0.5, 1.0), (0.0, 0.6, 0.5)),
@@ -55,12 +57,12 @@ def test_a_fitted_map_says_how_often_cards_read_so_surely_are_right():
 
 def test_the_detector_reports_the_mapped_confidence_of_the_same_cards():
     img = cv2.imread(str(SCENE_JPEG))
-    det = Detector(threads=1)
-    det.confidence_map = None
+    shipped = Detector(threads=1)
+    det = shipped.with_settings(shipped.settings.but(confidence_map=None))
     plain = det.detect(img, weak=True)
     found = det.candidates(img)
     plain_cards = det.cards(found)
-    det.confidence_map = HALF
+    plain_det, det = det, det.with_settings(det.settings.but(confidence_map=HALF))
     mapped = det.detect(img, weak=True)
     assert len(plain) and mapped.codes == plain.codes
     np.testing.assert_allclose(mapped.boxes, plain.boxes)
@@ -69,6 +71,5 @@ def test_the_detector_reports_the_mapped_confidence_of_the_same_cards():
     assert cards.codes == plain_cards.codes
     np.testing.assert_allclose(cards.confidence, plain_cards.confidence / 2, rtol=1e-5)
     followed = det.follow(img, plain.quads)
-    det.confidence_map = None
     np.testing.assert_allclose(followed.confidence,
-                               det.follow(img, plain.quads).confidence / 2, rtol=1e-5)
+                               plain_det.follow(img, plain.quads).confidence / 2, rtol=1e-5)

@@ -9,7 +9,8 @@ import cv2
 import numpy as np
 
 from scorer.vision import Detector
-from scorer.vision.detector import select_cards
+from scorer.vision.settings import DetectionSettings
+from scorer.vision.decision import select_cards
 from scorer.vision.gate import FaceGate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -17,9 +18,10 @@ SCENE = ROOT / "tests" / "fixtures" / "scene-4-cards.jpg"
 
 
 def test_a_gate_reads_from_its_config_and_round_trips():
-    assert FaceGate.from_config({}) is None and FaceGate.from_config({"face_gate": None}) is None
+    assert DetectionSettings.from_metadata({}).face_gate is None
+    assert DetectionSettings.from_metadata({"face_gate": None}).face_gate is None
     gate = FaceGate(np.array([2.0, -1.0], np.float32), 0.5, 0.3)
-    again = FaceGate.from_config({"face_gate": gate.to_config()})
+    again = DetectionSettings.from_metadata({"face_gate": gate.to_config()}).face_gate
     emb = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]], np.float32)
     assert np.allclose(again.face_prob(emb), gate.face_prob(emb))
     assert list(gate.face_prob(emb) >= gate.threshold) == [True, True, False]
@@ -78,8 +80,10 @@ def test_the_threshold_is_the_fewest_photo_false_cards_that_keeps_every_kind(tmp
                           for x in range(0, 40 * len(classes), 40)], np.float32)
         return Detections.from_quads(quads, np.full(len(classes), 0.9), probs, (640, 480),
                                      face=np.array(faces, np.float32))
-    det = SimpleNamespace(loc_threshold=0.3, cls_threshold=0.5, overlap_iou=None,
-                          large_threshold=0.3, large_cls_threshold=0.5, cfg={})
+    from scorer.vision.settings import DetectionSettings
+    det = SimpleNamespace(settings=DetectionSettings(
+        loc_threshold=0.3, cls_threshold=0.5, large_threshold=0.3, large_cls_threshold=0.5,
+        large_box=0.4))
     scenes = [("pile", cand([0.9, 0.35], [0, 4]), [0, 4], [])]  # a true card the gate doubts
     photos = [("photo", cand([0.25, 0.45], [8, 12]), [], [])]  # two phantoms
     best, table = choose_threshold(scenes, photos, det, (0.3, 0.4, 0.5), guard=0.005)
@@ -92,4 +96,5 @@ def test_close_up_boxes_may_have_a_threshold_of_their_own():
     gate = FaceGate(np.zeros(2, np.float32), 0.0, 0.3, 0.6)
     face = np.array([0.5, 0.5], np.float32)
     assert gate.lets_through(face, np.array([False, True])).tolist() == [True, False]
-    assert FaceGate.from_config({"face_gate": gate.to_config()}).large_threshold == 0.6
+    assert DetectionSettings.from_metadata({"face_gate": gate.to_config()}).face_gate.large_threshold \
+        == 0.6

@@ -174,17 +174,23 @@ def test_tuning_counts_every_card_picked_in_a_training_photo_as_a_false_one():
     from training.data.real_photos import DEFAULT_PHOTOS_DIR, split_photos
     from training.measure.slices import photo_candidates, score_selection
 
+    from scorer.vision.settings import DetectionSettings
+
     class OneCardEverywhere:
-        loc_threshold, large_threshold = 0.3, 0.1
+        def __init__(self, settings):
+            self.settings = settings
+
+        def with_settings(self, settings):
+            return OneCardEverywhere(settings)
 
         def candidates(self, img):
-            assert (self.loc_threshold, self.large_threshold) == (0.15, 0.15)
+            assert (self.settings.loc_threshold, self.settings.large_loc) == (0.15, 0.15)
             return img.shape
 
-    det = OneCardEverywhere()
+    det = OneCardEverywhere(DetectionSettings(loc_threshold=0.3, large_threshold=0.1))
     scenes = photo_candidates(det, DEFAULT_PHOTOS_DIR, loc_threshold=0.15)
     assert len(scenes) == len(split_photos(DEFAULT_PHOTOS_DIR)["train"])  # never the test part
-    assert (det.loc_threshold, det.large_threshold) == (0.3, 0.1)  # restored
+    assert (det.settings.loc_threshold, det.settings.large_loc) == (0.3, 0.1)  # unchanged
     res = score_selection(scenes, lambda cand: [5])
     assert res["equiv"]["fp"] == len(scenes) and res["equiv"]["tp"] == 0
     assert score_selection(scenes, lambda cand: [])["images_all_correct"] == 1.0

@@ -189,7 +189,8 @@ def test_the_shipped_recipe_loads_and_each_command_takes_only_its_options(capsys
 
 class _StubDetector:
     """Finds nothing on its own; names the crops of the true boxes from ``answers``."""
-    loc_threshold, cls_threshold = 0.2, 0.25
+    from scorer.vision.settings import DetectionSettings
+    settings = DetectionSettings(loc_threshold=0.2, cls_threshold=0.25)
 
     def __init__(self, answers):
         self.answers = answers

@@ -13,7 +13,7 @@ import pytest
 from gate import SCENE_JPEG
 from scorer.errors import InputError
 from scorer.vision import Detections, Detector, decode_image, default_model_path
-from scorer.vision.detector import select_cards
+from scorer.vision.decision import select_cards
 from scorer.vision.geometry import quad_to_rect
 from scorer.vision.stages import as_input
 from training.data.scenes import render_scene
@@ -71,12 +71,12 @@ def test_detections_record(detector):
 
 def test_a_threshold_given_to_one_call_adds_weaker_boxes_and_only_to_that_call():
     det = Detector(threads=1)
-    det.loc_threshold = det.large_threshold = 0.99  # above every card of the scene
-    img = decode_image(SCENE_JPEG.read_bytes())
+    det = det.with_settings(det.settings.but(loc_threshold=0.99, large_threshold=0.99))
+    img = decode_image(SCENE_JPEG.read_bytes())   # (0.99: above every card of the scene)
     _, before = det.localiser.find(img)
     _, low = det.localiser.find(img, threshold=0.3)
     _, after = det.localiser.find(img)
-    assert len(before) == len(after) == 0 and det.loc_threshold == 0.99
+    assert len(before) == len(after) == 0 and det.settings.loc_threshold == 0.99
     assert len(low) > 0 and low.min() >= 0.3
     # the boxes a lower threshold adds never displace the stronger ones
     _, usual = Detector(threads=1).localiser.find(img)
@@ -150,7 +150,7 @@ def test_tta_turns_only_the_crops_the_classifier_is_unsure_of():
 
 def test_tta_on_demand_turns_some_crops_with_the_shipped_metadata():
     on_demand = Detector(threads=1, tta=True)  # what `hanafuda detect --tta` builds
-    assert 0 < on_demand.tta_below <= 1
+    assert 0 < on_demand.settings.tta_below <= 1
 
 
 def _probs(*rows: tuple[int, float]) -> np.ndarray:
@@ -188,8 +188,8 @@ def test_detect_picks_its_cards_from_the_candidates_with_select_cards(detector):
     img, _ = render_scene(["01-1", "02-1", "03-1", "04-2", "05-3", "06-1", "07-4", "08-2"],
                           seed=5, card_height=70)
     cand = detector.candidates(img)
-    cards = cand[select_cards(cand.loc_score, cand.probs, detector.loc_threshold,
-                              detector.cls_threshold)]
+    cards = cand[select_cards(cand.loc_score, cand.probs, detector.settings.loc_threshold,
+                              detector.settings.cls_threshold)]
     det = detector.detect(img)
     assert len(det) > 0
     assert sorted(det.class_id.tolist()) == sorted(cards.class_id.tolist())
@@ -235,20 +235,21 @@ def _a_card_and_a_close_up() -> Detections:
 def test_a_close_up_box_needs_its_own_classifier_threshold_and_no_other_box_does():
     det = Detector(threads=1)
     found = _a_card_and_a_close_up()
-    det.localiser.large_box, det.cls_threshold = 0.4, 0.4
-    det.large_cls_threshold = 0.4
-    assert det.pick(found).tolist() == [True, True]
-    det.large_cls_threshold = 0.8
-    assert det.pick(found).tolist() == [True, False]
-    assert det.cls_thresholds(found.heights(), 480).tolist() == pytest.approx([0.4, 0.8])
+    rules = det.settings.but(large_box=0.4, cls_threshold=0.4, large_cls_threshold=0.4)
+    assert det.with_settings(rules).pick(found).tolist() == [True, True]
+    rules = rules.but(large_cls_threshold=0.8)
+    assert det.with_settings(rules).pick(found).tolist() == [True, False]
+    assert rules.cls_thresholds(found.heights(), 480).tolist() == pytest.approx([0.4, 0.8])
 
 
 def test_the_tuning_grid_reads_a_close_up_box_as_the_detector_does():
+    from scorer.vision.settings import DetectionSettings
     from training.measure.slices import pick
     found = _a_card_and_a_close_up()
     # Detector.pick's answers above: the close-up dropped at 0.8, kept at the card's 0.4
-    assert pick(found, 0.3, 0.4, None, None, 0.4, 0.8).tolist() == [3]
-    assert pick(found, 0.3, 0.4, None, None, 0.4, None).tolist() == [3, 20]
+    rules = DetectionSettings(loc_threshold=0.3, cls_threshold=0.4, large_box=0.4)
+    assert pick(found, rules.but(large_cls_threshold=0.8)).tolist() == [3]
+    assert pick(found, rules).tolist() == [3, 20]
 
 
 def test_a_model_without_a_close_up_classifier_threshold_reads_close_ups_like_other_boxes(
@@ -268,7 +269,7 @@ def test_a_model_without_a_close_up_classifier_threshold_reads_close_ups_like_ot
             prop.value = json.dumps(cfg)
     onnx.save(m, str(tmp_path / src.name))
     det = Detector(tmp_path / src.name, threads=1)
-    assert det.large_cls_threshold == det.cls_threshold
+    assert det.settings.large_cls == det.settings.cls_threshold
 
 
 def test_every_network_computes_int8_exactly_on_cpus_without_vnni(detector):

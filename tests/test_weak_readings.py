@@ -12,7 +12,9 @@ import pytest
 
 from gate import SCENE_JPEG
 from scorer.vision import Detections, Detector, decode_image, default_model_path
-from scorer.vision.detector import WEAK_IOU, WEAK_MAX
+from scorer.vision.decision import WEAK_IOU, weak_readings
+from scorer.vision.detector import WEAK_MAX
+from scorer.vision.settings import WEAK_LOC_THRESHOLD
 from scorer.vision.gate import FaceGate
 from scorer.vision.geometry import quad_iou, rect_to_quad
 from web_helpers import CSRF, FakeDetector, jpeg, make_app
@@ -67,16 +69,17 @@ def test_weak_readings_are_cards_below_the_thresholds_off_every_card_once(
     ), (1280, 720))
     assert quad_iou(quads[4], picked.quads[0]) > WEAK_IOU
     assert quad_iou(quads[6], quads[2]) > WEAK_IOU
-    assert detector.weak_readings(found, picked).tolist() == [
+    rules = detector.settings
+    assert weak_readings(found, picked, rules).tolist() == [
         True, False, False, False, False, False, True]
-    found.loc_score[0] = detector.weak_loc_threshold / 2      # the localiser barely saw it
-    assert detector.weak_readings(found, picked).tolist()[0] is False
+    found.loc_score[0] = WEAK_LOC_THRESHOLD / 2      # the localiser barely saw it
+    assert weak_readings(found, picked, rules).tolist()[0] is False
     # through the face gate when the model has one
     found.face = np.full(len(found), 0.1, np.float32)
-    monkeypatch.setattr(detector, "gate", FaceGate(np.zeros(4, np.float32), 0.0, 0.5))
-    assert not detector.weak_readings(found, picked).any()
+    gated = rules.but(face_gate=FaceGate(np.zeros(4, np.float32), 0.0, 0.5))
+    assert not weak_readings(found, picked, gated).any()
     found.face[:] = 0.9
-    assert detector.weak_readings(found, picked).tolist()[6] is True
+    assert weak_readings(found, picked, gated).tolist()[6] is True
 
 
 def test_detect_with_weak_readings_keeps_the_cards_and_adds_what_the_thresholds_refuse(
@@ -90,10 +93,9 @@ def test_detect_with_weak_readings_keeps_the_cards_and_adds_what_the_thresholds_
     cards = live.to_cards(crops=True)
     assert cards[:len(plain)] == plain.to_cards(crops=True)       # the same cards, first
     assert all(c["sure"] is False for c in cards[len(plain):])
-    assert "weak" in live.timings and "weak" not in plain.timings
     # the still thresholds refuse every card: what the networks read shows up weakly
-    strict = Detector(threads=1)
-    strict.cls_threshold = strict.large_cls_threshold = 1.01
+    strict = detector.with_settings(detector.settings.but(cls_threshold=1.01,
+                                                          large_cls_threshold=1.01))
     assert len(strict.detect(img)) == 0
     faint = strict.detect(img, crops=True, weak=True)
     assert faint.sure is not None and not faint.sure.any()
@@ -112,21 +114,30 @@ def test_a_frame_of_many_faint_peaks_reads_at_most_weak_max_of_them(detector, mo
     scores = np.linspace(0.11, 0.3, n).astype(np.float32)
     monkeypatch.setattr(detector.localiser, "decode", lambda *a, **k: (rects, scores))
     empty = Detections(image_size=(w, h))
-    extra = detector._weak_boxes(img, None, rects[:0], empty)
+    extra = detector._weak_boxes(img, None, rects[:0], empty, WEAK_LOC_THRESHOLD)
     assert len(extra) == WEAK_MAX
     assert sorted(extra.loc_score.tolist()) == sorted(scores[-WEAK_MAX:].tolist())
 
 
-def test_the_weak_thresholds_are_read_from_the_models_metadata(tmp_path: Path) -> None:
+def test_a_setting_the_detector_does_not_know_is_refused_in_one_line(tmp_path: Path) -> None:
+    """The weak thresholds are constants: a model that carries them as settings (as no
+    training ever wrote) is refused, by training and by the detector, with one line."""
+    from scorer.errors import InputError
     from training.ship.export import set_config
     for f in default_model_path().parent.glob("*.onnx"):
         shutil.copyfile(f, tmp_path / f.name)
     loc = tmp_path / default_model_path().name
-    assert Detector(loc, threads=1).weak_loc_threshold == 0.1       # not in it: the defaults
-    assert Detector(loc, threads=1).weak_cls_threshold == 0.2
-    set_config(loc, {"weak_loc_threshold": 0.15, "weak_cls_threshold": 0.3})
-    det = Detector(loc, threads=1)
-    assert (det.weak_loc_threshold, det.weak_cls_threshold) == (0.15, 0.3)
+    with pytest.raises(InputError, match="unknown key.*weak_loc_threshold"):
+        set_config(loc, {"weak_loc_threshold": 0.15})
+    import onnx
+    m = onnx.load(str(loc))
+    for p in m.metadata_props:
+        if p.key == "hanafuda":
+            p.value = p.value[:-1] + ', "weak_loc_threshold": 0.15}'
+    onnx.save(m, str(loc))
+    with pytest.raises(InputError) as err:
+        Detector(loc, threads=1)
+    assert "weak_loc_threshold" in str(err.value) and "\n" not in str(err.value)
 
 
 def test_the_api_gives_weak_readings_to_the_camera_only(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from scorer.vision.settings import DetectionSettings
 from scorer.vision.detector import Detector
 from scorer.vision.zoom import MAX_OTHERS, OTHER_SCORE, ZoomOut, merge, wants_second_look
 
@@ -14,10 +15,12 @@ ZOOM = ZoomOut(pad=0.25)
 
 
 def test_the_look_comes_from_the_models_metadata_and_is_off_without_it():
-    assert ZoomOut.from_config({}) is None
-    assert ZoomOut.from_config({"zoom_out": None}) is None
-    assert ZoomOut.from_config({"zoom_out": {"pad": 0}}) is None
-    assert ZoomOut.from_config({"zoom_out": ZOOM.to_config()}) == ZOOM
+    def read(cfg):
+        return DetectionSettings.from_metadata(cfg).zoom_out
+    assert read({}) is None
+    assert read({"zoom_out": None}) is None
+    assert read({"zoom_out": {"pad": 0}}) is None
+    assert read({"zoom_out": ZOOM.to_config()}) == ZOOM
 
 
 def test_the_border_surrounds_the_frame_with_its_edges():
@@ -71,7 +74,7 @@ def _decoding(det: Detector, first: np.ndarray, first_scores: np.ndarray,
 
 def test_the_detector_looks_again_only_at_a_close_up_frame(monkeypatch):
     det = Detector(threads=1)
-    det.beside = None
+    det = det.with_settings(det.settings.but(beside=None, zoom_out=None))
     monkeypatch.setattr(det.localiser, "heatmap", lambda img: (None, 1.0))
     img = np.full((480, 640, 3), 128, np.uint8)
     py, px = 120, 160                                          # ZOOM's border on 640x480
@@ -83,10 +86,12 @@ def test_the_detector_looks_again_only_at_a_close_up_frame(monkeypatch):
     asked: list = []
     monkeypatch.setattr(det.localiser, "decode", _decoding(
         det, close, np.array([0.15], np.float32), second, second_scores, asked))
-    det.zoom = None
     rects, scores = det.boxes(img)
     assert asked == ["first"] and scores.tolist() == pytest.approx([0.15])
-    det.zoom = ZOOM
+    det = det.with_settings(det.settings.but(zoom_out=ZOOM))
+    monkeypatch.setattr(det.localiser, "heatmap", lambda img: (None, 1.0))
+    monkeypatch.setattr(det.localiser, "decode", _decoding(
+        det, close, np.array([0.15], np.float32), second, second_scores, asked))
     asked.clear()
     rects, scores = det.boxes(img)
     assert asked == ["first", "second"]

@@ -17,7 +17,6 @@ chooses it on validation scenes, after the thresholds and the card checks.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Mapping
 
 import numpy as np
 
@@ -34,14 +33,6 @@ class Beside:
     loc_threshold: float
     cls_threshold: float
     distance: float
-
-    @classmethod
-    def from_config(cls, cfg: Mapping[str, Any]) -> "Beside | None":
-        """The rule in a localiser's metadata (None when it has none)."""
-        b = cfg.get("beside")
-        if not b:
-            return None
-        return cls(float(b["loc_threshold"]), float(b["cls_threshold"]), float(b["distance"]))
 
     def to_config(self) -> dict:
         return asdict(self)

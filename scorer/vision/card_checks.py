@@ -17,7 +17,6 @@ training's tuning chooses them on validation scenes, beside the thresholds.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Mapping
 
 import numpy as np
 
@@ -32,14 +31,6 @@ class CardChecks:
     min_aspect: float | None = None
     span: int | None = None
     scale: float | None = None
-
-    @classmethod
-    def from_config(cls, cfg: Mapping[str, Any]) -> "CardChecks":
-        """The checks in a localiser's metadata (all off when it has none)."""
-        c = cfg.get("card_checks") or {}
-        aspect, span, scale = (c.get(k) for k in ("min_aspect", "span", "scale"))
-        return cls(None if aspect is None else float(aspect), None if span is None else int(span),
-                   None if scale is None else float(scale))
 
     def to_config(self) -> dict:
         return asdict(self)

@@ -21,7 +21,6 @@ Off (None) unless the model's metadata (``confidence_map``) has one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
 
 import numpy as np
 
@@ -41,14 +40,6 @@ class ConfidenceMap:
             raise ValueError("a confidence map's knots must increase")
         if raw[0] > 0 or raw[-1] < 1 or right.min() < 0 or right.max() > 1:
             raise ValueError("a confidence map spans 0..1 in both")
-
-    @classmethod
-    def from_config(cls, cfg: Mapping[str, Any]) -> "ConfidenceMap | None":
-        """The map in a localiser's metadata (None when it has none)."""
-        m = cfg.get("confidence_map")
-        if not m:
-            return None
-        return cls(tuple(float(v) for v in m["raw"]), tuple(float(v) for v in m["right"]))
 
     def to_config(self) -> dict:
         return {"raw": list(self.raw), "right": list(self.right)}

@@ -35,8 +35,10 @@ class Detections:
     probability), ``class_id``, ``quads`` (the outline, corners from the card's
     top-left), ``loc_score`` (the localiser's); optionally ``probs`` (N,49, the
     classifier's, for picking cards), ``face`` (N, the face gate's probability that the
-    box holds a hanafuda face, when the model has a gate) and ``crops`` (N,H,W,3, the
-    rectified crops the classifier read). ``image_size`` is the (width, height) the boxes
+    box holds a hanafuda face, when the model has a gate), ``crops`` (N,H,W,3, the
+    rectified crops the classifier read) and ``similarity`` (N,48, read with an enrolled
+    deck: each box's best cosine similarity to each enrolled card, -inf for the others).
+    ``image_size`` is the (width, height) the boxes
     are in. ``sure`` (N, bool; all True unless given): False for a *weak* reading, a box
     below the still-photo thresholds that the networks still read as a card
     (``Detector.detect(weak=True)``; the live camera's tracker weighs those)."""
@@ -49,12 +51,13 @@ class Detections:
     probs: np.ndarray | None = None
     crops: np.ndarray | None = None
     face: np.ndarray | None = None
+    similarity: np.ndarray | None = None
     image_size: tuple[int, int] = (0, 0)
     timings: dict = field(default_factory=dict)
     sure: np.ndarray | None = None     # None when built: all True
 
     _ARRAYS = ("boxes", "confidence", "class_id", "quads", "loc_score", "probs", "crops",
-               "face", "sure")
+               "face", "similarity", "sure")
 
     def __post_init__(self) -> None:
         n = len(self.class_id)
@@ -65,7 +68,7 @@ class Detections:
                 raise ValueError(f"Detections.{name} has shape {value.shape}, not "
                                  f"{(n, *shape)}")
             setattr(self, name, value)
-        for name in ("probs", "crops", "face"):
+        for name in ("probs", "crops", "face", "similarity"):
             value = getattr(self, name)
             if value is not None and len(value) != n:
                 raise ValueError(f"Detections.{name} has {len(value)} rows, not {n}")
@@ -91,7 +94,7 @@ class Detections:
     @classmethod
     def join(cls, parts: "list[Detections]") -> "Detections":
         """One record of the boxes of ``parts`` (of one image), in order; an optional
-        array (``probs``, ``crops``, ``face``) is kept when every part with boxes has it.
+        array (``probs``, ``crops``, ``face``, ``similarity``) is kept when every part with boxes has it.
         The first part's image size and timings."""
         if not parts:
             return cls()
@@ -105,7 +108,8 @@ class Detections:
     @classmethod
     def from_quads(cls, quads: np.ndarray, loc_score: np.ndarray, probs: np.ndarray,
                    image_size: tuple[int, int], crops: np.ndarray | None = None,
-                   face: np.ndarray | None = None) -> "Detections":
+                   face: np.ndarray | None = None,
+                   similarity: np.ndarray | None = None) -> "Detections":
         """Classified boxes: each box's likeliest class and its probability; ``boxes``
         are the quads' bounds, clipped to the image."""
         quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
@@ -117,7 +121,8 @@ class Detections:
         boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
         boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
         return cls(boxes.astype(np.float32), probs[np.arange(len(ids)), ids], ids, quads,
-                   np.asarray(loc_score, np.float32), probs, crops, face, image_size)
+                   np.asarray(loc_score, np.float32), probs, crops, face, similarity,
+                   image_size)
 
     @property
     def codes(self) -> list[str]:

@@ -10,7 +10,6 @@ file, which deck profiles are keyed by, stays as it is."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
 
 import numpy as np
 
@@ -31,16 +30,6 @@ class FaceGate:
     # the same for close-up boxes (``Localiser.close_ups``), which real photos of other
     # cards fill most often; None: ``threshold``
     large_threshold: float | None = None
-
-    @classmethod
-    def from_config(cls, cfg: Mapping[str, Any]) -> "FaceGate | None":
-        """The gate in a localiser's metadata, None when it has none."""
-        g = cfg.get("face_gate")
-        if not g:
-            return None
-        large = g.get("large_threshold")
-        return cls(np.asarray(g["weights"], np.float32), float(g["bias"]),
-                   float(g.get("threshold", 0.5)), None if large is None else float(large))
 
     def to_config(self) -> dict:
         return {"weights": [round(float(v), 6) for v in self.weights],

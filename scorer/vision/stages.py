@@ -9,15 +9,16 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import cv2
 import numpy as np
 
 from scorer.errors import InputError
-from scorer.vision.geometry import (CROP_H, CROP_W, apply_deltas, context_crop,
+from scorer.vision.geometry import (apply_deltas, context_crop,
                                     edge_orientation_field, rect_long_sides,
                                     refine_angles)
+from scorer.vision.settings import MAX_CARDS, DetectionSettings
 from scorer.vision.zoom import ZoomOut
 
 # the largest correction the box refiner may make in one pass: u, v (box widths and
@@ -57,43 +58,20 @@ def as_input(crops: np.ndarray) -> np.ndarray:
     return crops[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32)
 
 
-def close_up_boxes(heights: np.ndarray, frame_h: int, large_box: float) -> np.ndarray:
-    """Which boxes are close-ups (a card filling much of the frame): at least
-    ``large_box`` of the frame's height tall. Such boxes have thresholds of their own."""
-    return np.asarray(heights, np.float32) >= large_box * frame_h
+def metadata(sess: Any) -> dict[str, Any]:
+    """The detection settings' object a network file's ONNX metadata holds (``hanafuda``,
+    ``scorer.vision.settings``), as it is stored."""
+    return dict(json.loads(sess.get_modelmeta().custom_metadata_map.get("hanafuda", "{}")))
 
 
 class Localiser:
     """Card rectangles in an image: the localiser network's peaks, thresholded, NMS'd,
     parts of a stronger card dropped, and each angle snapped to the card's edges."""
 
-    def __init__(self, path: Path, threads: int, precise: bool) -> None:
-        self.path = path
-        self.session = session(path, threads, precise)
-        # the file's ONNX metadata: the thresholds, and the files of the other networks
-        meta = self.session.get_modelmeta().custom_metadata_map
-        self.cfg: dict[str, Any] = dict(json.loads(meta.get("hanafuda", "{}")))
-        cfg = self.cfg
+    def __init__(self, path: Path, sess: Any, settings: DetectionSettings) -> None:
+        self.path, self.session, self.settings = path, sess, settings
         shape = self.session.get_inputs()[0].shape
         self.in_h, self.in_w = int(shape[2]), int(shape[3])
-        self.stride = int(cfg.get("stride", 4))
-        self.threshold = float(cfg.get("loc_threshold", 0.3))
-        self.nms_iou = float(cfg.get("nms_iou", 0.5))
-        self.large_box = float(cfg.get("large_box", 1.0))
-        self.large_threshold = float(cfg.get("large_threshold", self.threshold))
-        self.snap_angles = bool(cfg.get("refine_angles", True))
-        self.max_cards = int(cfg.get("max_cards", 60))
-
-    def box_thresholds(self, heights: np.ndarray, frame_h: int) -> np.ndarray:
-        """The localiser score each box needs: a card filling much of the frame (a
-        close-up) peaks lower than a card of a pile, so boxes at least ``large_box`` of
-        the frame's height tall need only ``large_threshold``."""
-        return np.where(self.close_ups(heights, frame_h), self.large_threshold,
-                        self.threshold).astype(np.float32)
-
-    def close_ups(self, heights: np.ndarray, frame_h: int) -> np.ndarray:
-        """Which boxes are close-ups: at least ``large_box`` of the frame's height."""
-        return close_up_boxes(heights, frame_h, self.large_box)
 
     def find(self, img: np.ndarray,
              threshold: float | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -126,14 +104,15 @@ class Localiser:
         h = img.shape[0] if frame_h is None else frame_h
         out, s = maps
         heat = 1.0 / (1.0 + np.exp(-out[0]))
+        cfg = self.settings
         cap = np.inf if threshold is None else threshold  # on every box's threshold
-        lowest = min(self.threshold, self.large_threshold, cap)
+        lowest = min(cfg.loc_threshold, cfg.large_loc, cap)
         peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= lowest)
         ys, xs = np.nonzero(peaks)
         scores = heat[ys, xs]
-        order = np.argsort(-scores)[: self.max_cards]
+        order = np.argsort(-scores)[:MAX_CARDS]
         ys, xs, scores = ys[order], xs[order], scores[order]
-        st = self.stride
+        st = cfg.stride
         cx = (xs + out[5, ys, xs] + 0.5) * st / s
         cy = (ys + out[6, ys, xs] + 0.5) * st / s
         cw = np.exp(np.clip(out[1, ys, xs], -3, 6)) * st / s
@@ -141,19 +120,19 @@ class Localiser:
         th = 0.5 * np.arctan2(out[4, ys, xs], out[3, ys, xs])
         rects = np.stack([cx, cy, cw, ch, th], 1).astype(np.float32)
         valid = (cw > 2) & (ch > 2)
-        valid &= scores >= np.minimum(self.box_thresholds(np.maximum(cw, ch), h), cap)
+        valid &= scores >= np.minimum(cfg.box_thresholds(np.maximum(cw, ch), h), cap)
         rects, scores = rects[valid], scores[valid]
         if len(rects) > 1:
             rr = [((float(r[0]), float(r[1])), (float(r[2]), float(r[3])),
                    float(math.degrees(r[4]))) for r in rects]
             kept = cv2.dnn.NMSBoxesRotated(rr, scores.astype(np.float32).tolist(),
-                                           lowest, self.nms_iou)
+                                           lowest, cfg.nms_iou)
             keep = np.array(kept, int).reshape(-1)
             rects, scores = rects[keep], scores[keep]
         if len(rects) > 1:
             keep = drop_contained(rects, scores)
             rects, scores = rects[keep], scores[keep]
-        if len(rects) and self.snap_angles:
+        if len(rects):
             rects = self._snap_angles(img, rects)
         return rects, scores
 
@@ -165,7 +144,7 @@ class Localiser:
         rects, scores = self.decode(big, self.heatmap(big), threshold, frame_h=img.shape[0])
         rects[:, 0] -= px
         rects[:, 1] -= py
-        close = self.close_ups(rect_long_sides(rects), img.shape[0])
+        close = self.settings.close_ups(rect_long_sides(rects), img.shape[0])
         return rects[close], scores[close]
 
     @staticmethod
@@ -187,10 +166,8 @@ class Localiser:
 class Refiner:
     """The box refiner: each rectangle corrected by the network's delta, ``passes`` times."""
 
-    def __init__(self, path: Path, passes: int, threads: int, precise: bool) -> None:
-        self.path = path
-        self.passes = int(passes)
-        self.session = session(path, threads, precise)
+    def __init__(self, path: Path, sess: Any, passes: int) -> None:
+        self.path, self.session, self.passes = path, sess, int(passes)
 
     def refine_once(self, img: np.ndarray, rects: np.ndarray) -> np.ndarray:
         x = as_input(np.stack([context_crop(img, r) for r in rects]))
@@ -215,14 +192,10 @@ class Classifier:
     likeliest class has at most ``tta_below`` probability (1.0: every crop), so the extra
     work goes where the classifier is unsure."""
 
-    def __init__(self, path: Path, cfg: Mapping[str, Any], threads: int,
-                 tta: bool | None, tta_below: float | None, precise: bool) -> None:
-        self.path = path
-        self.session = session(path, threads, precise)
-        self.tta = bool(cfg.get("tta", True)) if tta is None else bool(tta)
-        self.tta_below = float(cfg.get("tta_below", 1.0)) if tta_below is None \
-            else float(tta_below)
-        self.crop_w, self.crop_h = int(cfg.get("crop_w", CROP_W)), int(cfg.get("crop_h", CROP_H))
+    def __init__(self, path: Path, sess: Any, settings: DetectionSettings) -> None:
+        self.path, self.session = path, sess
+        self.tta, self.tta_below = settings.tta, settings.tta_below
+        self.crop_w, self.crop_h = settings.crop_w, settings.crop_h
         self.has_embedding = "embedding" in {o.name for o in self.session.get_outputs()}
 
     def _run(self, outputs: list[str], x: np.ndarray) -> list[np.ndarray]:

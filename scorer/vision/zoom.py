@@ -21,7 +21,6 @@ Off (None) unless the model's metadata (``zoom_out``) turns it on.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Mapping
 
 import cv2
 import numpy as np
@@ -41,14 +40,6 @@ OTHER_SCORE = 0.4
 class ZoomOut:
     """The border around the frame, as a share of each side."""
     pad: float
-
-    @classmethod
-    def from_config(cls, cfg: Mapping[str, Any]) -> "ZoomOut | None":
-        """The second look in a localiser's metadata (None when it has none)."""
-        z = cfg.get("zoom_out")
-        if not z or not float(z.get("pad", 0)):
-            return None
-        return cls(float(z["pad"]))
 
     def to_config(self) -> dict:
         return asdict(self)

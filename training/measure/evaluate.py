@@ -19,7 +19,7 @@ import numpy as np
 from tqdm import tqdm
 
 from scorer.cards import DECK
-from scorer.vision.detector import select_cards
+from scorer.vision.decision import select_cards
 from scorer.vision.geometry import quad_iou, quad_to_rect, rect_to_quad
 from training.measure.counting import EQUIV, multiset_hits, prf
 from training.data.scenes import ART_SETS, SEED_RANGES, get_library, random_scene
@@ -181,7 +181,8 @@ def true_box_ceiling(detector, art_dir=None, split: str = "val", n_scenes: int =
         rects = np.array([quad_to_rect(c.quad) for c in seen], np.float32)
         probs = detector.classify(detector.cut(img, rects)[1])
         cls = probs.argmax(1)[select_cards(np.ones(len(seen), np.float32), probs,
-                                           detector.loc_threshold, detector.cls_threshold)]
+                                           detector.settings.loc_threshold,
+                                           detector.settings.cls_threshold)]
         for t, v in enumerate(multiset_hits([EQUIV[i] for i in cls], req, opt)):
             ceil[t] += v
         for c, p in zip(seen, probs.argmax(1)):

@@ -16,7 +16,6 @@ import json
 import time
 from collections import Counter
 from collections.abc import Sequence
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -216,29 +215,29 @@ def realistic_candidates(detector, art_dir=None, split: str = "val", per_kind: i
     lib = get_library(art_dir)
     start = SEED_RANGES[split][0]
     out = []
-    with _thresholds_at(detector, loc_threshold):
-        for kind in kinds:
-            for k in tqdm(range(per_kind), desc=f"candidates {split} {kind}", unit="scene",
-                          mininterval=5):
-                img, cards, _ = scene(lib, realistic_seed(start, kind, k), kind, sets)
-                s = min(detector.in_w / img.shape[1], detector.in_h / img.shape[0])
-                req = [c.class_id for c in cards
-                       if c.visible >= REQUIRED_VIS and c.height * s >= MIN_PX]
-                opt = [c.class_id for c in cards if c.visible > 0 and
-                       not (c.visible >= REQUIRED_VIS and c.height * s >= MIN_PX)]
-                cand = detector.candidates(img)
-                out.append((prefix + kind, cand, req, opt))
-                if not recalls:
-                    continue
-                seen = req + opt
-                top = cards[-1] if len(cards) > 1 else None
-                if top is not None and top.class_id in req:
-                    out.append((RECALL_PREFIX + prefix + "top", cand, [top.class_id],
-                                [i for i in seen if i != top.class_id]))
-                half = [c.class_id for c in cards if c.class_id in req and c.visible < 0.8]
-                if half:
-                    out.append((RECALL_PREFIX + prefix + "half", cand, half,
-                                [i for i in seen if i not in half]))
+    detector = at_threshold(detector, loc_threshold)
+    for kind in kinds:
+        for k in tqdm(range(per_kind), desc=f"candidates {split} {kind}", unit="scene",
+                      mininterval=5):
+            img, cards, _ = scene(lib, realistic_seed(start, kind, k), kind, sets)
+            s = min(detector.in_w / img.shape[1], detector.in_h / img.shape[0])
+            req = [c.class_id for c in cards
+                   if c.visible >= REQUIRED_VIS and c.height * s >= MIN_PX]
+            opt = [c.class_id for c in cards if c.visible > 0 and
+                   not (c.visible >= REQUIRED_VIS and c.height * s >= MIN_PX)]
+            cand = detector.candidates(img)
+            out.append((prefix + kind, cand, req, opt))
+            if not recalls:
+                continue
+            seen = req + opt
+            top = cards[-1] if len(cards) > 1 else None
+            if top is not None and top.class_id in req:
+                out.append((RECALL_PREFIX + prefix + "top", cand, [top.class_id],
+                            [i for i in seen if i != top.class_id]))
+            half = [c.class_id for c in cards if c.class_id in req and c.visible < 0.8]
+            if half:
+                out.append((RECALL_PREFIX + prefix + "half", cand, half,
+                            [i for i in seen if i not in half]))
     return out
 
 
@@ -253,8 +252,7 @@ def photo_candidates(detector, photos_dir, loc_threshold: float = 0.1,
     photos = split_photos(photos_dir)["train"]
     if part == "val":
         photos = split_by_sitting(photos, val_share)[1]
-    with _thresholds_at(detector, loc_threshold):
-        return candidates_of_photos(detector, photos)
+    return candidates_of_photos(at_threshold(detector, loc_threshold), photos)
 
 
 def candidates_of_photos(detector, photos: list) -> list:
@@ -269,16 +267,11 @@ def candidates_of_photos(detector, photos: list) -> list:
     return out
 
 
-@contextmanager
-def _thresholds_at(detector, loc_threshold: float):
-    """Both localiser thresholds at ``loc_threshold`` for a while (candidates for the
-    tuning grid), then as they were."""
-    old = detector.loc_threshold, detector.large_threshold
-    detector.loc_threshold = detector.large_threshold = loc_threshold
-    try:
-        yield detector
-    finally:
-        detector.loc_threshold, detector.large_threshold = old
+def at_threshold(detector, loc_threshold: float):
+    """The detector over the same networks with both localiser thresholds at
+    ``loc_threshold`` (candidates for the tuning grid)."""
+    return detector.with_settings(detector.settings.but(loc_threshold=loc_threshold,
+                                                        large_threshold=loc_threshold))
 
 
 def score_selection(scenes: list, select) -> dict:
@@ -298,32 +291,9 @@ def score_by_kind(scenes: list, select) -> tuple[dict, dict[str, dict]]:
     return overall.report(), {k: v.report() for k, v in kinds.items()}
 
 
-def pick(cand, loc_threshold: float, cls_threshold: float, overlap_iou: float | None = None,
-         large_threshold: float | None = None, large_box: float = 0.4,
-         large_cls_threshold: float | None = None, face_threshold: float | None = None,
-         face_large_threshold: float | None = None, checks=None, beside=None):
-    """The class ids ``Detector.detect`` would keep from ``cand`` with these settings
-    (a close-up box is one ``large_box`` of the frame's height or taller; None: the
-    same threshold as the others; ``face_threshold``: the face gate's, None: no gate,
-    ``face_large_threshold`` its own for close-up boxes; ``checks``: the card checks,
-    a ``scorer.vision.card_checks.CardChecks``, None: off; ``beside``: the second pair
-    for boxes beside the cards, a ``scorer.vision.beside.Beside``, None: off)."""
-    from scorer.vision.card_checks import CardChecks
-    from scorer.vision.detector import select_checked
-    from scorer.vision.stages import close_up_boxes
-    thr = np.full(len(cand), loc_threshold, np.float32)
-    cls_thr = np.full(len(cand), cls_threshold, np.float32)
-    large = close_up_boxes(cand.heights(), cand.image_size[1], large_box) if len(cand) \
-        else np.zeros(0, bool)
-    if len(cand):
-        if large_threshold is not None:
-            thr[large] = large_threshold
-        if large_cls_threshold is not None:
-            cls_thr[large] = large_cls_threshold
-    faces = None
-    if face_threshold is not None and cand.face is not None and len(cand):
-        from scorer.vision.gate import faces_passing
-        faces = faces_passing(cand.face, large, face_threshold, face_large_threshold)
-    return cand.class_id[select_checked(cand.loc_score, cand.probs, thr, cls_thr, cand.quads,
-                                        overlap_iou, faces, large, checks or CardChecks(),
-                                        beside)]
+def pick(cand, settings):
+    """The class ids the detector's decision (``scorer.vision.decision.pick``) keeps from
+    ``cand`` with ``settings`` (a ``DetectionSettings``: the tuning's points are the
+    model's settings with the thresholds and rules it tries)."""
+    from scorer.vision.decision import pick as decide_pick
+    return cand.class_id[decide_pick(cand, settings)]

@@ -38,7 +38,8 @@ def face_gate(run: Run) -> Path:
     set_config(loc, {"face_gate": FaceGate(weights, bias, 0.0).to_config()})
     det = Detector(loc, threads=run.threads)
     scenes = realistic_candidates(det, run.art_dir, "val", cfg.val_per_kind,
-                                  loc_threshold=min(det.loc_threshold, det.large_threshold))
+                                  loc_threshold=min(det.settings.loc_threshold,
+                                                                    det.settings.large_loc))
     chosen, table = choose_threshold(scenes, candidates_of_photos(det, choose_part), det,
                                         cfg.grid, cfg.guard)
     run.eval_dir.mkdir(parents=True, exist_ok=True)

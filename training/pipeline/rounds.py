@@ -78,7 +78,6 @@ def classifier_round(run: Run, start: str | Path | None = None,
     the shipped classifier's weights), export it int8 beside the networks, tune it.
     ``boxes_also`` names other models folders whose networks' boxes (another refiner's,
     say) on the same scenes and photos join the round's."""
-    import onnx
 
     from training.data.boxes import join
     from training.data.real_photos import split_by_sitting, split_photos
@@ -108,8 +107,7 @@ def classifier_round(run: Run, start: str | Path | None = None,
     ck = train_round(data, start, run.run_dir / "cls-real", cfg, r.seed, run.log)
     loc = judge.candidate_copy(run, networks, run.model("cls-real-model"))
     cls_path = loc.parent / onnx_config(loc)["classifier"]
-    meta = {p.key: p.value for p in onnx.load(str(cls_path)).metadata_props}
-    export_classifier(ck, cls_path, json.loads(meta.get("hanafuda", "{}")))
+    export_classifier(ck, cls_path)
     rng = np.random.default_rng(r.seed)
     quantize_classifier(cls_path, data.crops[rng.choice(len(data.labels),
                                                         min(512, len(data.labels)),

@@ -50,7 +50,7 @@ def _describe(path: Path, cfg: dict, desc: str) -> None:
     onnx.save(m, str(path))
 
 
-def export_classifier(cls_ckpt: Path | dict, path: Path, cfg: dict | None = None) -> Path:
+def export_classifier(cls_ckpt: Path | dict, path: Path) -> Path:
     """The classifier's checkpoint (``training.nets.checkpoint``: its network "cls", its
     config's "arch") as the ONNX file ``path``."""
     ck = checkpoint.load(cls_ckpt)
@@ -65,8 +65,9 @@ def export_classifier(cls_ckpt: Path | dict, path: Path, cfg: dict | None = None
                           opset_version=17, dynamic_axes={"crops": {0: "n"}, "probs": {0: "n"},
                                                           "embedding": {0: "n"}},
                           dynamo=False)
-    _describe(path, {**(cfg or {}), "classifier_arch": arch},
-              "hanafuda 48-card + background crop classifier")
+    # the classifier file names its architecture only: the detection settings live in
+    # the localiser's file (``scorer.vision.settings``), which alone is read
+    _describe(path, {"classifier_arch": arch}, "hanafuda 48-card + background crop classifier")
     return path
 
 
@@ -93,8 +94,8 @@ def export_models(loc_ckpt: Path | dict, cls_ckpt: Path | dict, out_dir: Path,
            "cls_threshold": 0.3, "nms_iou": 0.5, "tta": False, "crop_w": CROP_W,
            "crop_h": CROP_H, "classifier_arch": ck["config"]["arch"],
            "input": "RGB float 0..255 NCHW, normalised inside the graph"}
-    cfg.update(extra_cfg or {})
-    export_classifier(ck, cls_path, cfg)
+    cfg = settings_record({**cfg, **(extra_cfg or {})})
+    export_classifier(ck, cls_path)
     _describe(loc_path, cfg, "hanafuda card localiser (CenterNet-style, stride 4)")
     return loc_path, cls_path
 
@@ -228,7 +229,7 @@ def export_lite_loc(ckpt: Path, base_loc: Path, out_dir: Path, name: str = "hana
     cfg["localiser_int8"] = calibrate is not None
     m = onnx.load(str(path))
     entry = m.metadata_props.add()
-    entry.key, entry.value = "hanafuda", json.dumps(cfg)
+    entry.key, entry.value = "hanafuda", json.dumps(settings_record(cfg))
     onnx.save(m, str(path))
     if calibrate is not None:
         quantize_localiser(path, calibration_frames(calibrate), keep_float=FLOAT_NODES)
@@ -245,16 +246,23 @@ def onnx_config(loc_path: Path) -> dict:
     return {}
 
 
+def settings_record(cfg: dict) -> dict:
+    """``cfg`` as the detector reads it: every key of ``scorer.vision.settings.
+    DetectionSettings`` (an unknown one is refused), written whole."""
+    from scorer.vision.settings import DetectionSettings
+    return DetectionSettings.from_metadata(cfg).to_metadata()
+
+
 def set_config(loc_path: Path, updates: dict) -> dict:
-    """Update the ``hanafuda`` JSON metadata (thresholds...) of an exported localiser."""
+    """Update the detection settings (``scorer.vision.settings``, the ``hanafuda`` JSON
+    metadata) of an exported localiser; the whole record is written."""
     import onnx
 
     m = onnx.load(str(loc_path))
     cfg = {}
     for p in m.metadata_props:
         if p.key == "hanafuda":
-            cfg = json.loads(p.value)
-            cfg.update(updates)
+            cfg = settings_record({**json.loads(p.value), **updates})
             p.value = json.dumps(cfg)
     onnx.save(m, str(loc_path))
     return cfg

@@ -67,7 +67,7 @@ def export_lodo(cls_ckpt: Path, base_loc: Path, out_dir: Path, art_dir: str,
         shutil.copyfile(base_loc.parent / cfg["refiner"], ref)
         updates["refiner"] = ref.name
     ck = checkpoint.load(cls_ckpt)
-    export_classifier(ck, cls, {**cfg, **updates})
+    export_classifier(ck, cls)
     if int8:
         quantize_classifier(cls, calibration_crops(art_dir))
     set_config(loc, {**updates, "classifier_arch": ck["config"]["arch"]})

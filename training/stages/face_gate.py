@@ -63,13 +63,14 @@ def choose_threshold(scenes: list, photos: list, detector, grid, guard: float
     among those that keep each realistic kind of ``scenes`` within ``guard`` of its F1
     without the gate (ties: the lower thresholds); None when none does. Each grid
     point's figures too."""
+    from scorer.vision.card_checks import CardChecks
+    from scorer.vision.gate import FaceGate
     from training.measure.slices import pick, score_by_kind
 
     def select(t, tl):
-        return lambda c: pick(c, detector.loc_threshold, detector.cls_threshold,
-                              detector.overlap_iou, detector.large_threshold,
-                              float(detector.cfg.get("large_box", 0.4)),
-                              detector.large_cls_threshold, t, tl)
+        gate = None if t is None else FaceGate(np.zeros(1, np.float32), 0.0, t, tl)
+        rules = detector.settings.but(face_gate=gate, card_checks=CardChecks(), beside=None)
+        return lambda c: pick(c, rules)
     _, ref = score_by_kind(scenes, select(None, None))
     table, best = [], None
     for t, tl in [(None, None)] + [(a, b) for a in grid for b in grid]:

@@ -17,6 +17,7 @@ import itertools
 import json
 from dataclasses import dataclass
 
+from scorer.vision.settings import DetectionSettings
 from training.measure.counting import EQUIV
 from training.measure.slices import RECALL_PREFIX, pick, score_by_kind, score_selection
 
@@ -97,19 +98,30 @@ def score_grid(scenes: list, t) -> list[dict]:
     for ov, lt, ct, large, large_cls in itertools.product(
             [v or None for v in t.overlap_grid], t.loc_grid, t.cls_grid,
             [v or None for v in t.large_grid], [v or None for v in t.large_cls_grid]):
-        def select(c, lt=lt, ct=ct, ov=ov, large=large, large_cls=large_cls):
-            return pick(c, lt, ct, ov, large, t.large_box, large_cls)
+        point = DetectionSettings(loc_threshold=lt, cls_threshold=ct, overlap_iou=ov,
+                                  large_threshold=large, large_box=t.large_box,
+                                  large_cls_threshold=large_cls)
+
+        def select(c, point=point):
+            return pick(c, point)
         grid.append(_point(scenes, real, select, loc_threshold=lt, cls_threshold=ct,
                            overlap_iou=ov, large_threshold=large,
                            large_cls_threshold=large_cls))
     return grid
 
 
-def pick_at(cand, best: dict, t, **extra):
-    """``pick`` at the thresholds ``best`` chose (``t``: the ``TuneConfig``), with
-    ``extra`` (the card checks, the beside rule)."""
-    return pick(cand, best["loc_threshold"], best["cls_threshold"], best["overlap_iou"],
-                best["large_threshold"], t.large_box, best["large_cls_threshold"], **extra)
+def settings_at(best: dict, t, **rules) -> DetectionSettings:
+    """The settings at the thresholds ``best`` chose (``t``: the ``TuneConfig``), with
+    ``rules`` (the card checks, the beside rule)."""
+    return DetectionSettings(
+        loc_threshold=best["loc_threshold"], cls_threshold=best["cls_threshold"],
+        overlap_iou=best["overlap_iou"], large_threshold=best["large_threshold"],
+        large_box=t.large_box, large_cls_threshold=best["large_cls_threshold"], **rules)
+
+
+def pick_at(cand, best: dict, t, **rules):
+    """``pick`` at ``settings_at(best, t, **rules)``."""
+    return pick(cand, settings_at(best, t, **rules))
 
 
 def score_checks(scenes: list, best: dict, t) -> list[dict]:
@@ -123,7 +135,7 @@ def score_checks(scenes: list, best: dict, t) -> list[dict]:
         checks = CardChecks(aspect or None, int(span) or None, scale or None)
 
         def select(c, checks=checks):
-            return pick_at(c, best, t, checks=checks)
+            return pick_at(c, best, t, card_checks=checks)
         out.append(_point(scenes, real, select, card_checks=checks.to_config()))
     return out
 
@@ -134,16 +146,15 @@ def score_beside(scenes: list, best: dict, checks: dict, t) -> list[dict]:
     thresholds ``best`` chose and the card ``checks`` (their config), scored as
     ``score_grid`` scores its points; the first is off."""
     from scorer.vision.beside import Beside
-    from scorer.vision.card_checks import CardChecks
     real = stand_in(whole(scenes))
-    card_checks = CardChecks.from_config({"card_checks": checks})
+    card_checks = DetectionSettings.from_metadata({"card_checks": checks}).card_checks
     rules: list[Beside | None] = [None] + [
         Beside(lt, ct, d) for lt, ct, d in itertools.product(
             [v for v in t.beside_loc_grid if v], t.beside_cls_grid, t.beside_distance_grid)]
     out = []
     for rule in rules:
         def select(c, rule=rule):
-            return pick_at(c, best, t, checks=card_checks, beside=rule)
+            return pick_at(c, best, t, card_checks=card_checks, beside=rule)
         out.append(_point(scenes, real, select,
                           beside=None if rule is None else rule.to_config()))
     return out
@@ -155,17 +166,15 @@ def reference_figures(detector, scenes: list, checks: bool = True,
     candidates it gave for ``scenes`` (drawn at or below its own localiser threshold);
     without ``checks`` or ``beside``, without its card checks or its beside rule: what
     a point of a tuning stage before them is compared with (like with like)."""
-    import copy
-
     from scorer.vision.card_checks import CardChecks
-    reader = copy.copy(detector)  # the same networks; the caller's detector keeps its rules
+    rules = detector.settings
     if not checks:
-        reader.card_checks = CardChecks()
+        rules = rules.but(card_checks=CardChecks())
     if not beside:
-        reader.beside = None
+        rules = rules.but(beside=None)
 
     def select(c):
-        return c.class_id[reader.pick(c)]
+        return pick(c, rules)
     return {k: _summary(v) for k, v in by_kind(scenes, select).items()}
 
 
