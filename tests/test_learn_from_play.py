@@ -228,3 +228,25 @@ def test_accuracy_by_round_counts_the_crops_learned(tmp_path, capsys) -> None:
     assert main(["accuracy", "--db", str(db), "--by-round"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split()[-1] == "learned" and lines[1].split()[-1] == "5"
+
+
+def test_a_crop_fixed_before_saving_teaches_the_code_chosen_never_the_one_fixed_away(
+        tmp_path) -> None:
+    """A pile saved with a fix (01-1 read, the players chose 01-2) and 01-1 also added by
+    hand: the crop of the card seen is 01-2's, and 01-1 (fixed away) is never taught."""
+    client = make_app(tmp_path, DETECTOR=FakeDetector()).test_client()
+    decks = _enrol(tmp_path / "games.db")
+    gid = _game(client, deck="home")["id"]
+    base = f"/api/games/{gid}/rounds/1"
+    r = _call(client, "PUT", f"{base}/piles",
+              {"owner": "Ann", "codes": ["01-2", "01-1"], "detected": ["1-1"],
+               "source": "camera", "fixes": [["01-1", "01-2"]], "crops": {"1-1": _url(90)}})
+    assert r.status_code == 200, r.json
+    r = _call(client, "PUT", f"{base}/piles",
+              {"owner": "Bob", "codes": [], "detected": [], "source": "manual"})
+    assert r.status_code == 200, r.json
+    done = _call(client, "POST", f"{base}/confirm", {}).json
+    assert done["learned"] == 1
+    assert _learned_codes(decks) == ["01-2"]
+    learned = next(c for c in decks.get("home").cards if c.source.startswith("game "))
+    assert abs(int(learned.crop.mean()) - 90) <= 2

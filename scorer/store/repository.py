@@ -100,6 +100,31 @@ def normalise_codes(codes: Sequence[Any]) -> list[str]:
     return out
 
 
+def _moved(crops: Any, fixes: Any, found: Sequence[str], final: Sequence[str]) -> Any:
+    """``crops`` with the crop of each detected card the players fixed (old -> new, ``fixes``
+    as ``_fixes`` checked them) under the code they chose: the crop shows the physical
+    card, so it teaches that card, and never the code fixed away (even where that code
+    is in the pile again, added by hand)."""
+    if not fixes or not isinstance(crops, dict):
+        return crops
+    out = dict(crops)
+    for old, new in ((card(o).code, card(n).code) for o, n in fixes):
+        if old not in found or new not in final:
+            continue
+        for code in [k for k in out if _same(k, old)]:
+            url = out.pop(code)
+            if not any(_same(k, new) for k in out):
+                out[new] = url
+    return out
+
+
+def _same(code: str, canonical: str) -> bool:
+    try:
+        return card(code).code == canonical
+    except InputError:
+        return False
+
+
 def clean_crops(crops: Any, codes: Sequence[str]) -> dict[str, str]:
     """Crops kept with a pile: small JPEG data URLs, one per card of the pile."""
     if not crops:
@@ -213,8 +238,8 @@ class GameStore:
             raise InputError(f"source must be one of {', '.join(SOURCES)}, not {source!r}")
         final = normalise_codes(codes)
         found = normalise_codes(detected) if source != "manual" else []
-        kept = clean_crops(crops, final)
         fixed = _fixes(fixes, found, final)
+        kept = clean_crops(_moved(crops, fixes, found, final), final)
         with self._write() as conn:
             session = GameSession(self._load_game(conn, game_id))
             round_id = self._open_round(conn, session, number, owner, create=True)

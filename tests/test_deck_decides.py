@@ -1,0 +1,100 @@
+"""The deck decides (issue 67): with an enrolled deck, a box whose crop matches an enrolled
+card well is that card even where the generic thresholds drop it, a box that matches no
+card of a whole enrolled deck is not a card, and each card is read at most once."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gate import SCENE_JPEG
+from scorer.vision import Detector, decode_image
+from scorer.vision.decision import decide, deck_decides
+from scorer.vision.detections import Detections
+from scorer.vision.geometry import rect_to_quad
+from scorer.vision.profile import DeckProfile
+from scorer.vision.settings import DeckRule
+
+
+
+def _boxes(xs: list[float], loc: list[float], reads: list[tuple[int, float]],
+           sims: list[dict[int, float]]) -> Detections:
+    """Boxes at ``xs`` on a 640x480 frame, their localiser scores, their likeliest card
+    and its probability, and their similarity to the enrolled cards (others -inf)."""
+    quads = np.stack([rect_to_quad(x, 200, 60, 96, 0.0) for x in xs])
+    probs = np.zeros((len(xs), 49), np.float32)
+    for i, (c, p) in enumerate(reads):
+        probs[i] = (1 - p) / 48
+        probs[i, c] = p
+    sim = np.full((len(xs), 48), -np.inf, np.float32)
+    for i, row in enumerate(sims):
+        for c, v in row.items():
+            sim[i, c] = v
+    return Detections.from_quads(quads, np.array(loc, np.float32), probs, (640, 480),
+                                 similarity=sim)
+
+
+RULE = DeckRule(loc_threshold=0.1, accept=0.85, refuse=0.5, min_cards=48)
+
+
+def test_a_box_the_deck_knows_is_its_card_though_the_thresholds_drop_it():
+    pool = _boxes([100, 300], [0.9, 0.15], [(3, 0.95), (48, 0.6)],
+                  [{3: 0.9, 7: 0.2}, {7: 0.91, 3: 0.3}])
+    kept, (cls, conf) = deck_decides(pool, np.array([True, False]), RULE, 48)
+    assert kept.tolist() == [True, True] and cls.tolist() == [3, 7]
+    assert conf[1] >= 0.91                 # as sure as its match to the enrolled card
+
+
+def test_a_box_under_the_deck_rules_localiser_threshold_is_not_read_by_it():
+    pool = _boxes([100, 300], [0.9, 0.05], [(3, 0.95), (7, 0.2)], [{3: 0.9}, {7: 0.95}])
+    kept, _ = deck_decides(pool, np.array([True, False]), RULE, 48)
+    assert kept.tolist() == [True, False]
+
+
+def test_each_card_once_and_never_on_a_card_kept():
+    # box 1 matches the card box 0 holds; box 2 sits on box 0's place
+    pool = _boxes([100, 300, 104], [0.9, 0.2, 0.2], [(3, 0.95), (48, 0.5), (48, 0.5)],
+                  [{3: 0.9}, {3: 0.88}, {9: 0.95}])
+    kept, (cls, _) = deck_decides(pool, np.array([True, False, False]), RULE, 48)
+    assert kept.tolist() == [True, False, False] and cls[0] == 3
+
+
+def test_the_deck_renames_a_kept_box_and_frees_its_old_card_for_another():
+    # box 0 was read 03-4 (class 11) though it matches 03-1 (8); box 1 matches 03-4
+    pool = _boxes([100, 300], [0.9, 0.2], [(11, 0.6), (48, 0.5)], [{8: 0.95}, {11: 0.9}])
+    kept, (cls, _) = deck_decides(pool, np.array([True, False]), RULE, 48)
+    assert kept.tolist() == [True, True] and sorted(cls.tolist()) == [8, 11]
+
+
+def test_a_kept_box_like_no_card_of_a_whole_deck_is_refused_a_partial_deck_refuses_none():
+    pool = _boxes([100, 300], [0.9, 0.9], [(3, 0.95), (20, 0.9)], [{3: 0.9}, {3: 0.3}])
+    picked = np.array([True, True])
+    assert deck_decides(pool, picked, RULE, 48)[0].tolist() == [True, False]
+    assert deck_decides(pool, picked, RULE, 12)[0].tolist() == [True, True]
+
+
+def test_without_a_profile_the_decision_is_the_generic_one():
+    from scorer.vision.settings import DetectionSettings
+    pool = _boxes([100, 300], [0.9, 0.15], [(3, 0.95), (7, 0.6)], [{3: 0.9}, {7: 0.95}])
+    s = DetectionSettings(loc_threshold=0.4, cls_threshold=0.4, deck=RULE)
+    assert decide(pool, s).class_id.tolist() == [3]
+
+
+@pytest.fixture(scope="module")
+def detector() -> Detector:
+    return Detector(threads=1)
+
+
+def test_a_profile_adds_the_cards_the_generic_decision_drops(detector):
+    """The frame's cards enrolled from its own crops; thresholds no card passes: without
+    the deck nothing is read, with it every card, each once."""
+    img = decode_image(SCENE_JPEG.read_bytes())
+    seen = detector.detect(img, crops=True)
+    assert len(seen) == 4 and seen.crops is not None
+    profile = DeckProfile.from_crops("table", seen.codes, seen.crops, detector)
+    strict = detector.with_settings(detector.settings.but(cls_threshold=1.01,
+                                                          large_cls_threshold=1.01))
+    assert strict.detect(img).codes == []
+    assert sorted(strict.detect(img, profile=profile).codes) == sorted(seen.codes)
+    live = strict.detect(img, profile=profile, weak=True)
+    assert sorted(live.codes) == sorted(seen.codes) and bool(live.sure.all())
