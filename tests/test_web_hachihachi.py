@@ -146,7 +146,7 @@ def test_the_page_calls_a_round_a_month_in_hachihachi_only(client, preset, word)
     confirm button and the log (the game's ``round_word``, for what the script draws)."""
     r = post(client, "/api/games", {"preset": preset, "players": ["Ann", "Bob", "Cy"]})
     assert r.status_code == 201 and r.json["round_word"] == word
-    page = client.get(f"/games/{r.json['id']}").data.decode()
+    page = client.get(f"/games/{r.json['id']}?lang=en").data.decode()   # (Go-Stop starts in Korean)
     Word = word.capitalize()
     for said in (f'<h2 id="round-title">{Word}</h2>', f'<button id="confirm-round">Confirm {word}</button>',
                  f'<h2 id="last-result-title">{Word} result</h2>', f"<h2>{Word}s played</h2>",
@@ -154,3 +154,24 @@ def test_the_page_calls_a_round_a_month_in_hachihachi_only(client, preset, word)
         assert said in page, said
     shown = re.sub(r"<[^>]*>", " ", page)           # the words the page shows, not its ids
     assert word == "round" or "round" not in shown.lower()
+
+
+def test_the_month_form_as_a_player_keeps_it(client) -> None:
+    """Issue 66: the dealt hand in view; a teyaku offered by its Japanese name, shape and
+    kan; who sits out ticked (the page drops his pile); no teams offered; the header's
+    description counts no months of its own beside the game's."""
+    r = post(client, "/api/games", {"preset": "hachihachi", "players": ["A", "B", "C", "D"],
+                                    "rounds": 6})
+    assert r.status_code == 201, r.json
+    fields = {f["key"]: f for f in r.json["context_fields"]}
+    assert fields["dealt_hands"]["place"] == "view"
+    labels = dict(zip(fields["teyaku_chaff"]["choices"], fields["teyaku_chaff"]["choice_labels"]))
+    assert labels["tanichi"] == "短一 Tan-ichi: one ribbon, six chaff · 3 kan (+1 over 88)"
+    assert labels["sunashi"] == "素無 Sunashi: seven scoring cards, no chaff · 4 kan"
+    sets = dict(zip(fields["teyaku_sets"]["choices"], fields["teyaku_sets"]["choice_labels"]))
+    assert sets["sanbontatesanbon"] == "三本立三本 Sanbon-tate-sanbon: a three and a standing " \
+                                       "three · 7 kan"
+    assert fields["sitting_out"]["sits_out"] is True
+    assert "months" not in r.json["ruleset"]["description"]       # the game says "6 months"
+    presets = {p["name"]: p for p in client.get("/api/presets").json["presets"]}
+    assert presets["hachihachi"]["teams"] is False and presets["sakura"]["teams"] is True

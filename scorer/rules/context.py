@@ -44,7 +44,11 @@ class ContextField:
     two players called go). ``photo``: the page offers to read the codes from a photo of
     the cards (the table cards at the deal, a dealt hand). ``place``: ``view`` or
     ``more`` where the page puts the field (default: by its kind). ``min_players``: the
-    page shows the field only in a game of at least that many players.
+    page shows the field only in a game of at least that many players. ``choice_labels``:
+    how the page names each of ``choices`` (the same order; a teyaku by its Japanese name,
+    its shape and its value). ``sits_out``: a ``players`` field of the players who sit the
+    round out (any order): the page offers a box to tick for each player, and drops a
+    ticked player's pile panel and his place in the other fields.
     """
 
     key: str
@@ -60,6 +64,8 @@ class ContextField:
     photo: bool = False
     place: str = ""
     min_players: int = 0
+    choice_labels: tuple[str, ...] = ()
+    sits_out: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"key": self.key, "kind": self.kind, "label": self.label,
@@ -80,6 +86,10 @@ class ContextField:
             out["minimum"], out["maximum"] = self.minimum, self.maximum
         if self.choices:
             out["choices"] = list(self.choices)
+        if self.choice_labels:
+            out["choice_labels"] = list(self.choice_labels)
+        if self.sits_out:
+            out["sits_out"] = True
         return out
 
 

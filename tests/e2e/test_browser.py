@@ -279,13 +279,15 @@ def check_pile_helpers(page) -> None:
     """The page's pile helpers: following the camera's pile, what to check first, the count."""
     got = page.evaluate("""async () => {
         const m = await import('/static/js/piles.js');
-        const deck = { byCode: new Map([["05-2", { month: 5, kind: "ribbon" }],
-            ["05-4", { month: 5, kind: "chaff" }], ["08-1", { month: 8, kind: "bright" }]]) };
+        const cards = [{ code: "05-2", month: 5, kind: "ribbon" }, { code: "05-4", month: 5, kind: "chaff" },
+            { code: "08-1", month: 8, kind: "bright" }];
+        const deck = { cards, byCode: new Map(cards.map((c) => [c.code, c])) };
         return {
           follow: m.followCamera(["08-1", "05-4", "01-1"], ["08-1", "05-4"], ["08-1", "05-2"]),
           removed: m.followCamera(["08-1"], ["08-1"], ["08-1", "03-1"], new Set(["03-1"])),
           check: [...m.checkFirst(["05-2", "05-4", "08-1"],
-                                  new Map([["08-1", 0.5], ["05-4", 0.9]]), deck).keys()],
+                                  new Map([["08-1", 0.5], ["05-4", 0.9], ["05-2", 0.97]]), deck).keys()],
+          byHand: [...m.checkFirst(["05-2", "05-4"], new Map(), deck).keys()],
           count: m.countNote(12, 14), none: m.countNote(3, NaN),
           misread: m.countNote(12, 14, 1), allButOne: m.countNote(14, 14, 2),
         };
@@ -293,6 +295,7 @@ def check_pile_helpers(page) -> None:
     assert got["follow"] == ["08-1", "05-2", "01-1"]          # changed its mind: in place
     assert got["removed"] == ["08-1"]                          # removed by hand stays out
     assert sorted(got["check"]) == ["05-2", "08-1"]            # the twin ribbon, the unsure one
+    assert got["byHand"] == []             # picked by hand: the player's word, no check (issue 66)
     assert got["count"] == "12 found of 14 — 2 still hidden: spread the pile or add them"
     assert got["none"] == ""
     # a card marked check may be misread: its true card is missing too

@@ -7,6 +7,7 @@ export are checked against the engine."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
 import cv2
@@ -133,7 +134,12 @@ def test_six_month_hachihachi_game_in_chromium(playwright_sync, tmp_path: Path) 
             for key in ("field", "stopped_by", "hatto"):
                 if key in form:
                     page.select_option(f"#ctx-{key}", form[key])
+            # no field given (none chosen, no table cards, none carried): asked first
+            unsaid = not {"field", "field_cards"} & set(form) and not page.input_value("#ctx-carried_field")
             page.click("#confirm-round")
+            assert page.locator("button.confirm-small").count() == (1 if unsaid else 0)
+            if unsaid:
+                page.click("button.confirm-small")
             page.wait_for_selector(f"#history details.round[data-round='{n}']")
             table = page.locator("#last-result table.hachihachi")
             for p in PLAYERS:
@@ -193,7 +199,7 @@ def test_four_at_the_table_and_a_house_rule(playwright_sync, tmp_path: Path) -> 
         start_game(page)
         assert "house rules: A yaku (teyaku or dekiyaku): its value is split between the two" \
             in page.text_content("#game-info")
-        page.fill("#ctx-sitting_out", "Dee")
+        page.check("[data-key='sitting_out'][value='Dee']")
         for owner, codes in {"Ann": ["01-2", "02-2", "03-2"], "Bob": ["01-3"], "Cy": []}.items():
             if codes:
                 page.click(f"article.pile[data-owner='{owner}'] button.add")
@@ -201,6 +207,7 @@ def test_four_at_the_table_and_a_house_rule(playwright_sync, tmp_path: Path) -> 
             save_pile(page, owner)
         page.select_option("#ctx-stopped_by", "Ann")
         page.click("#confirm-round")                  # Dee's pile was never saved
+        page.click("button.confirm-small")            # no field given: a small one, said so
         page.wait_for_selector("#history details.round[data-round='1']")
         page.wait_for_selector("#toast:text('Month 1 confirmed: Ann wins it')")
         table = page.locator("#last-result table.hachihachi")
@@ -219,3 +226,159 @@ def test_four_at_the_table_and_a_house_rule(playwright_sync, tmp_path: Path) -> 
         assert ticks[:2] == ["start", "M1"], ticks
         assert "round" not in page.inner_text("body").lower()
         browser.close()
+
+
+
+FOUR = ["Ann", "Bob", "Cy", "Dee-Anne Long"]
+
+
+@contextmanager
+def four_at_the_table(playwright_sync, tmp_path: Path, players=FOUR):
+    """A Hachi-Hachi game of four (or ``players``) just started on the page: (page, server
+    url)."""
+    app = make_app(tmp_path)
+    with ServerThread(app) as server:
+        browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        fill_new_game(page, server.url, (), "hachihachi")
+        page.select_option("#player-count", str(len(players)))
+        for i, name in enumerate(players, start=1):
+            page.fill(f"input[name='player-{i}']", name)
+        start_game(page)
+        try:
+            yield page, server.url
+        finally:
+            browser.close()
+
+
+def options_of(page, selector: str, enabled: bool = False) -> list[str]:
+    """The texts of a select's options (``enabled``: the values of those that can be chosen)."""
+    script = ("s => [...s.options].filter(o => !o.disabled).map(o => o.value)" if enabled
+              else "s => [...s.options].map(o => o.textContent)")
+    return page.eval_on_selector(selector, script)
+
+
+def test_no_teams_are_offered_for_hachihachi(playwright_sync, tmp_path: Path) -> None:
+    with ServerThread(make_app(tmp_path)) as server:
+        browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        fill_new_game(page, server.url, (), "sakura")
+        page.select_option("#player-count", "4")
+        assert page.is_visible("#teams") and page.locator("#teams option").count() == 2
+        page.select_option("#preset", "hachihachi")
+        page.select_option("#player-count", "4")
+        assert page.is_hidden("#teams")
+        browser.close()
+
+
+def test_teyaku_by_their_names_and_the_dealt_hand_in_view(playwright_sync, tmp_path: Path) -> None:
+    """The dealt hand, the main way to a teyaku, is in view (not folded under More); a
+    teyaku is chosen by its Japanese name, with its shape and its kan, not by a key."""
+    with four_at_the_table(playwright_sync, tmp_path) as (page, _):
+        assert page.is_visible("[data-key='dealt_hands'][data-player='Ann']")
+        chaff = options_of(page, "[data-key='teyaku_chaff'][data-player='Ann']")
+        assert "短一 Tan-ichi: one ribbon, six chaff · 3 kan (+1 over 88)" in chaff
+        assert "素無 Sunashi: seven scoring cards, no chaff · 4 kan" in chaff
+        sets = options_of(page, "[data-key='teyaku_sets'][data-player='Ann']")
+        assert "三本 Sanbon: three of a month · 2 kan" in sets
+        assert not {"tanichi", "sanbontatesanbon"} & set(chaff + sets)
+
+
+def test_sitting_out_is_ticked_and_drops_his_pile_and_his_places(playwright_sync, tmp_path: Path) -> None:
+    with four_at_the_table(playwright_sync, tmp_path) as (page, _):
+        dee = FOUR[3]
+        assert page.locator(f"article.pile[data-owner='{dee}']").count() == 1
+        page.check(f"[data-key='sitting_out'][value='{dee}']")
+        assert page.locator(f"article.pile[data-owner='{dee}']").count() == 0
+        for key in ("dealt_hands", "teyaku_sets", "teyaku_chaff"):
+            assert page.is_hidden(f"[data-key='{key}'][data-player='{dee}']")
+        for key in ("stopped_by", "sage_by", "hatto"):
+            offered = options_of(page, f"#ctx-{key}", enabled=True)
+            assert dee not in offered and "Ann" in offered, (key, offered)
+        page.uncheck(f"[data-key='sitting_out'][value='{dee}']")
+        assert page.locator(f"article.pile[data-owner='{dee}']").count() == 1
+
+
+def test_table_cards_at_the_deal_are_picked_like_a_pile(playwright_sync, tmp_path: Path) -> None:
+    with four_at_the_table(playwright_sync, tmp_path) as (page, _):
+        page.click("span.photo-field:has(#ctx-field_cards) button.context-pick")
+        pick_several(page, TABLE)
+        page.wait_for_function("() => document.querySelector('#ctx-field_cards').value.trim() !== ''")
+        assert sorted(page.input_value("#ctx-field_cards").split()) == sorted(TABLE)
+
+
+def test_the_months_typed_facts_survive_a_reload(playwright_sync, tmp_path: Path) -> None:
+    with four_at_the_table(playwright_sync, tmp_path) as (page, _):
+        page.check(f"[data-key='sitting_out'][value='{FOUR[3]}']")
+        page.fill("#ctx-field_cards", " ".join(TABLE))
+        page.fill("[data-key='dealt_hands'][data-player='Bob']", " ".join(HAND))
+        page.click("#round-context details.context-extra summary")
+        page.select_option("[data-key='teyaku_chaff'][data-player='Cy']", "tanichi")
+        page.reload()
+        page.wait_for_selector("body[data-ready='1']")
+        assert page.is_checked(f"[data-key='sitting_out'][value='{FOUR[3]}']")
+        assert page.locator(f"article.pile[data-owner='{FOUR[3]}']").count() == 0
+        assert page.input_value("#ctx-field_cards") == " ".join(TABLE)
+        assert page.input_value("[data-key='dealt_hands'][data-player='Bob']") == " ".join(HAND)
+        assert page.input_value("[data-key='teyaku_chaff'][data-player='Cy']") == "tanichi"
+
+
+def test_no_players_name_breaks_across_lines_in_the_form(playwright_sync, tmp_path: Path) -> None:
+    with four_at_the_table(playwright_sync, tmp_path) as (page, _):
+        page.click("#round-context details.context-extra summary")
+        for width in (1280, 390):
+            page.set_viewport_size({"width": width, "height": 900})
+            lines = page.eval_on_selector_all(
+                "#round-context .per-player .who",
+                "els => els.filter(e => e.offsetParent).map(e => [e.textContent, e.getClientRects().length])")
+            assert len(lines) >= 4 * 3, lines        # the dealt hand and two teyaku, four players
+            assert all(n == 1 for _, n in lines), (width, lines)
+
+
+def test_a_card_picked_by_hand_is_not_marked_check(playwright_sync, tmp_path: Path) -> None:
+    """A ribbon beside its month's chaff, picked by hand: the player's word, no check."""
+    with four_at_the_table(playwright_sync, tmp_path, PLAYERS) as (page, _):
+        page.click("article.pile[data-owner='Ann'] button.add")
+        pick_several(page, ["01-2", "02-2", "03-2", "03-3"])
+        assert page.locator("article.pile[data-owner='Ann'] li.card-item").count() == 4
+        assert page.locator("article.pile[data-owner='Ann'] li.check").count() == 0
+
+
+def stopped_by_ann(page) -> None:
+    """Ann's akatan ends the month; Bob and Cy saved empty."""
+    page.click("article.pile[data-owner='Ann'] button.add")
+    pick_several(page, ["01-2", "02-2", "03-2"])
+    for owner in PLAYERS:
+        save_pile(page, owner)
+    page.select_option("#ctx-stopped_by", "Ann")
+
+
+def test_a_month_with_no_field_asks_before_it_is_scored_small(playwright_sync, tmp_path: Path) -> None:
+    with four_at_the_table(playwright_sync, tmp_path, PLAYERS) as (page, _):
+        stopped_by_ann(page)
+        page.click("#confirm-round")
+        assert "No field is given for this month" in page.text_content("#round-error")
+        page.click("#round-error button.keep")            # no: the players give it
+        assert page.locator("#history details.round").count() == 0
+        page.fill("#ctx-field_cards", " ".join(TABLE))    # the crane and the phoenix: grand
+        page.click("#confirm-round")
+        page.wait_for_selector("#history details.round[data-round='1']")
+        # akatan 7 kan × 4 from each of two
+        assert page.text_content("#last-result tr[data-owner='Ann'] td.score") == \
+            text(2 * 7 * 48, signed=True)
+
+
+def test_the_chart_is_in_kan_and_the_home_page_counts_months(playwright_sync, tmp_path: Path) -> None:
+    with four_at_the_table(playwright_sync, tmp_path, PLAYERS) as (page, url):
+        stopped_by_ann(page)
+        page.select_option("#ctx-field", "big")
+        page.click("#confirm-round")
+        page.wait_for_selector("#history details.round[data-round='1']")
+        labels = page.eval_on_selector_all("#chart svg text", "els => els.map(e => e.textContent)")
+        standing = page.text_content("#standings tr[data-owner='Ann'] .total")
+        assert standing == "+28 kan" and f"Ann {standing}" in labels, labels   # 7 kan × 2 × 2
+        assert "Bob −14 kan" in labels and "Ann +336" not in labels
+        page.goto(url + "/")
+        page.wait_for_selector("body[data-ready='1']")
+        assert page.text_content("#games-body tr td:nth-child(5)") == "1/12 months"
+        assert "Rounds" not in page.text_content("table.games thead")

@@ -24,9 +24,10 @@ MAX_LIST = 64
 
 def presets() -> list[dict[str, Any]]:
     """Each preset (``RuleSet.to_dict``) with what its game calls a round
-    (``round_word``: Hachi-Hachi's "month"), for the new-game form."""
-    return [{**rs.to_dict(), "round_word": get_variant(rs.game).round_word}
-            for rs in list_presets()]
+    (``round_word``: Hachi-Hachi's "month") and whether it has teams (``teams``: not
+    Hachi-Hachi), for the new-game form."""
+    return [{**rs.to_dict(), "round_word": get_variant(rs.game).round_word,
+             "teams": bool(get_variant(rs.game).teams)} for rs in list_presets()]
 
 
 def _clean_options(raw: Any) -> dict[str, str]:

@@ -11,9 +11,21 @@ from typing import Any, Sequence
 
 from scorer.errors import InputError
 from scorer.rules.context import Context, ContextField
-from scorer.rules.hachihachi.cards import CHAFF_TEYAKU, SET_TEYAKU
+from scorer.rules.hachihachi.cards import (CHAFF_TEYAKU, NUKE_KAN, NUKE_YAKU, SET_TEYAKU,
+                                           TEYAKU_BY_NAME)
 
 FIELDS_ORDER = ("small", "big", "grand")
+
+
+def teyaku_label(name: str) -> str:
+    """A teyaku as the players call it: its Japanese name first, then its reading, its
+    shape and its value on a small field: ``短一 Tan-ichi: one ribbon, six chaff · 3 kan
+    (+1 over 88)``."""
+    t = TEYAKU_BY_NAME[name]
+    roman, rest = t.label.split(" ", 1)
+    kanji, shape = rest.split(" ", 1)
+    nuke = f" (+{NUKE_KAN} over 88)" if name in NUKE_YAKU else ""
+    return f"{kanji} {roman}: {shape.strip('()')} · {t.kan} kan{nuke}"
 
 
 @dataclass(frozen=True)
@@ -35,7 +47,8 @@ class HachihachiContext(Context):
     FIELDS = (
         ContextField("sitting_out", "players", "Sitting out",
                      "with 4 or more at the table: who sits this month out (3 play); "
-                     "their piles need not be saved", place="view", min_players=4),
+                     "their piles need not be saved", place="view", min_players=4,
+                     sits_out=True),
         ContextField("field", "choice", "Field",
                      "small ×1, big ×2 (crane, curtain or moon on the table at the deal), "
                      "grand ×4 (rain man or phoenix); default: read from the table cards",
@@ -47,12 +60,15 @@ class HachihachiContext(Context):
                      "a second light at last month's deal carries its field to this month",
                      choices=FIELDS_ORDER[1:], place="more"),
         ContextField("dealt_hands", "codes_per_player", "Dealt hand",
-                     "the seven cards a player was dealt, for his teyaku", photo=True),
+                     "the seven cards a player was dealt: his teyaku are read from them",
+                     photo=True, place="view"),
         ContextField("teyaku_sets", "choice_per_player", "Teyaku (sets)",
-                     "a set-based dealt-hand yaku the player showed", choices=SET_TEYAKU),
+                     "a set-based dealt-hand yaku the player showed", choices=SET_TEYAKU,
+                     choice_labels=tuple(teyaku_label(t) for t in SET_TEYAKU)),
         ContextField("teyaku_chaff", "choice_per_player", "Teyaku (chaff)",
                      "a chaff-based dealt-hand yaku the player showed",
-                     choices=CHAFF_TEYAKU),
+                     choices=CHAFF_TEYAKU,
+                     choice_labels=tuple(teyaku_label(t) for t in CHAFF_TEYAKU)),
         ContextField("stopped_by", "player", "Ended by a dekiyaku",
                      "who made a dekiyaku and ended the month (shōbu); nobody: the month "
                      "was played out", nobody="nobody (played out)"),

@@ -80,9 +80,8 @@ OPTION_GROUPS: Mapping[str, str] = {
 PRESETS: tuple[Preset, ...] = (
     Preset("hachihachi", "hachihachi", "Hachi-Hachi 八八: 3 active players a month (3-7 at "
            "the table), card points against 88, teyaku and dekiyaku in kan, small/big/grand "
-           "field ×1/×2/×4 from the table's lights; 12 months, 12 mon a kan"),
-    Preset("hachihachi-half", "hachihachi", "Hachi-Hachi half a year: 6 months",
-           {"rounds": 6}),
+           "field ×1/×2/×4 from the table's lights; 12 mon a kan"),
+    Preset("hachihachi-half", "hachihachi", "Hachi-Hachi for half a year", {"rounds": 6}),
     Preset("hachihachi-bga", "hachihachi", "Hachi-Hachi as Board Game Arena plays it: a "
            "yaku's value split between the two other players",
            {"yaku_payment": "split"}),

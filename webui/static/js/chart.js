@@ -14,9 +14,12 @@ function svg(tag, attrs = {}, text) {
 // running: [{owner: total after round 1}, ...]; owners: the series names.
 // rounds: how many rounds the x axis spans (the game's planned rounds); numbers: the
 // round each running total is after (1, 2, ... unless a round is reopened: 1, 3, 4);
-// word: what the game calls a round ("month" in Hachi-Hachi: M1, M2...).
-export function runningChart(owners, running, rounds = running.length, numbers = null, word = "round", width = 640, height = 260) {
-  const pad = { l: 48, r: 110, t: 12, b: 28 };
+// word: what the game calls a round ("month" in Hachi-Hachi: M1, M2...); unit: how a
+// total is written (Hachi-Hachi's mon as kan and mon, as its standings are), else signed.
+export function runningChart(owners, running, rounds = running.length, numbers = null, word = "round", width = 640, height = 260,
+  unit = null) {
+  const said = unit || ((v) => signed(Math.round(v)));
+  const pad = { l: unit ? 96 : 48, r: unit ? 170 : 110, t: 12, b: 28 };     // room for "−3 kan 4 mon"
   const points = [Object.fromEntries(owners.map((o) => [o, 0])), ...running];
   const at = [0, ...running.map((_, i) => (numbers && numbers[i]) || i + 1)];    // each point's round
   const values = points.flatMap((p) => owners.map((o) => Number(p[o] || 0)));
@@ -28,7 +31,7 @@ export function runningChart(owners, running, rounds = running.length, numbers =
   const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img",
     "aria-label": `Running totals by ${word}`, class: "running-chart" });
   root.append(svg("line", { x1: pad.l, x2: width - pad.r, y1: y(0), y2: y(0), stroke: "#999", "stroke-dasharray": "4 3" }));
-  for (const v of [lo, hi]) root.append(svg("text", { x: pad.l - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 11 }, signed(Math.round(v))));
+  for (const v of [lo, hi]) root.append(svg("text", { x: pad.l - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 11, class: "value-label" }, said(v)));
   for (let i = 0; i <= span; i++) {
     root.append(svg("text", { x: x(i), y: height - 8, "text-anchor": "middle", "font-size": 11, class: "round-label",
       "data-round": i }, i === 0 ? "start" : `${word[0].toUpperCase()}${i}`));
@@ -40,7 +43,7 @@ export function runningChart(owners, running, rounds = running.length, numbers =
     points.forEach((p, i) => root.append(svg("circle", { cx: x(at[i]), cy: y(Number(p[owner] || 0)), r: 3, fill: colour,
       "data-owner": owner, "data-round": at[i] })));
     const last = points[points.length - 1];
-    root.append(svg("text", { x: x(at[at.length - 1]) + 8, y: y(Number(last[owner] || 0)) + 4, fill: colour, "font-size": 12 }, `${owner} ${signed(Number(last[owner] || 0))}`));
+    root.append(svg("text", { x: x(at[at.length - 1]) + 8, y: y(Number(last[owner] || 0)) + 4, fill: colour, "font-size": 12, class: "end-label" }, `${owner} ${said(Number(last[owner] || 0))}`));
   });
   return root;
 }

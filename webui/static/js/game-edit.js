@@ -6,6 +6,7 @@ import { describeRescore, lastRescores } from "./rescore.js";
 import { $, base, draftOf, openDraft, openRound, pictures, pileOf, roundWord, roundsNamed, savedPile, savedVersion,
   shownCodes, staleOf, state, storeExpected, unsavedOwners, usedFlags } from "./game-state.js";
 import { context, formWords, missingContext, render, renderDeck, showPileError, showRoundError } from "./game-render.js";
+import { fieldUnsaid, forgetForm, formKey } from "./month-form.js";
 
 // A 409 for a stale write: the pile as it is now, and this screen's change kept as a draft
 // made on the pile it saw, shown as its changes ("add 09-1") to apply onto the pile now.
@@ -146,10 +147,14 @@ export async function confirmRound() {
     input.focus();
     return;
   }
+  const said = context();
+  if (fieldUnsaid(state.game, said) && !smallFieldSaid()) return;
   try {
-    const data = await api("POST", `${base}/rounds/${state.game.open_round}/confirm`, { context: context() });
+    const number = state.game.open_round;
+    const data = await api("POST", `${base}/rounds/${number}/confirm`, { context: said });
     state.expected = new Map();    // the round is closed
     storeExpected();
+    forgetForm(formKey(state.game.id, number));
     state.lastResult = data.round;
     state.game = data.game;
     render();
@@ -166,6 +171,21 @@ export async function confirmRound() {
     else toast(done);          // replaces any toast left, a refused attempt's among them
     $("last-result").scrollIntoView({ block: "nearest" });
   } catch (err) { showRoundError(new Error(formWords(err.message))); }
+}
+
+// A Hachi-Hachi month with no field given (none chosen, no table cards, none carried) is
+// scored as a small field only once the players say so: true once they have; else the
+// question, under Confirm, with its two answers.
+function smallFieldSaid() {
+  const box = $("round-error");
+  if (box.dataset.smallField === String(state.game.open_round)) return true;
+  const yes = el("button", { type: "button", class: "danger confirm-small" }, "Yes: score it as a small field (×1)");
+  const no = el("button", { type: "button", class: "keep" }, "No: I will give the field");
+  box.replaceChildren(el("span", { text: `No field is given for this ${roundWord()} (no table cards, none chosen): ` +
+    "was it a small field, no bright on the table at the deal? " }), yes, " ", no);
+  yes.addEventListener("click", () => { box.dataset.smallField = String(state.game.open_round); box.replaceChildren(); confirmRound(); });
+  no.addEventListener("click", () => { box.replaceChildren(); const f = $("ctx-field_cards") || $("ctx-field"); if (f) f.focus(); });
+  return false;
 }
 
 // What confirming reopened round `number` again changed, in it and every round after

@@ -9,6 +9,8 @@ import { earlierResult, resultLine, wasFixed } from "./rescore.js";
 import { gostopTable, sumWords } from "./result-gostop.js";
 import { hachihachiTable, isHachihachi, kanMon } from "./result-hachihachi.js";
 import { photoField } from "./context-photo.js";
+import { t, tr } from "./i18n.js";
+import { dropSitters, formKey, pickButton, restoreForm, sittersField, sittersIn, storeForm } from "./month-form.js";
 import { $, checksOf, draftOf, elsewhereOf, labelOf, markStale, openRound, otherOwnerOf, pileOf, roundWord, roundsNamed, shownCodes,
   staleOf, state, storeExpected, storePiles, unsavedElsewhere, unsavedOwners } from "./game-state.js";
 
@@ -57,7 +59,7 @@ function cardItem(owner, code, editable, reasons) {
   const faint = why.includes(FAINT);          // joined on the camera's weak readings: one tap accepts it
   return el("li", { class: "card-item" + (other ? " conflict" : "") + (why.length ? " check" : "") + (faint ? " faint" : ""), dataset: { code } },
     crop ? el("button", { type: "button", class: "crop-button", title: "enlarge", onclick: () => zoom(crop, label + (p !== undefined ? ` · ${Math.round(p * 100)}%` : "")) },
-      el("img", { class: "crop", src: crop, alt: `${shown} as seen` })) : el("span", { class: "crop none", text: "—" }),
+      el("img", { class: "crop", src: crop, alt: t("{code} as seen", { code: shown }) })) : el("span", { class: "crop none", text: "—" }),
     colourChip(state.deck, code),
     el("span", { class: "code", text: shown }),
     // cut to its line where it does not fit: a tap (or Enter) shows it whole, and again cuts it
@@ -68,15 +70,15 @@ function cardItem(owner, code, editable, reasons) {
     p !== undefined ? el("span", { class: "conf" + (why.some((w) => w.startsWith("unsure")) ? " low" : ""), text: `${Math.round(p * 100)}%`,
       title: CONF_TITLE }) : null,
     why.length ? el("button", { type: "button", class: "flag check-flag" + (faint ? " accept" : ""),
-      title: faint ? why.join("; ") : `${why.join("; ")} — click once you have checked it`,
-      onclick: () => { if (faint) pile.accept(code); else pile.checked.add(code); renderPiles(); } }, faint ? "accept ✓" : "check ✓") : null,
-    offer && editable ? el("button", { type: "button", class: "rival", title: `the camera also read it as ${shownCode(state.deck, offer)} ${cardLabel(state.deck, offer)}: swap`,
+      title: faint ? why.join("; ") : t("{why} — click once you have checked it", { why: why.join("; ") }),
+      onclick: () => { if (faint) pile.accept(code); else pile.checked.add(code); renderPiles(); } }, faint ? t("accept ✓") : t("check ✓")) : null,
+    offer && editable ? el("button", { type: "button", class: "rival", title: t("the camera also read it as {card}: swap", { card: `${shownCode(state.deck, offer)} ${cardLabel(state.deck, offer)}` }),
       onclick: () => actions.replace(owner, code, offer) }, `${shownCode(state.deck, offer)}?`) : null,
-    other ? el("span", { class: "flag also", title: `also in ${other}'s pile` },
-      el("span", { class: "wide", text: "also in " }), `${other}'s`, el("span", { class: "wide", text: " pile" })) : null,
+    other ? el("span", { class: "flag also", title: t("also in {owner}'s pile", { owner: other }) },
+      el("span", { class: "wide", text: t("also in ") }), t("{owner}'s", { owner: other }), el("span", { class: "wide", text: t(" pile") })) : null,
     editable ? el("span", { class: "actions" },
-      el("button", { type: "button", class: "fix", onclick: () => actions.fix(owner, code) }, "Fix"),
-      el("button", { type: "button", class: "remove", title: "remove this card", onclick: () => actions.remove(owner, code) }, "Remove")) : null);
+      el("button", { type: "button", class: "fix", onclick: () => actions.fix(owner, code) }, t("Fix")),
+      el("button", { type: "button", class: "remove", title: t("remove this card"), onclick: () => actions.remove(owner, code) }, t("Remove"))) : null);
 }
 
 // A draft made on a pile another screen changed since: this screen's changes, listed
@@ -85,14 +87,14 @@ function changesBox(owner, pile) {
   const { adds, removes } = pile.changesOnto(shownCodes(owner));
   const items = [...removes.map((c) => ["remove", c]), ...adds.map((c) => ["add", c])];
   return el("div", { class: "pile-changes", role: "alert" },
-    el("p", { text: `${owner}'s pile was changed on another screen: it is shown as it is now. Your changes, not saved yet ` +
-      "(apply them onto it, or discard them):" }),
+    el("p", { text: t("{owner}'s pile was changed on another screen: it is shown as it is now. Your changes, not saved yet " +
+      "(apply them onto it, or discard them):", { owner }) }),
     el("ul", { class: "changes" }, items.length ? items.map(([action, code]) =>
-      el("li", { class: `change ${action}`, dataset: { action, code } }, `${action} ${shownCode(state.deck, code)} `, el("span", { class: "muted", text: labelOf(code) })))
-      : [el("li", { class: "muted", text: "none: the pile already holds them" })]),
+      el("li", { class: `change ${action}`, dataset: { action, code } }, `${t(action)} ${shownCode(state.deck, code)} `, el("span", { class: "muted", text: labelOf(code) })))
+      : [el("li", { class: "muted", text: t("none: the pile already holds them") })]),
     el("button", { type: "button", class: "apply-changes primary", onclick: () => actions.apply(owner) },
-      items.length ? "Apply my changes to this pile" : "Done"),
-    el("button", { type: "button", class: "discard", onclick: () => actions.discard(owner) }, "Discard my changes"));
+      items.length ? t("Apply my changes to this pile") : t("Done")),
+    el("button", { type: "button", class: "discard", onclick: () => actions.discard(owner) }, t("Discard my changes")));
 }
 
 // The pile's count box: the number the player typed (kept in the tab across reloads)
@@ -107,16 +109,16 @@ function countField(owner, found, marked) {
       storeExpected();
       note.textContent = countNote(found, state.expected.get(owner), marked);
     } });
-  return el("div", { class: "count" }, el("label", {}, "How many cards in this pile? ", input), " ", note);
+  return el("div", { class: "count" }, el("label", {}, `${t("How many cards in this pile?")} `, input), " ", note);
 }
 
 // How a saved pile came: "photo" when the photo found most of it, else by hand, with
 // what the camera or photo found ("by hand; the photo found 4 of 14").
 function savedHow(saved) {
-  if (saved.source === "manual" || !saved.codes.length) return "by hand";
+  if (saved.source === "manual" || !saved.codes.length) return t("by hand");
   const found = saved.codes.filter((c) => (saved.detected || []).includes(c)).length;
-  return found * 2 > saved.codes.length ? saved.source
-    : `by hand; the ${saved.source} found ${found} of ${saved.codes.length}`;
+  return found * 2 > saved.codes.length ? t(saved.source)
+    : t("by hand; the {source} found {found} of {n}", { source: t(saved.source), found, n: saved.codes.length });
 }
 
 export function renderPiles() {
@@ -126,46 +128,56 @@ export function renderPiles() {
   markStale();
   storePiles(rnd.number);
   const elsewhereCounts = unsavedElsewhere();
-  box.replaceChildren(...state.game.owners.map((owner) => {
+  box.replaceChildren(...activeOwners().map((owner) => {
     const draft = draftOf(owner);
     const stale = staleOf(owner);
     const saved = rnd.piles[owner];
     const codes = shownCodes(owner);
     const reasons = checksOf(owner, state.deck);
-    const status = draft ? (state.capturing === owner ? "capturing…" : "not saved yet")
-      : stale ? "changed on another screen" : saved ? `saved (${savedHow(saved)})` : "no pile yet";
-    const checks = reasons.size ? ` · ${reasons.size} to check` : "";
+    const status = draft ? (state.capturing === owner ? t("capturing…") : t("not saved yet"))
+      : stale ? t("changed on another screen") : saved ? t("saved ({how})", { how: savedHow(saved) }) : t("no pile yet");
+    const checks = reasons.size ? ` · ${t("{n} to check", { n: reasons.size })}` : "";
     const elsewhere = elsewhereCounts.get(owner);
     return el("article", { class: "pile" + (draft ? " draft" : stale ? " stale" : saved ? " saved" : "") + (state.capturing === owner ? " capturing" : ""), dataset: { owner } },
       el("header", {}, el("h3", { text: owner }), el("span", { class: "status", text: `${count(codes.length, "card")}${checks} · ${status}` })),
       pileOf(owner).note ? el("p", { class: "pile-error error-message", role: "alert", text: pileOf(owner).note }) : null,
       elsewhere !== undefined ? el("p", { class: "elsewhere count-note", role: "status",
-        text: `${count(elsewhere, "card")} of ${owner}'s pile ${elsewhere === 1 ? "is" : "are"} not saved yet in another tab` }) : null,
+        text: t("{cards} of {owner}'s pile not saved yet in another tab", { cards: count(elsewhere, "card"), owner }) }) : null,
       el("ul", { class: "cards" }, codes.map((code) => cardItem(owner, code, true, reasons))),
       stale ? changesBox(owner, stale) : null,
       countField(owner, codes.length, reasons.size),
       el("div", { class: "pile-actions" },
-        el("button", { type: "button", class: "capture", onclick: () => actions.capture(owner) }, "Capture from camera"),
-        el("button", { type: "button", class: "photo", onclick: () => actions.photo(owner) }, "Upload photo"),
-        el("button", { type: "button", class: "add", onclick: () => actions.add(owner) }, "Add cards")),
+        el("button", { type: "button", class: "capture", onclick: () => actions.capture(owner) }, t("Capture from camera")),
+        el("button", { type: "button", class: "photo", onclick: () => actions.photo(owner) }, t("Upload photo")),
+        el("button", { type: "button", class: "add", onclick: () => actions.add(owner) }, t("Add cards"))),
       (draft || (!saved && !stale)) ? el("div", { class: "pile-save" },
         saveButton(owner, codes.length, elsewhere),
         draft && state.capturing !== owner ? el("button", { type: "button", class: "discard",
-          onclick: () => actions.discard(owner) }, saved ? "Discard this tab's changes"
-          : `Discard this tab's ${count(codes.length, "card")}`) : null) : null);
+          onclick: () => actions.discard(owner) }, saved ? t("Discard this tab's changes")
+          : t("Discard this tab's {cards}", { cards: count(codes.length, "card") })) : null) : null);
   }));
+}
+
+// The owners whose pile the round needs: not those the form says sit it out (unless a
+// card of theirs is in a pile, for the player to move).
+export function activeOwners() {
+  const rnd = openRound();
+  const sitters = sittersIn($("round-context"));
+  return state.game.owners.filter((o) => !sitters.has(o) || shownCodes(o).length ||
+    (rnd && rnd.piles[o] && rnd.piles[o].codes.length));
 }
 
 // Save pile (or, with no cards, save an empty one); with an unsaved pile of the owner's
 // in another tab (`elsewhere` cards), it asks first rather than save over it.
 function saveButton(owner, cards, elsewhere) {
-  const button = cards ? el("button", { type: "button", class: "save-pile primary", disabled: state.capturing === owner }, "Save pile")
+  const button = cards ? el("button", { type: "button", class: "save-pile primary", disabled: state.capturing === owner }, t("Save pile"))
     : el("button", { type: "button", class: "save-pile empty", disabled: state.capturing === owner,
-      title: `this player captured no cards this ${roundWord()}` }, "No cards: save an empty pile");
+      title: t("this player captured no cards this {round}", { round: roundWord() }) }, t("No cards: save an empty pile"));
   if (elsewhere === undefined) button.addEventListener("click", () => actions.save(owner));
   else {
-    askBefore(button, `Save ${cards ? "this pile" : "an empty pile"} over the ${count(elsewhere, "card")} not saved in the other tab`,
-      () => actions.save(owner), renderPiles, "confirm-save", "Cancel: save nothing");
+    askBefore(button, t(cards ? "Save this pile over the {cards} not saved in the other tab"
+      : "Save an empty pile over the {cards} not saved in the other tab", { cards: count(elsewhere, "card") }),
+    () => actions.save(owner), renderPiles, "confirm-save", t("Cancel: save nothing"));
   }
   return button;
 }
@@ -178,6 +190,8 @@ function contextInput(f, player) {
   const data = { key: f.key, kind: f.kind, ...(player ? { player } : {}) };
   const choices = (values, none) => [el("option", { value: "", text: none }),
     ...values.map(([v, t]) => el("option", { value: v, text: t }))];
+  // a choice by its name as the players say it (a teyaku: 短一 Tan-ichi …, its shape and kan)
+  const named = () => f.choices.map((c, i) => [c, (f.choice_labels || [])[i] || c]);
   const given = (g.context_defaults || {})[f.key];
   // who stopped has no default: a round scored as a draw nobody called would double the
   // next one; "nobody" is a choice the players make
@@ -187,30 +201,40 @@ function contextInput(f, player) {
   if (f.kind === "count_per_player") return el("input", { type: "number", min: f.minimum, max: f.maximum, value: 0, dataset: data });
   if (f.kind === "count") return el("input", { id, type: "number", min: f.minimum, max: f.maximum, value: given ?? 0, dataset: data });
   if (f.kind === "choice") {         // a value the log carries (last month's field) chosen
-    const select = el("select", { id, dataset: data }, choices(f.choices.map((c) => [c, c]), "—"));
+    const select = el("select", { id, dataset: data }, choices(named(), "—"));
     if (given) select.value = given;
     return select;
   }
+  if (f.kind === "players" && f.sits_out) return sittersField(f, g.players);
   if (f.kind === "players") return el("input", { id, type: "text", maxlength: 200, placeholder: `e.g. ${g.players.slice(0, 2).join(", ")}`, dataset: data });
-  if (f.kind === "choice_per_player") return el("select", { dataset: data }, choices(f.choices.map((c) => [c, c]), "—"));
+  if (f.kind === "choice_per_player") return el("select", { dataset: data }, choices(named(), "—"));
   if (f.kind === "month") return el("select", { id, dataset: data },
     choices(monthOrder(state.deck).map((n) => [n, monthLabel(state.deck, n)]), "—"));
   const codes = el("input", { id, type: "text", maxlength: 200, dataset: data,
     placeholder: f.kind === "codes_per_player" ? "7 cards, e.g. 01-1 01-3 …" : "e.g. 03-3 07-4" });
   // a field of codes the camera can read (the table cards at the deal, a dealt hand)
-  return f.photo ? photoField(codes, player ? `${player}'s ${f.label.toLowerCase()}` : f.label.toLowerCase()) : codes;
+  if (!f.photo) return codes;
+  // read from a photo, or picked from the cards as a pile's are
+  const what = player ? `${player}'s ${f.label.toLowerCase()}` : f.label.toLowerCase();
+  const field = photoField(codes, what);
+  codes.after(pickButton(state.deck, codes, what));
+  return field;
 }
 
 function renderContext() {
   const box = $("round-context");
   box.replaceChildren();
-  const more = el("details", { class: "context-extra" }, el("summary", { text: `More about this ${roundWord()} (optional)` }));
+  const more = el("details", { class: "context-extra" }, el("summary", { text: t("More about this {round} (optional)", { round: roundWord() }) }));
   for (const f of state.game.context_fields || []) {
     if (f.min_players && state.game.players.length < f.min_players) continue;
     const perPlayer = f.kind.endsWith("_per_player");
     const word = state.deck.korean && state.deck.hwatu.form[f.key];
-    const row = el("label", { title: f.help || "" }, word ? `${word.text} · ${f.label} ` : `${f.label} `);
-    if (perPlayer) for (const p of state.game.players) row.append(` ${p} `, contextInput(f, p));
+    // (the players sitting out are boxes to tick, each with its own label: no label round them)
+    const row = el(f.sits_out ? "div" : "label", { title: f.help || "", class: f.sits_out ? "sitting-out-row" : null },
+      word ? `${word.text} · ${f.label} ` : `${f.label} `);
+    // each player's name and input kept together on one line
+    if (perPlayer) for (const p of state.game.players) row.append(" ", el("span", { class: "per-player", dataset: { player: p } },
+      el("span", { class: "who", text: p }), " ", contextInput(f, p)));
     else row.append(contextInput(f));
     if (f.shown_with) {             // in view once it is needed (two players called go)
       row.dataset.shownWith = f.shown_with;
@@ -221,7 +245,12 @@ function renderContext() {
     (inView ? box : more).append(row);
   }
   if (more.children.length > 1) box.append(more);
-  box.oninput = showNeeded;
+  box.oninput = (e) => {
+    showNeeded();
+    if (e && e.target && e.target.dataset && e.target.dataset.sitsOut) { dropSitters(box, sittersIn(box)); renderPiles(); }
+    const rnd = openRound();
+    if (rnd) storeForm(formKey(state.game.id, rnd.number), box);     // kept across a reload
+  };
   showNeeded();
 }
 
@@ -246,6 +275,7 @@ function fillContext(ctx) {
     let value = player ? (ctx[key] || {})[player] : ctx[key];
     if (value === null && kind === "player" && input.required && key in ctx) value = "nobody";
     if (value === undefined || value === null) continue;
+    if (input.type === "checkbox") { input.checked = Array.isArray(value) && value.includes(input.value); continue; }
     if (Array.isArray(value)) value = value.join(kind === "players" ? ", " : " ");
     input.value = String(value);
   }
@@ -257,6 +287,7 @@ export function context() {
   for (const input of $("round-context").querySelectorAll("[data-key]")) {
     const { key, kind, player } = input.dataset;
     const value = input.value.trim();
+    if (input.type === "checkbox") { if (input.checked) out[key] = [...(out[key] || []), value]; continue; }
     if (player) {
       if (kind === "count_per_player") out[key] = { ...(out[key] || {}), [player]: Number(value || 0) };
       else if (value) out[key] = { ...(out[key] || {}), [player]: value };
@@ -296,8 +327,8 @@ function resultTable(result, owners, after = null) {
   return el("div", {},
     gostop ? gostopTable(result, owners, state.deck.hwatu)
       : isHachihachi(result) ? hachihachiTable(result, owners, after) : pointsTable(result, owners),
-    el("p", { class: "round-winner" }, "Winner: ", el("b", { text: result.winner || (gostop ? "nobody (nagari)" : "nobody (draw)") }),
-      ` · next dealer: ${result.next_dealer}`),
+    el("p", { class: "round-winner" }, `${t("Winner:")} `, el("b", { text: result.winner || (gostop ? t("nobody (nagari)") : t("nobody (draw)")) }),
+      ` · ${t("next dealer: {dealer}", { dealer: result.next_dealer })}`),
     (result.explanation || []).length ? el("ul", { class: "explanation" }, result.explanation.map((t) =>
       el("li", { text: gostop ? sumWords(t, state.deck.hwatu) : t }))) : null);
 }
@@ -315,7 +346,7 @@ function pointsTable(result, owners) {
       el("td", { class: "num score", text: signed(r.score) }));
   });
   return el("div", { class: "table-wrap" }, el("table", { class: "result" },
-    el("thead", {}, el("tr", {}, ["Pile", "Card points", "Yaku (cards)", "Penalty", "Round score"].map((h) => el("th", { text: h })))),
+    el("thead", {}, el("tr", {}, ["Pile", "Card points", "Yaku (cards)", "Penalty", "Round score"].map((h) => el("th", { text: t(h) })))),
     el("tbody", {}, rows)));
 }
 
@@ -330,17 +361,19 @@ function renderStandings() {
   const perKan = g.ruleset.game === "hachihachi" ? Number((g.ruleset.options || {}).mon_per_kan || 12) : 0;
   const total = (n) => perKan ? kanMon(n, perKan, true) : signed(n);
   $("standings").replaceChildren(
-    el("thead", {}, el("tr", {}, el("th", { text: "Player" }), el("th", { text: "Total" }), victories ? el("th", { text: "Victories" }) : null)),
+    el("thead", {}, el("tr", {}, el("th", { text: t("Player") }), el("th", { text: t("Total") }), victories ? el("th", { text: t("Victories") }) : null)),
     el("tbody", {}, sorted.map((o) => el("tr", { dataset: { owner: o } },
       el("th", {}, o, s.winner === o && s.finished ? el("img", { class: "trophy", src: "/static/img/trophy.svg", alt: " (winner)", width: 16, height: 16 }) : null),
       el("td", { class: "num total", text: total(totals[o] ?? 0) }),
       victories ? el("td", { class: "num", text: victories[o] ?? 0 }) : null))));
   // the confirmed rounds' numbers: a reopened round leaves its place empty on the chart
   const numbers = g.rounds.filter((r) => r.confirmed).map((r) => r.number).sort((a, b) => a - b);
-  $("chart").replaceChildren(...((s.running || []).length ? [runningChart(owners, s.running, g.rounds_planned, numbers, roundWord())] : []));
+  // in the standings' unit: Hachi-Hachi's in kan and mon
+  $("chart").replaceChildren(...((s.running || []).length ? [runningChart(owners, s.running, g.rounds_planned, numbers, roundWord(),
+    undefined, undefined, perKan ? (n) => kanMon(n, perKan, true) : null)] : []));
   const banner = $("winner-banner");
   banner.hidden = !s.finished;
-  if (s.finished) banner.textContent = s.winner ? `Game over — ${s.winner} wins` : "Game over — a tie";
+  if (s.finished) banner.textContent = s.winner ? t("Game over — {winner} wins", { winner: s.winner }) : t("Game over — a tie");
 }
 
 // The game's deck profile and its learn switch (changed at once on the server).
@@ -389,7 +422,7 @@ function renderHistory() {
         earlier ? el("div", { class: "earlier-result" }, el("h4", { text: fixed ? "Before the fix" : "Before it was re-scored" }),
           el("p", { text: resultLine(earlier) }), resultTable(earlier, g.owners)) : null),
       reopen);
-  }) : [el("p", { class: "muted", text: `No ${roundWord()} confirmed yet.` })]));
+  }) : [el("p", { class: "muted", text: t("No {round} confirmed yet.", { round: roundWord() }) })]));
 }
 
 export function render() {
@@ -405,19 +438,24 @@ export function render() {
   const rnd = openRound();
   $("round-panel").hidden = !rnd;
   if (rnd) {
-    $("round-title").textContent = `${roundWord(true)} ${rnd.number} of ${g.rounds_planned}`;
+    $("round-title").textContent = t("{Round} {n} of {planned}", { Round: roundWord(true), n: rnd.number, planned: g.rounds_planned });
     const later = g.rounds.filter((r) => r.confirmed && r.number > rnd.number).map((r) => r.number);
     $("round-info").textContent = later.length
-      ? `${roundWord(true)} ${rnd.number} is reopened (dealer ${g.dealer}): fix its piles, then confirm it again; ` +
-        `${roundsNamed(later)} will be scored again with it.`
-      : `Dealer: ${g.dealer}. Capture each pile, fix any card, save it, then confirm the ${roundWord()}.`;
+      ? t("{Round} {n} is reopened (dealer {dealer}): fix its piles, then confirm it again; {later} will be scored again with it.",
+        { Round: roundWord(true), n: rnd.number, dealer: g.dealer, later: roundsNamed(later) })
+      : t("Dealer: {dealer}. Capture each pile, fix any card, save it, then confirm the {round}.", { dealer: g.dealer, round: roundWord() });
     renderPiles();
-    const ready = g.owners.every((o) => rnd.piles[o]) && !unsavedOwners().length;
+    const ready = activeOwners().every((o) => rnd.piles[o]) && !unsavedOwners().length;
     $("confirm-round").classList.toggle("primary", ready);    // red once every pile is saved
     if (!$("round-context").dataset.round || $("round-context").dataset.round !== String(rnd.number)) {
       renderContext();
       fillContext(rnd.context || {});
+      restoreForm(formKey(g.id, rnd.number), $("round-context"));   // what this tab typed before a reload
+      showNeeded();
       $("round-context").dataset.round = String(rnd.number);
+      const sitters = sittersIn($("round-context"));
+      dropSitters($("round-context"), sitters);
+      if (sitters.size) renderPiles();
     }
   }
   if (state.lastResult) {

@@ -1,6 +1,7 @@
 // The home page: the new-game form (rules preset, players, teams, first dealer, rounds)
 // and the list of games (open, export, delete after asking).
 import { api, askFirst, count, el, localTime, toast } from "./api.js";
+import { t, tr } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 let presets = [];
@@ -18,12 +19,12 @@ function players() {
 // Teams of 2 sit opposite; teams of 3 alternate (RULES.md 1.1).
 function teamChoices(n) {
   const idx = (groups) => groups;
-  const out = [{ value: "", label: "everyone for themselves", groups: null }];
+  const out = [{ value: "", label: t("everyone for themselves"), groups: null }];
   if (presets.length && currentPreset().teams === false) return out;     // a game without teams (Hachi-Hachi)
-  if (n === 4) out.push({ value: "2x2", label: "2 teams of 2 (1+3 vs 2+4)", groups: idx([[0, 2], [1, 3]]) });
+  if (n === 4) out.push({ value: "2x2", label: t("2 teams of 2 (1+3 vs 2+4)"), groups: idx([[0, 2], [1, 3]]) });
   if (n === 6) {
-    out.push({ value: "3x2", label: "3 teams of 2 (1+4, 2+5, 3+6)", groups: [[0, 3], [1, 4], [2, 5]] });
-    out.push({ value: "2x3", label: "2 teams of 3 (1+3+5 vs 2+4+6)", groups: [[0, 2, 4], [1, 3, 5]] });
+    out.push({ value: "3x2", label: t("3 teams of 2 (1+4, 2+5, 3+6)"), groups: [[0, 3], [1, 4], [2, 5]] });
+    out.push({ value: "2x3", label: t("2 teams of 3 (1+3+5 vs 2+4+6)"), groups: [[0, 2, 4], [1, 3, 5]] });
   }
   return out;
 }
@@ -39,12 +40,12 @@ function renderPlayers() {
   count.value = String(Math.min(Math.max(keep, p.min_players), p.max_players));
   $("rounds").value = p.default_rounds;
   // what the game calls a round: Hachi-Hachi's twelve months
-  $("rounds-label").textContent = p.round_word === "month" ? "Months" : "Rounds";
-  renderOptions().catch((err) => toast(`house rules: ${err.message}`, true));
-  $("preset-description").textContent = p.description;
+  $("rounds-label").textContent = p.round_word === "month" ? t("Months") : t("Rounds");
+  renderOptions().catch((err) => toast(`${t("house rules")}: ${err.message}`, true));
+  $("preset-description").textContent = tr(p.description);
   // a hwatu table calls the first dealer 선 (the one table of words: /api/cards)
   const seon = hwatu && hwatu.games.includes(p.game) ? hwatu.form.first_dealer : null;
-  $("first-dealer-label").textContent = seon ? `First dealer (${seon.text}) ` : "First dealer ";
+  $("first-dealer-label").textContent = seon ? `${t("First dealer")} (${seon.text}) ` : `${t("First dealer")} `;
   renderNames();
 }
 
@@ -66,7 +67,7 @@ async function renderOptions() {
   }
   $("house-rules-body").replaceChildren(...[...groups].map(([name, opts]) =>
     el("details", { class: "option-group", dataset: { group: name } },
-      el("summary", { text: `${name} (${opts.length})` }), ...opts.map(optionRow))));
+      el("summary", { text: `${tr(name)} (${opts.length})` }), ...opts.map(optionRow))));
   showChanged();
 }
 
@@ -74,7 +75,7 @@ async function renderOptions() {
 function shownValue(o, v) {
   const key = String(v);
   if (o.words && key in o.words) return o.words[key];
-  if (o.kind === "bool") return v ? "yes" : "no";
+  if (o.kind === "bool") return v ? t("yes") : t("no");
   return key;
 }
 
@@ -84,11 +85,11 @@ function optionNote(o, value) {
   const preset = shownValue(o, o.value);
   const usual = o.default === null ? null : shownValue(o, o.default);
   if (value !== String(o.value)) {
-    return `a house rule: this preset has ${preset}` +
-      (usual !== null && usual !== preset ? `; the game's usual rule is ${usual}` : "");
+    return t("a house rule: this preset has {preset}", { preset }) +
+      (usual !== null && usual !== preset ? t("; the game's usual rule is {usual}", { usual }) : "");
   }
-  return usual === null || usual === preset ? "the game's usual rule"
-    : `the game's usual rule is ${usual}; this preset has ${preset}`;
+  return usual === null || usual === preset ? t("the game's usual rule")
+    : t("the game's usual rule is {usual}; this preset has {preset}", { usual, preset });
 }
 
 // The option at `value` (as the form has it: text) as a player reads it.
@@ -160,16 +161,16 @@ function showChanged() {
   }
   const n = Object.keys(changed).length;
   const said = [...document.querySelectorAll("#house-rules-body .option.changed .sentence")].map((e) => e.textContent);
-  $("house-rules-summary").textContent = n ? `House rules: ${n} changed (${said.join(" ")})`
-    : `House rules (the preset's; ${document.querySelectorAll("#house-rules-body .option").length} options)`;
+  $("house-rules-summary").textContent = n ? t("House rules: {n} changed ({said})", { n, said: said.join(" ") })
+    : t("House rules (the preset's; {n} options)", { n: document.querySelectorAll("#house-rules-body .option").length });
 }
 
 function renderNames() {
   const n = Number($("player-count").value);
   const old = typedNames();
   $("player-names").replaceChildren(...Array.from({ length: n }, (_, i) =>
-    el("label", {}, `Player ${i + 1} `, el("input", { type: "text", maxlength: 24,
-      name: `player-${i + 1}`, value: old[i] || "", placeholder: `Player ${i + 1}`, oninput: renderDealer }))));
+    el("label", {}, `${t("Player {n}", { n: i + 1 })} `, el("input", { type: "text", maxlength: 24,
+      name: `player-${i + 1}`, value: old[i] || "", placeholder: t("Player {n}", { n: i + 1 }), oninput: renderDealer }))));
   const teams = $("teams");
   teams.replaceChildren(...teamChoices(n).map((t) => el("option", { value: t.value, text: t.label })));
   teams.disabled = teamChoices(n).length === 1;
@@ -180,7 +181,7 @@ function renderNames() {
 function renderDealer() {
   const sel = $("first-dealer");
   const keep = sel.selectedIndex;
-  sel.replaceChildren(...players().map((p, i) => el("option", { value: i, text: p || `Player ${i + 1}` })));
+  sel.replaceChildren(...players().map((p, i) => el("option", { value: i, text: p || t("Player {n}", { n: i + 1 }) })));
   sel.selectedIndex = keep >= 0 && keep < sel.options.length ? keep : 0;
 }
 
@@ -210,15 +211,16 @@ async function loadAccuracy() {
   const e = acc.equivalent;
   const pct = (v) => (v === null ? "-" : `${(100 * v).toFixed(1)}%`);
   // fp: a code the camera gave that the confirmed pile lacks, mostly a real card misread
-  line.textContent = `Camera accuracy in your scored rounds: ${e.tp} of ${count(e.tp + e.fn, "card")} read right ` +
-    `(${pct(e.recall)}); ${count(e.fp, "reading")} named a card the pile did not hold, a misread ` +
-    `or no card at all (precision ${pct(e.precision)}); over ${count(acc.piles, "pile")} from the camera or a photo.`;
+  line.textContent = t("Camera accuracy in your scored rounds: {right} of {cards} read right ({recall}); " +
+    "{readings} named a card the pile did not hold, a misread or no card at all (precision {precision}); " +
+    "over {piles} from the camera or a photo.", { right: e.tp, cards: count(e.tp + e.fn, "card"), recall: pct(e.recall),
+    readings: count(e.fp, "reading"), precision: pct(e.precision), piles: count(acc.piles, "pile") });
 }
 
 // The enrolled decks a game can read its cards with (learning needs one).
 async function loadDecks() {
   const { decks } = await api("GET", "/api/decks");
-  $("deck").append(...decks.map((d) => el("option", { value: d.name, text: `${d.name} (${d.cards} of 48 cards)` })));
+  $("deck").append(...decks.map((d) => el("option", { value: d.name, text: `${d.name} (${t("{n} of 48 cards", { n: d.cards })})` })));
   // Learning needs a deck: without one the switch is off and disabled; choosing a deck
   // gives it back as the player last left it (on at first).
   let wanted = $("learn").checked;
@@ -234,7 +236,7 @@ async function loadDecks() {
 
 // What a game counts: "months" for Hachi-Hachi's, "rounds" for the others'.
 function playedWord(g) {
-  return presets.find((p) => p.name === g.preset)?.round_word === "month" ? "months" : "rounds";
+  return presets.find((p) => p.name === g.preset)?.round_word === "month" ? t("months") : t("rounds");
 }
 
 async function loadGames() {
@@ -242,16 +244,16 @@ async function loadGames() {
   const { games } = await api("GET", "/api/games");
   $("no-games").hidden = games.length > 0;
   $("games-body").replaceChildren(...games.map((g) => {
-    const del = el("button", { type: "button", class: "delete" }, "Delete");
+    const del = el("button", { type: "button", class: "delete" }, t("Delete"));
     const actions = el("td", { class: "actions" },
-      el("a", { href: `/games/${g.id}`, class: "open" }, "Open"), " ",
+      el("a", { href: `/games/${g.id}`, class: "open" }, t("Open")), " ",
       el("a", { href: `/api/games/${g.id}/export.csv` }, "CSV"), " ",
       el("a", { href: `/api/games/${g.id}/export.json` }, "JSON"), " ", del);
-    askFirst(del, `Delete game ${g.id} for good`, `/api/games/${g.id}`, `game ${g.id} deleted`, loadGames);
+    askFirst(del, t("Delete game {id} for good", { id: g.id }), `/api/games/${g.id}`, t("game {id} deleted", { id: g.id }), loadGames);
     return el("tr", { dataset: { game: g.id } },
       el("td", { text: g.id }), el("td", { class: "started", title: g.created_at, text: localTime(g.created_at) }),
-      el("td", { text: presets.find((p) => p.name === g.preset)?.title || g.preset }), el("td", { text: g.players.join(", ") }),
-      el("td", { class: "played", text: `${g.rounds_confirmed}/${g.rounds_planned} ${playedWord(g)}${g.finished ? " (finished)" : ""}` }), actions);
+      el("td", { text: tr(presets.find((p) => p.name === g.preset)?.title || g.preset) }), el("td", { text: g.players.join(", ") }),
+      el("td", { class: "played", text: `${g.rounds_confirmed}/${g.rounds_planned} ${playedWord(g)}${g.finished ? ` (${t("finished")})` : ""}` }), actions);
   }));
 }
 
@@ -259,14 +261,14 @@ async function main() {
   const data = await api("GET", "/api/presets");
   presets = data.presets;
   hwatu = (await api("GET", "/api/cards").catch(() => ({}))).hwatu || null;
-  $("preset").replaceChildren(...presets.map((p) => el("option", { value: p.name, text: p.title || p.name })));
+  $("preset").replaceChildren(...presets.map((p) => el("option", { value: p.name, text: tr(p.title || p.name) })));
   $("preset").value = data.default;
   $("preset").addEventListener("change", renderPlayers);
   $("player-count").addEventListener("change", renderNames);
   $("new-game-form").addEventListener("submit", submit);
   renderPlayers();
   await renderOptions().catch(() => {});
-  await loadDecks().catch((err) => toast(`decks: ${err.message}`, true));
+  await loadDecks().catch((err) => toast(`${t("decks")}: ${err.message}`, true));
   await loadGames();
   document.body.dataset.ready = "1";
 }
