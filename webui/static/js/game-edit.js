@@ -7,6 +7,7 @@ import { $, base, draftOf, openDraft, openRound, pictures, pileOf, roundWord, ro
   shownCodes, staleOf, state, storeExpected, unsavedOwners, usedFlags } from "./game-state.js";
 import { context, formWords, missingContext, render, renderDeck, showPileError, showRoundError } from "./game-render.js";
 import { fieldUnsaid, forgetForm, formKey } from "./month-form.js";
+import { t } from "./i18n.js";
 
 // A 409 for a stale write: the pile as it is now, and this screen's change kept as a draft
 // made on the pile it saw, shown as its changes ("add 09-1") to apply onto the pile now.
@@ -179,10 +180,10 @@ export async function confirmRound() {
 function smallFieldSaid() {
   const box = $("round-error");
   if (box.dataset.smallField === String(state.game.open_round)) return true;
-  const yes = el("button", { type: "button", class: "danger confirm-small" }, "Yes: score it as a small field (×1)");
-  const no = el("button", { type: "button", class: "keep" }, "No: I will give the field");
-  box.replaceChildren(el("span", { text: `No field is given for this ${roundWord()} (no table cards, none chosen): ` +
-    "was it a small field, no bright on the table at the deal? " }), yes, " ", no);
+  const yes = el("button", { type: "button", class: "danger confirm-small" }, t("Yes: score it as a small field (×1)"));
+  const no = el("button", { type: "button", class: "keep" }, t("No: I will give the field"));
+  box.replaceChildren(el("span", { text: t("No field is given for this month (no table cards, none chosen): " +
+    "was it a small field, no bright on the table at the deal?") + " " }), yes, " ", no);
   yes.addEventListener("click", () => { box.dataset.smallField = String(state.game.open_round); box.replaceChildren(); confirmRound(); });
   no.addEventListener("click", () => { box.replaceChildren(); const f = $("ctx-field_cards") || $("ctx-field"); if (f) f.focus(); });
   return false;

@@ -191,7 +191,7 @@ function contextInput(f, player) {
   const choices = (values, none) => [el("option", { value: "", text: none }),
     ...values.map(([v, t]) => el("option", { value: v, text: t }))];
   // a choice by its name as the players say it (a teyaku: 短一 Tan-ichi …, its shape and kan)
-  const named = () => f.choices.map((c, i) => [c, (f.choice_labels || [])[i] || c]);
+  const named = () => f.choices.map((c, i) => [c, tr((f.choice_labels || [])[i] || c)]);
   const given = (g.context_defaults || {})[f.key];
   // who stopped has no default: a round scored as a draw nobody called would double the
   // next one; "nobody" is a choice the players make

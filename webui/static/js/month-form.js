@@ -5,6 +5,7 @@
 // before a month with no field is scored as a small one.
 import { el } from "./api.js";
 import { pickCard } from "./cards.js";
+import { t } from "./i18n.js";
 
 const FORM = "hanafuda:form:";
 
@@ -42,15 +43,15 @@ export function dropSitters(box, sitters) {
 // A "Pick cards" button beside a field of codes: the card picker, as a pile's Add cards,
 // its picks joined to the codes already typed.
 export function pickButton(deck, input, what) {
-  return el("button", { type: "button", class: "context-pick", title: `pick ${what} from the cards`,
+  return el("button", { type: "button", class: "context-pick", title: t("pick {what} from the cards", { what }),
     onclick: async () => {
       const typed = input.value.split(/[\s,]+/).filter(Boolean);
-      const flags = new Map(typed.map((c) => [c, "listed"]));
-      const picks = await pickCard(deck, `Pick ${what}`, flags, { multi: true });
+      const flags = new Map(typed.map((c) => [c, t("listed")]));
+      const picks = await pickCard(deck, t("Pick {what}", { what }), flags, { multi: true });
       if (!picks.length) return;
       input.value = [...new Set([...typed, ...picks])].join(" ");
       input.dispatchEvent(new Event("input", { bubbles: true }));
-    } }, "Pick cards");
+    } }, t("Pick cards"));
 }
 
 export function formKey(gameId, round) {
