@@ -21,6 +21,7 @@ from typing import Iterable, Sequence
 
 from scorer import __version__
 from scorer.errors import InputError
+from scorer.i18n import command_language, gettext
 
 COMMAND_MODULES: tuple[str, ...] = (
     "scorer.commands.yaku",
@@ -52,17 +53,18 @@ def build_parser(argv: Sequence[str] | None = None,
                  extra: Iterable[ModuleType] = ()) -> argparse.ArgumentParser:
     """The parser of every command: ``scorer.commands``' own, ``extra`` modules, and the
     entry points' (loaded only when the one asked for, or when none is named)."""
+    lang = command_language()
     parser = argparse.ArgumentParser(
         prog="hanafuda",
-        description="Recognise hanafuda cards from a camera or photo and score them "
-        "(Sakura, Koi-Koi, Hana-Awase, and Go-Stop / Matgo with a Korean hwatu deck).",
-        epilog="examples:\n"
+        description=gettext(lang, "Recognise hanafuda cards from a camera or photo and score them "
+                            "(Sakura, Koi-Koi, Hana-Awase, and Go-Stop / Matgo with a Korean hwatu deck)."),
+        epilog=gettext(lang, "examples:") + "\n"
         "  hanafuda score --rules sakura --pile A=01-1,02-1 --pile B=06-2\n"
         "  hanafuda score --rules gostop --pile Ann=01-1,03-1,08-1 --pile Bob=10-3 \\\n"
         "      --pile Cy=10-4 --stopped-by Ann --goes Bob=1\n"
         "  hanafuda rules gostop          the options (house rules) of a preset\n"
         "  hanafuda serve                 the web page\n"
-        "`hanafuda COMMAND --help` says more.",
+        + gettext(lang, "`hanafuda COMMAND --help` says more."),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -82,6 +84,8 @@ def build_parser(argv: Sequence[str] | None = None,
             importlib.import_module(module_name).register(subparsers)
         else:                               # listed, not loaded: another command runs
             subparsers.add_parser(name, help=f"(from {module_name}; see hanafuda {name} -h)")
+    for choice in subparsers._choices_actions:      # each command's line, in the language
+        choice.help = gettext(lang, choice.help) if choice.help else choice.help
     return parser
 
 
@@ -93,10 +97,10 @@ def main(argv: Sequence[str] | None = None, extra: Iterable[ModuleType] = ()) ->
     try:
         return int(args.func(args) or 0)
     except InputError as exc:
-        print(f"hanafuda {args.command}: error: {exc}", file=sys.stderr)
+        print(f"hanafuda {args.command}: {gettext(command_language(), 'error')}: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        print(gettext(command_language(), "interrupted"), file=sys.stderr)
         return 130
     except BrokenPipeError:     # `hanafuda rules | head`: the reader left, not an error
         sys.stdout = open(os.devnull, "w")

@@ -33,8 +33,8 @@ def test_three_player_gostop_game_in_chromium(playwright_sync, tmp_path: Path) -
         # the cards are entered by hand: any camera picture does (a committed one, no art)
         browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
         page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.goto(server.url + "/")
-        wait_ready(page)
+        page.goto(server.url + "/?lang=en")     # the players chose English: a Go-Stop game
+        wait_ready(page)                         # would start in Korean
         page.select_option("#preset", "gostop")
         assert page.eval_on_selector_all("#player-count option", "els => els.map(e => e.value)") \
             == ["3"]

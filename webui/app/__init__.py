@@ -86,8 +86,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             max_progressive=int(app.config["PROGRESSIVE_PIXELS"])),
     }
 
-    from webui.app import api, connect, errors, pages, security
+    from webui.app import api, connect, errors, i18n, pages, security
     security.init_app(app)
+    i18n.init_app(app)
     errors.init_app(app)
     app.register_blueprint(pages.bp)
     app.register_blueprint(connect.bp)

@@ -15,6 +15,7 @@ from werkzeug.exceptions import HTTPException
 
 from scorer.errors import InputError, StalePile
 from scorer.store import GameNotFound, StateError
+from webui.app.i18n import say
 from webui.images.detection import Busy, DetectorUnavailable, Superseded
 from scorer.vision.imageheader import ImageTooLarge
 
@@ -49,6 +50,7 @@ class Refused(Exception):
 
 
 def error_response(status: int, message: str, **extra: object) -> Response:
+    message = say(message)      # in the page's language where the catalogue has it
     wants_html = (not request.path.startswith("/api/") and request.method == "GET"
                   and "text/html" in request.headers.get("Accept", ""))
     if wants_html:
@@ -108,7 +110,7 @@ def init_app(app: Flask) -> None:
             cap = int(app.config["MAX_CONTENT_LENGTH"])
             return error_response(413, too_large_message(request.content_length, cap),
                                   size_bytes=request.content_length, limit_bytes=cap)
-        messages = {404: "not found", 405: "method not allowed"}
+        messages = {404: say("not found"), 405: say("method not allowed")}
         message = messages.get(code) or exc.description or exc.name
         resp = error_response(code, message)
         if code == 405 and exc.get_response().headers.get("Allow"):
@@ -118,4 +120,4 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(Exception)
     def internal(exc: Exception) -> Response:
         log.exception("internal error on %s %s", request.method, request.path)
-        return error_response(500, "internal error (see the server's log)")
+        return error_response(500, say("internal error (see the server's log)"))

@@ -8,8 +8,10 @@ from typing import Any
 from flask import Blueprint, render_template
 
 from scorer.cards import card
+from scorer.hwatu import is_hwatu
 from scorer.session import GameSession
 from scorer.vision.enrol import layout_plan
+from webui.app.i18n import prefer, say
 from webui.app.services import store
 
 bp = Blueprint("pages", __name__)
@@ -24,6 +26,7 @@ def index() -> str:
 def game(game_id: int) -> str:
     """One game's page, its words for a round as the game calls one (Hachi-Hachi: month)."""
     session = GameSession(store().get_game(game_id))       # 404 page for an unknown game
+    prefer("ko" if is_hwatu(session.ruleset.game) else None)  # a Korean game starts in Korean
     return render_template("game.html", game_id=game_id, round_word=session.variant.round_word)
 
 
@@ -37,12 +40,12 @@ def layout_photos() -> list[dict[str, Any]]:
     out = []
     for n, rows in enumerate(layout_plan(12), start=1):
         months = [card(row[0]).month_info for row in rows]
-        title = (f"Photo {n}: " + ", ".join(f"{CALENDAR[m.number - 1]} ×{len(row)}"
-                                             for m, row in zip(months, rows))
-                 + f" — {len(rows)} rows of {len(rows[0])}")
+        title = (say("Photo %(n)s", n=n) + ": " + ", ".join(f"{say(CALENDAR[m.number - 1])} ×{len(row)}"
+                                                            for m, row in zip(months, rows))
+                 + " — " + say("%(rows)s rows of %(cards)s", rows=len(rows), cards=len(rows[0])))
         out.append({"number": n, "title": title, "rows": [
             {"month": m, "calendar": CALENDAR[m.number - 1],
-             "cards": [{"code": c, "name": card(c).english} for c in row]}
+             "cards": [{"code": c, "name": card(c).english, "full": card(c).name} for c in row]}
             for m, row in zip(months, rows)]})
     return out
 

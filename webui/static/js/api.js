@@ -1,5 +1,7 @@
 // Calls to the JSON API. Every state-changing request carries the anti-CSRF header
 // the server requires; errors become Error objects with the server's message.
+import { t } from "./i18n.js";
+
 export const CSRF_HEADER = { "X-Requested-With": "hanafuda" };
 
 export class ApiError extends Error {
@@ -91,7 +93,7 @@ export function toast(message, isError = false) {
 
 // "1 card", "2 cards": a count with its noun (plural by an s unless given).
 export function count(n, noun, plural = `${noun}s`) {
-  return `${n} ${n === 1 ? noun : plural}`;
+  return t(n === 1 ? `{n} ${noun}` : `{n} ${plural}`, { n });
 }
 
 // A whole number as the page shows it: negatives with the minus sign (U+2212), as the

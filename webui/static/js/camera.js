@@ -4,6 +4,7 @@
 // that finishes by itself once the pile has stopped changing. The localiser runs on every
 // FOLLOW_EVERY-th frame (and after a change of scene); the frames between send the tracks'
 // outlines for the server to follow (stability.js Follower).
+import { t as tr } from "./i18n.js";
 import { count, detect } from "./api.js";
 import { FrameRate, busyText } from "./framerate.js";
 import { placeLabels } from "./labels.js";
@@ -66,10 +67,10 @@ export function drawBoxes(overlay, sourceWidth, sourceHeight, cards, inPile, lab
 
 export function progressText(cards, quietMs, finishing, auto) {
   const n = count(cards, "card");
-  if (!cards) return "looking for cards…";
+  if (!cards) return tr("looking for cards…");
   const s = Math.floor(quietMs / 1000);
-  return `${n}, stable for ${s} s` + (finishing ? " — done"
-    : auto ? ` (ends by itself at ${FINISH_MS / 1000} s)` : "");
+  return tr("{cards}, stable for {s} s", { cards: n, s }) + (finishing ? ` — ${tr("done")}`
+    : auto ? ` ${tr("(ends by itself at {s} s)", { s: FINISH_MS / 1000 })}` : "");
 }
 
 export class LiveCapture {
@@ -99,7 +100,7 @@ export class LiveCapture {
 
   async start(deviceId) {
     if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
-      throw new Error("no camera access here (the page must be opened on localhost or https); upload a photo instead");
+      throw new Error(tr("no camera access here (the page must be opened on localhost or https); upload a photo instead"));
     }
     this.stopStream();
     const video = deviceId ? { deviceId: { exact: deviceId } }
@@ -145,7 +146,7 @@ export class LiveCapture {
 
   async once() {
     const canvas = this.grab();
-    if (!canvas) { this.status.textContent = "waiting for the camera…"; return; }
+    if (!canvas) { this.status.textContent = tr("waiting for the camera…"); return; }
     const blob = await new Promise((res) => canvas.toBlob(res, "image/jpeg", 0.85));
     const t = this.tracker;
     const plan = this.follower.plan(t);
@@ -163,7 +164,7 @@ export class LiveCapture {
     const finishing = auto && pile.length > 0 && t.quietFrames >= FINISH_FRAMES && quietMs >= FINISH_MS;
     this.progress.textContent = progressText(pile.length, quietMs, finishing, auto);
     const faint = result.cards.filter((c) => c.sure === false).length;
-    this.status.textContent = `frame ${t.frame}: ${count(result.cards.length - faint, "box", "boxes")}` +
+    this.status.textContent = `${tr("frame")} ${t.frame}: ${count(result.cards.length - faint, "box", "boxes")}` +
       (faint ? ` (+${faint} faint)` : "") + `, ${Math.round(result.ms.total)} ms, ` +
       this.rate.text(performance.now()) +
       (result.hints?.length ? ` (${result.hints[0]})` : "");

@@ -3,6 +3,7 @@
 // In a Korean-deck game (Go-Stop, Matgo: `useHwatu`) the months, cards and roles are shown
 // with their hwatu names from the server's one table (`deck.hwatu`), in the hwatu order
 // (paulownia 11, rain 12); the card codes stay the same.
+import { LANG } from "./i18n.js";
 import { api, count, el } from "./api.js";
 
 export async function loadCards() {
@@ -36,6 +37,8 @@ export function monthLabel(deck, number, { japanese = false } = {}) {
     return `${String(m.number).padStart(2, "0")} ${m.text}`;
   }
   const m = deck.months.get(number);
+  if (LANG === "ja") return `${String(number).padStart(2, "0")} ${m.japanese}`;
+  if (LANG === "ko" && deck.hwatu) return `${String(number).padStart(2, "0")} ${deck.hwatu.months[String(number)].korean}`;
   return `${String(number).padStart(2, "0")} ${m.english}${japanese ? ` ${m.japanese}` : ""}`;
 }
 
@@ -52,14 +55,23 @@ export function shownCode(deck, code) {
 export function cardLabel(deck, code) {
   const c = deck.byCode.get(code);
   if (!c) return code;
-  return deck.korean ? deck.hwatu.cards[code].text : c.name;
+  if (deck.korean) return deck.hwatu.cards[code].text;
+  return localName(deck, c) || c.name;
+}
+
+// A card's name in the page's language where the card table has it (Japanese: 松に鶴;
+// Korean: its hwatu name 송학 광), else null (English: the table's "Pine: crane").
+function localName(deck, c) {
+  if (LANG === "ja") return c.japanese;
+  if (LANG === "ko" && deck.hwatu) return deck.hwatu.cards[c.code].korean;
+  return null;
 }
 
 // The card's own name without its month: "chaff", or "흑싸리 피" in a hwatu game.
 export function shortLabel(deck, code) {
   const c = deck.byCode.get(code);
   if (!c) return code;
-  return deck.korean ? deck.hwatu.cards[code].korean : c.name.split(": ")[1] || code;
+  return deck.korean ? deck.hwatu.cards[code].korean : localName(deck, c) || c.name.split(": ")[1] || code;
 }
 
 // What the picker writes beside a code in its month's row: "chaff"; in a hwatu game the

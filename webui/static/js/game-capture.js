@@ -1,5 +1,6 @@
 // The game page's capture: a pile from the live camera (the tracker's pile followed into the
 // draft) or from an uploaded photo, and the side panel that shows either.
+import { t } from "./i18n.js";
 import { count, toast } from "./api.js";
 import { LiveCapture, detectPhoto, drawBoxes } from "./camera.js";
 import { followCamera } from "./piles.js";
@@ -46,8 +47,9 @@ function liveCapture() {
         endCapture(true);
         const codes = shownCodes(owner);
         const marked = checksOf(owner, state.deck).size;
-        toast(`${owner}: ${count(codes.length, "card")} captured — ` +
-          (marked ? `check the ${marked === 1 ? "marked one" : `${marked} marked ones`}, then save` : "save the pile"));
+        toast(`${owner}: ${t("{cards} captured", { cards: count(codes.length, "card") })} — ` +
+          (marked ? (marked === 1 ? t("check the marked one, then save") : t("check the {n} marked ones, then save", { n: marked }))
+            : t("save the pile")));
       },
     });
   }
@@ -67,9 +69,9 @@ export async function startCapture(owner) {
   forgetCamera(owner);
   pileOf(owner).note = "";
   openDraft(owner, "camera");
-  $("capture-owner").textContent = `${owner}'s pile`;
+  $("capture-owner").textContent = t("{owner}'s pile", { owner });
   showSide("camera");
-  $("camera-status").textContent = "starting the camera…";
+  $("camera-status").textContent = t("starting the camera…");
   $("capture-progress").textContent = "starting…";
   render();
   // side by side: the pile being captured at the top beside the (sticky) video;
@@ -80,11 +82,11 @@ export async function startCapture(owner) {
     if (!cam.stream) await cam.start($("camera-select").value || null);
     if (state.capturing === owner) { cam.begin(); showCapture(owner); }   // the video has its size now
   } catch (err) {
-    const why = err.name === "NotFoundError" ? "no camera found" : err.name === "NotAllowedError"
-      ? "the camera was not allowed" : err.message;
-    $("capture-progress").textContent = "no camera";
-    $("camera-status").textContent = `camera unavailable: ${why}. Use Upload photo (a photo taken with any camera) or Add cards instead.`;
-    toast(`camera unavailable: ${why} — use Upload photo instead`, true);
+    const why = err.name === "NotFoundError" ? t("no camera found") : err.name === "NotAllowedError"
+      ? t("the camera was not allowed") : err.message;
+    $("capture-progress").textContent = t("no camera");
+    $("camera-status").textContent = t("camera unavailable: {why}. Use Upload photo (a photo taken with any camera) or Add cards instead.", { why });
+    toast(t("camera unavailable: {why} — use Upload photo instead", { why }), true);
   }
 }
 
@@ -133,11 +135,11 @@ export async function photo(owner) {
       for (const [code, p] of conf) draft.card(code).conf = p;
       render();
       await showPhoto(owner, url, result, shrunk.note);
-      toast(`${count(codes.length, "card")} found in the photo` +
+      toast(t("{cards} found in the photo", { cards: count(codes.length, "card") }) +
         (result.hints?.length ? `: ${result.hints[0]}` : ""));
     } catch (err) {
       // said once, beside the pile: the photo, not the round, failed
-      pile.note = `photo not read: ${err.status === 413 ? tooLargeText(shrunk.blob, err, shrunk.unread) : err.message}`;
+      pile.note = `${t("photo not read:")} ${err.status === 413 ? tooLargeText(shrunk.blob, err, shrunk.unread) : err.message}`;
       renderPiles();
     }
   };
@@ -150,8 +152,8 @@ async function showPhoto(owner, url, result, note = "") {
   if (img.dataset.url) URL.revokeObjectURL(img.dataset.url);
   img.src = url;
   img.dataset.url = url;
-  $("photo-owner").textContent = `${owner}'s pile`;
-  $("photo-status").textContent = `${count(result.cards.length, "box", "boxes")}; a card with no box was not seen: add it by hand or take another photo` +
+  $("photo-owner").textContent = t("{owner}'s pile", { owner });
+  $("photo-status").textContent = t("{boxes}; a card with no box was not seen: add it by hand or take another photo", { boxes: count(result.cards.length, "box", "boxes") }) +
     (note ? ` (${note})` : "");
   showSide("photo");
   await img.decode().catch(() => {});

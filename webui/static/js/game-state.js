@@ -1,5 +1,6 @@
 // The game page's state: the game as the server last sent it, and the piles' drafts (what
 // this page knows of each pile beyond the server), with the questions the other modules ask.
+import { t } from "./i18n.js";
 import { shortLabel, shownCode } from "./cards.js";
 import { checkFirst } from "./piles.js";
 import { countKey, draftKey, loadCounts, loadDrafts, othersUnsaved, storeCounts, storeDrafts, storeUnsaved,
@@ -193,7 +194,7 @@ export function unsavedOwners() {
 // What this game calls a round (the server's `round_word`: "month" in Hachi-Hachi): "round",
 // or with `capital` "Round".
 export function roundWord(capital = false) {
-  const word = state.game.round_word || "round";
+  const word = t(state.game.round_word || "round");
   return capital ? word[0].toUpperCase() + word.slice(1) : word;
 }
 

@@ -1,5 +1,6 @@
 // Pure helpers for a pile on the page: following the camera's pile as its tracks change
 // their minds, and which cards a player should check first.
+import { t } from "./i18n.js";
 import { shownCode } from "./cards.js";
 import { UNSURE } from "./stability.js";
 
@@ -20,7 +21,7 @@ export function followCamera(codes, prev, now, removedByHand = new Set()) {
   return out;
 }
 
-export const FAINT = "seen only faintly — tap to accept";
+export const FAINT = t("seen only faintly — tap to accept");
 
 // The bright a camera may have read as this card: a ribbon's month's bright (the curtain
 // 03-1 read surely as the poetry ribbon 03-2, issue 66), when that bright is in no pile
@@ -45,8 +46,8 @@ export function checkFirst(codes, conf, deck, rivals = new Map(), dismissed = ne
   for (const code of codes) {
     if (faint.has(code)) add(code, FAINT);
     const p = conf.get(code);
-    if (p !== undefined && p < UNSURE) add(code, `unsure (${Math.round(p * 100)}%)`);
-    if (rivals.get(code)) add(code, `also read as ${shownCode(deck, rivals.get(code))}`);
+    if (p !== undefined && p < UNSURE) add(code, t("unsure ({p}%)", { p: Math.round(p * 100) }));
+    if (rivals.get(code)) add(code, t("also read as {code}", { code: shownCode(deck, rivals.get(code)) }));
     const card = deck.byCode.get(code);
     // a card the camera read (its confidence known): one picked by hand is the player's word
     if (card && card.kind === "ribbon" && conf.has(code)) {
@@ -54,9 +55,9 @@ export function checkFirst(codes, conf, deck, rivals = new Map(), dismissed = ne
       // card of its own that lies beside the willow ribbon in many a pile
       const twin = codes.find((o) => o !== code && deck.byCode.get(o)?.month === card.month &&
         deck.byCode.get(o)?.kind === "chaff" && card.month !== 11 && /-[34]$/.test(o));
-      if (twin) add(code, `ribbon beside ${shownCode(deck, twin)}, a chaff of its month: is it a chaff too?`);
+      if (twin) add(code, t("ribbon beside {code}, a chaff of its month: is it a chaff too?", { code: shownCode(deck, twin) }));
       const bright = brightTwin(deck, code, codes, elsewhere);
-      if (bright) add(code, `a ribbon whose month's bright ${shownCode(deck, bright)} is in no pile: is it the bright?`);
+      if (bright) add(code, t("a ribbon whose month's bright {code} is in no pile: is it the bright?", { code: shownCode(deck, bright) }));
     }
   }
   for (const code of dismissed) out.delete(code);     // the player checked it

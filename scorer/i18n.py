@@ -1,0 +1,110 @@
+"""The words the page, the server and the ``hanafuda`` command say, in the players' language.
+
+English is the source text; each other language is one gettext catalogue,
+``scorer/locales/<lang>/LC_MESSAGES/messages.po`` (Babel's format: ``pybabel extract`` and
+``pybabel update`` keep it, ``babel.cfg`` says where the words are). A new language is a
+new catalogue file, no code. The ``.po`` is read as it is (compiled in memory on first
+use), so a fresh clone needs no build step; a ``messages.mo`` beside it, newer than it, is
+read instead.
+
+``gettext(lang, text)`` translates one message; ``catalogue(lang)`` is every translated
+message of a language (what the page's scripts get); ``best_language(wanted)`` picks from
+the languages the catalogues offer; ``command_language()`` is the command line's, from
+``HANAFUDA_LANG`` or the usual locale variables.
+"""
+
+from __future__ import annotations
+
+import gettext as _gettext
+import os
+from functools import lru_cache
+from io import BytesIO
+from pathlib import Path
+from typing import Iterable
+
+from babel import Locale, UnknownLocaleError
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.support import Translations
+
+LOCALES = Path(__file__).resolve().parent / "locales"
+SOURCE = "en"           # the language the code is written in
+
+
+def _po(lang: str) -> Path:
+    return LOCALES / lang / "LC_MESSAGES" / "messages.po"
+
+
+@lru_cache(maxsize=1)
+def languages() -> tuple[str, ...]:
+    """English, then each language with a catalogue, by code."""
+    found = sorted(d.name for d in LOCALES.iterdir() if _po(d.name).is_file()) if LOCALES.is_dir() else []
+    return (SOURCE, *[lang for lang in found if lang != SOURCE])
+
+
+def language_name(lang: str) -> str:
+    """The language's name in itself: "English", "日本語", "한국어"."""
+    try:
+        name = Locale.parse(lang).get_display_name(lang) or lang
+    except (ValueError, UnknownLocaleError):
+        return lang
+    return name[:1].upper() + name[1:]
+
+
+@lru_cache(maxsize=None)
+def translations(lang: str) -> _gettext.NullTranslations:
+    """The language's catalogue (English: none, the text as written)."""
+    po = _po(lang)
+    if lang == SOURCE or not po.is_file():
+        return _gettext.NullTranslations()
+    mo = po.with_suffix(".mo")
+    if mo.is_file() and mo.stat().st_mtime >= po.stat().st_mtime:
+        with mo.open("rb") as f:
+            return Translations(f)
+    with po.open("rb") as f:
+        catalog = read_po(f, locale=lang)
+    buf = BytesIO()
+    write_mo(buf, catalog)
+    buf.seek(0)
+    return Translations(buf)
+
+
+def gettext(lang: str, text: str, **values: object) -> str:
+    """``text`` in ``lang`` (as written where the catalogue lacks it), its ``%(name)s``
+    places filled from ``values``."""
+    out = translations(lang).gettext(text)
+    return out % values if values else out
+
+
+@lru_cache(maxsize=None)
+def catalogue(lang: str) -> dict[str, str]:
+    """Every message the language translates: English text -> its translation."""
+    po = _po(lang)
+    if lang == SOURCE or not po.is_file():
+        return {}
+    with po.open("rb") as f:
+        catalog = read_po(f, locale=lang)
+    return {str(m.id): str(m.string) for m in catalog
+            if m.id and isinstance(m.id, str) and m.string and not m.fuzzy}
+
+
+def best_language(wanted: Iterable[str], default: str = SOURCE) -> str:
+    """The first of ``wanted`` (language tags, best first: "ko-KR", "ja") that a catalogue
+    offers, by its language part; else ``default``."""
+    have = languages()
+    for tag in wanted:
+        lang = tag.replace("_", "-").split("-")[0].lower()
+        if lang in have:
+            return lang
+    return default
+
+
+def command_language() -> str:
+    """The command line's language: ``HANAFUDA_LANG``, else ``LANGUAGE``, ``LC_ALL``,
+    ``LC_MESSAGES`` or ``LANG`` ("ko_KR.UTF-8" is Korean); English where none names one
+    with a catalogue."""
+    wanted: list[str] = []
+    for var in ("HANAFUDA_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(var, "")
+        wanted += [part.split(".")[0] for part in value.split(":") if part and part not in ("C", "POSIX")]
+    return best_language(wanted)
