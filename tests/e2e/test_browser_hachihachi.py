@@ -305,6 +305,11 @@ def test_table_cards_at_the_deal_are_picked_like_a_pile(playwright_sync, tmp_pat
         pick_several(page, TABLE)
         page.wait_for_function("() => document.querySelector('#ctx-field_cards').value.trim() !== ''")
         assert sorted(page.input_value("#ctx-field_cards").split()) == sorted(TABLE)
+        # seen as cards, by name, not only as codes
+        named = page.eval_on_selector_all("span.photo-field:has(#ctx-field_cards) .named-card",
+                                          "els => els.map(e => e.dataset.code)")
+        assert sorted(named) == sorted(TABLE)
+        assert "Paulownia" in page.text_content("span.photo-field:has(#ctx-field_cards) .codes-named")
 
 
 def test_the_months_typed_facts_survive_a_reload(playwright_sync, tmp_path: Path) -> None:
@@ -319,6 +324,7 @@ def test_the_months_typed_facts_survive_a_reload(playwright_sync, tmp_path: Path
         assert page.is_checked(f"[data-key='sitting_out'][value='{FOUR[3]}']")
         assert page.locator(f"article.pile[data-owner='{FOUR[3]}']").count() == 0
         assert page.input_value("#ctx-field_cards") == " ".join(TABLE)
+        assert page.locator("span.photo-field:has(#ctx-field_cards) .named-card").count() == 6
         assert page.input_value("[data-key='dealt_hands'][data-player='Bob']") == " ".join(HAND)
         assert page.input_value("[data-key='teyaku_chaff'][data-player='Cy']") == "tanichi"
 
@@ -340,6 +346,7 @@ def test_a_card_picked_by_hand_is_not_marked_check(playwright_sync, tmp_path: Pa
     with four_at_the_table(playwright_sync, tmp_path, PLAYERS) as (page, _):
         page.click("article.pile[data-owner='Ann'] button.add")
         pick_several(page, ["01-2", "02-2", "03-2", "03-3"])
+        page.wait_for_selector("article.pile[data-owner='Ann'] li[data-code='03-3']")
         assert page.locator("article.pile[data-owner='Ann'] li.card-item").count() == 4
         assert page.locator("article.pile[data-owner='Ann'] li.check").count() == 0
 
@@ -348,6 +355,7 @@ def stopped_by_ann(page) -> None:
     """Ann's akatan ends the month; Bob and Cy saved empty."""
     page.click("article.pile[data-owner='Ann'] button.add")
     pick_several(page, ["01-2", "02-2", "03-2"])
+    page.wait_for_selector("article.pile[data-owner='Ann'] li[data-code='03-2']")
     for owner in PLAYERS:
         save_pile(page, owner)
     page.select_option("#ctx-stopped_by", "Ann")

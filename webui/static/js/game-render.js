@@ -10,7 +10,7 @@ import { gostopTable, sumWords } from "./result-gostop.js";
 import { hachihachiTable, isHachihachi, kanMon } from "./result-hachihachi.js";
 import { photoField } from "./context-photo.js";
 import { t, tr } from "./i18n.js";
-import { dropSitters, formKey, pickButton, restoreForm, sittersField, sittersIn, storeForm } from "./month-form.js";
+import { cardsNamed, dropSitters, formKey, pickButton, restoreForm, sittersField, sittersIn, storeForm } from "./month-form.js";
 import { $, checksOf, draftOf, elsewhereOf, labelOf, markStale, openRound, otherOwnerOf, pileOf, roundWord, roundsNamed, shownCodes,
   staleOf, state, storeExpected, storePiles, unsavedElsewhere, unsavedOwners } from "./game-state.js";
 
@@ -218,6 +218,7 @@ function contextInput(f, player) {
   const what = player ? `${player}'s ${f.label.toLowerCase()}` : f.label.toLowerCase();
   const field = photoField(codes, what);
   codes.after(pickButton(state.deck, codes, what));
+  field.append(cardsNamed(state.deck, codes));
   return field;
 }
 
@@ -451,6 +452,7 @@ export function render() {
       renderContext();
       fillContext(rnd.context || {});
       restoreForm(formKey(g.id, rnd.number), $("round-context"));   // what this tab typed before a reload
+      for (const input of $("round-context").querySelectorAll("[data-kind^='codes']")) input.dispatchEvent(new Event("change"));
       showNeeded();
       $("round-context").dataset.round = String(rnd.number);
       const sitters = sittersIn($("round-context"));

@@ -4,7 +4,7 @@
 // facts kept in this tab across a reload, as the piles' drafts are; and the question
 // before a month with no field is scored as a small one.
 import { el } from "./api.js";
-import { pickCard } from "./cards.js";
+import { cardLabel, pickCard, shownCode } from "./cards.js";
 import { t } from "./i18n.js";
 
 const FORM = "hanafuda:form:";
@@ -52,6 +52,21 @@ export function pickButton(deck, input, what) {
       input.value = [...new Set([...typed, ...picks])].join(" ");
       input.dispatchEvent(new Event("input", { bubbles: true }));
     } }, t("Pick cards"));
+}
+
+// The cards a field of codes holds, by name ("01-1 Pine: crane · 12-1 …"), kept in step
+// with it: what was picked or read is seen as cards, not only as codes.
+export function cardsNamed(deck, input) {
+  const note = el("span", { class: "codes-named muted small" });
+  const show = () => {
+    const codes = input.value.split(/[\s,]+/).filter((c) => deck.byCode.has(c));
+    note.replaceChildren(...codes.map((c, i) => el("span", { class: "named-card", dataset: { code: c } },
+      i ? " · " : "", el("b", { text: shownCode(deck, c) }), ` ${cardLabel(deck, c)}`)));
+  };
+  input.addEventListener("input", show);
+  input.addEventListener("change", show);
+  show();
+  return note;
 }
 
 export function formKey(gameId, round) {
