@@ -79,3 +79,38 @@ def test_rules_lists_the_house_rules_with_their_sources(capsys) -> None:
     assert rows["willow_as_chaff"]["sentence"] == \
         "Every willow card counts as a chaff for the yaku: yes."
     assert rows["yaku.rokutan"]["value"] is False and "yaku.kusa" in rows
+
+
+TANICHI = "01-2,01-3,02-3,03-3,04-3,05-3,06-3"
+THREE_RIBBONS = "01-2,02-2,06-2,03-3,04-3,05-3,07-3"
+
+
+def test_the_nuke_yaku_and_aka_from_the_command_line(capsys) -> None:
+    """Issue 66: tan-ichi held by Ann, who ends the month at 98 (over 88): 3 + 1 kan
+    [JA-WP]; three ribbons and four chaff are aka unless the house says exactly two."""
+    piles = [f"--pile={p}={','.join(c)}" for p, c in SPLIT.items()]
+    code, out, _ = score(capsys, *piles, "--dealt-hands", f"Ann={TANICHI}")
+    assert code == 0
+    assert "teyaku tanichi 4 kan (3 + 1 nuke-yaku)" in out
+    assert "Bob pays Ann 4 kan: teyaku tanichi 4 kan (3 + 1 nuke-yaku, 98 card points over 88)" \
+        in out
+    code, out, _ = score(capsys, *piles, "--dealt-hands", f"Bob={THREE_RIBBONS}")
+    assert code == 0 and "teyaku aka 4 kan (3 + 1 nuke-yaku)" in out     # Bob ends at 93
+    code, out, _ = score(capsys, *piles, "--dealt-hands", f"Bob={THREE_RIBBONS}",
+                         "--set", "aka_ribbons=exactly_two")
+    assert code == 0 and "teyaku aka" not in out
+
+
+def test_a_card_in_two_piles_is_named_in_one_line(capsys) -> None:
+    every = ",".join(c.code for c in DECK)
+    code, _, err = score(capsys, "--pile", f"Ann={every}", "--pile", "Bob=01-1", "--pile", "Cy=")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "card 01-1" in err and "is in two piles: pile Ann and pile Bob" in err
+
+
+def test_rules_lists_the_new_house_rules_with_their_sources(capsys) -> None:
+    assert main(["rules", "hachihachi", "--json"]) == 0
+    rows = {r["key"]: r for r in json.loads(capsys.readouterr().out)["options"]}
+    assert rows["nuke_yaku"]["value"] is True and rows["nuke_yaku"]["source"] == "HH: JA-WP"
+    assert rows["aka_ribbons"]["value"] == "two_or_more"
+    assert rows["sujuroku_voids_teyaku"]["source"] == "HH: SHIRAGIKU"

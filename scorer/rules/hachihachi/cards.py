@@ -79,7 +79,7 @@ SPECIALS: tuple[Yaku, ...] = (SUJUROKU, NIHACHI, SOHACHI, TOBIKOMI)
 #: Where each yaku's default value comes from (docs/RULES-hachihachi.md section 4).
 YAKU_SOURCES: dict[str, str] = {
     "goko": "SHIRAGIKU, PORG-CUR", "shiko": "SHIRAGIKU, PORG-CUR",
-    "akatan": "PORG-CUR", "aotan": "PORG-CUR", "sujuroku": "PORG-CUR",
+    "akatan": "PORG-CUR", "aotan": "PORG-CUR", "sujuroku": "PORG-CUR, SHIRAGIKU",
     "nanatan": "IMPL-FR", "rokutan": "UNVERIFIED", "inoshikacho": "IMPL-FR",
     "kusa": "UNVERIFIED", "nihachi": "IMPL-FR", "sohachi": "IMPL-FR",
     "tobikomi": "PORG-SCH, IMPL-FR",
