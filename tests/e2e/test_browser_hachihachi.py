@@ -259,6 +259,7 @@ def options_of(page, selector: str, enabled: bool = False) -> list[str]:
 
 
 def test_no_teams_are_offered_for_hachihachi(playwright_sync, tmp_path: Path) -> None:
+    """No teams offered for a game without them; the new-game form says month."""
     with ServerThread(make_app(tmp_path)) as server:
         browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
         page = browser.new_page(viewport={"width": 1280, "height": 900})
@@ -268,6 +269,9 @@ def test_no_teams_are_offered_for_hachihachi(playwright_sync, tmp_path: Path) ->
         page.select_option("#preset", "hachihachi")
         page.select_option("#player-count", "4")
         assert page.is_hidden("#teams")
+        # the form counts months: what a deck learns from too
+        assert page.text_content("label:has(#learn)").strip() == "Learn this deck from confirmed months"
+        assert "round" not in page.inner_text("#new-game-form").lower()
         browser.close()
 
 

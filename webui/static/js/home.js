@@ -41,6 +41,12 @@ function renderPlayers() {
   $("rounds").value = p.default_rounds;
   // what the game calls a round: Hachi-Hachi's twelve months
   $("rounds-label").textContent = p.round_word === "month" ? t("Months") : t("Rounds");
+  // and what a deck learns from: Hachi-Hachi's confirmed months
+  const learn = $("learn").parentElement;
+  learn.lastChild.textContent = " " + (p.round_word === "month" ? t("Learn this deck from confirmed months")
+    : t("Learn this deck from confirmed rounds"));
+  learn.title = p.round_word === "month" ? t("each confirmed month adds the crops of its cards, as you confirmed them, to the deck")
+    : t("each confirmed round adds the crops of its cards, as you confirmed them, to the deck");
   renderOptions().catch((err) => toast(`${t("house rules")}: ${err.message}`, true));
   $("preset-description").textContent = tr(p.description);
   // a hwatu table calls the first dealer 선 (the one table of words: /api/cards)
