@@ -225,6 +225,7 @@ class GameSession:
         return self.variant.context_from_log(before, self.ruleset)
 
     def context_fields(self) -> list[dict[str, Any]]:
-        """The round context a confirm takes (the page draws its form from it)."""
-        return self.variant.context.schema()
+        """The round context a confirm takes, under this game's rules (the page draws its
+        form from it)."""
+        return self.variant.context_schema(self.ruleset)
 

@@ -175,3 +175,20 @@ def test_the_month_form_as_a_player_keeps_it(client) -> None:
     assert "months" not in r.json["ruleset"]["description"]       # the game says "6 months"
     presets = {p["name"]: p for p in client.get("/api/presets").json["presets"]}
     assert presets["hachihachi"]["teams"] is False and presets["sakura"]["teams"] is True
+
+
+def test_the_teyaku_are_offered_with_their_value_under_the_house_rules(client) -> None:
+    """A teyaku's kan on the page is the game's: a house rule's value, no nuke-yaku where the
+    house plays none, aka's shape as the house counts it, a teyaku switched off not offered."""
+    r = post(client, "/api/games", {"preset": "hachihachi", "players": ["A", "B", "C"],
+                                    "options": {"points.sanbon": "3", "nuke_yaku": "false",
+                                                "aka_ribbons": "exactly_two",
+                                                "yaku.sunashi": "false"}})
+    assert r.status_code == 201, r.json
+    fields = {f["key"]: f for f in r.json["context_fields"]}
+    sets = dict(zip(fields["teyaku_sets"]["choices"], fields["teyaku_sets"]["choice_labels"]))
+    assert sets["sanbon"] == "三本 Sanbon: three of a month · 3 kan"
+    chaff = dict(zip(fields["teyaku_chaff"]["choices"], fields["teyaku_chaff"]["choice_labels"]))
+    assert chaff["tanichi"] == "短一 Tan-ichi: one ribbon, six chaff · 3 kan"
+    assert chaff["aka"] == "赤 Aka: two ribbons, five chaff · 3 kan"
+    assert "sunashi" not in chaff

@@ -86,12 +86,17 @@ class Variant(Protocol):
         """The players a round's raw context says have no pile to save (Hachi-Hachi's
         players sitting the month out)."""
 
+    def context_schema(self, rs: RuleSet) -> list[dict[str, Any]]:
+        """The round context's fields as the page draws them under the game's rules (a
+        choice named with its value under the house rules)."""
+
 
 class BaseVariant:
     """Defaults for the optional parts of ``Variant``: no teams, no extra checks, won on
     points, ties shared, no multipliers, a round called a round."""
 
     teams = False
+    context: type[Context]           # each game's own (a class attribute there)
     aliases: tuple[Alias, ...] = ()
     multiplies = False
     option_groups: Mapping[str, str] = {}
@@ -115,6 +120,9 @@ class BaseVariant:
 
     def without_pile(self, raw_context: Mapping[str, Any]) -> set[str]:
         return set()
+
+    def context_schema(self, rs: RuleSet) -> list[dict[str, Any]]:
+        return self.context.schema()
 
     def total_text(self, summary: PileSummary) -> str:
         return (f"card points {summary.card_points} + yaku {summary.yaku_points} = "

@@ -13,19 +13,39 @@ from scorer.errors import InputError
 from scorer.rules.context import Context, ContextField
 from scorer.rules.hachihachi.cards import (CHAFF_TEYAKU, NUKE_KAN, NUKE_YAKU, SET_TEYAKU,
                                            TEYAKU_BY_NAME)
+from scorer.rules.ruleset import RuleSet
+from scorer.rules.yaku import enabled, points
 
 FIELDS_ORDER = ("small", "big", "grand")
 
 
-def teyaku_label(name: str) -> str:
+def teyaku_label(name: str, rs: RuleSet | None = None) -> str:
     """A teyaku as the players call it: its Japanese name first, then its reading, its
-    shape and its value on a small field: ``短一 Tan-ichi: one ribbon, six chaff · 3 kan
-    (+1 over 88)``."""
+    shape and its value on a small field (under the house rules ``rs``): ``短一 Tan-ichi:
+    one ribbon, six chaff · 3 kan (+1 over 88)``."""
     t = TEYAKU_BY_NAME[name]
     roman, rest = t.label.split(" ", 1)
     kanji, shape = rest.split(" ", 1)
-    nuke = f" (+{NUKE_KAN} over 88)" if name in NUKE_YAKU else ""
-    return f"{kanji} {roman}: {shape.strip('()')} · {t.kan} kan{nuke}"
+    kan = t.kan if rs is None else points(t.as_yaku(), rs, t.kan)
+    if name == "aka" and rs is not None and rs["aka_ribbons"] == "exactly_two":
+        shape = "two ribbons, five chaff"
+    nuke = f" (+{NUKE_KAN} over 88)" if name in NUKE_YAKU and \
+        (rs is None or rs["nuke_yaku"]) else ""
+    return f"{kanji} {roman}: {shape.strip('()')} · {kan} kan{nuke}"
+
+
+def schema_for(rs: RuleSet) -> list[dict[str, Any]]:
+    """The month form's fields under the house rules ``rs``: each teyaku offered with its
+    value there, a teyaku switched off not offered."""
+    out = []
+    for f in HachihachiContext.schema():
+        if f["key"] in ("teyaku_sets", "teyaku_chaff"):
+            names = [n for n in f["choices"]
+                     if enabled(TEYAKU_BY_NAME[n].as_yaku(), rs)]
+            f = {**f, "choices": names,
+                 "choice_labels": [teyaku_label(n, rs) for n in names]}
+        out.append(f)
+    return out
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from typing import Any, Mapping, Sequence
 
 from scorer.rules.base import BaseVariant
 from scorer.rules.hachihachi.cards import ALL_YAKU, card_values
-from scorer.rules.hachihachi.context import HachihachiContext
+from scorer.rules.hachihachi.context import HachihachiContext, schema_for
 from scorer.rules.hachihachi.house_rules import OPTION_GROUPS, OPTIONS, PRESETS
 from scorer.rules.hachihachi.scoring import context_from_log, find_yaku, score_round
 from scorer.rules.records import PileSummary, RoundResult
@@ -44,6 +44,10 @@ class Hachihachi(BaseVariant):
         names = out.split(",") if isinstance(out, str) else out
         return {n.strip() for n in names if isinstance(n, str) and n.strip()} \
             if isinstance(names, (list, tuple, str)) else set()
+
+    def context_schema(self, rs: RuleSet) -> list[dict[str, Any]]:
+        """The month form with each teyaku's value under the game's house rules."""
+        return schema_for(rs)
 
     def total_text(self, summary: PileSummary) -> str:
         return (f"card points: {summary.total} ({summary.total - 88:+d} against the par "
