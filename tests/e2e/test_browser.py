@@ -553,7 +553,7 @@ def test_whole_game_with_a_photo_then_export_and_delete(playwright_sync, tmp_pat
         page.goto(server.url + "/")
         wait_ready(page)
         row = page.locator("#games-body tr").first
-        assert "4/4 (finished)" in row.text_content()
+        assert "4/4 rounds (finished)" in row.text_content()
         started = row.locator("td.started")                  # the viewer's time, not UTC
         utc = datetime.fromisoformat(started.get_attribute("title").replace("Z", "+00:00"))
         assert started.text_content() == \
