@@ -98,6 +98,7 @@ def test_go_order_shown_when_needed_and_errors_name_the_fields(playwright_sync, 
     with ServerThread(app) as server:
         browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
         page = browser.new_page(viewport={"width": 390, "height": 844})
+        page.goto(server.url + "/?lang=en")      # English chosen (a Go-Stop game starts in Korean)
         fill_new_game(page, server.url, ("Ann", "Bob", "Cy"), "gostop")
         start_game(page)
         for owner, codes in {"Ann": ["01-1", "03-1", "08-1"], "Bob": ["01-3"], "Cy": ["01-4"]}.items():
@@ -136,6 +137,7 @@ def test_a_house_rule_set_on_the_page_changes_the_score(playwright_sync, tmp_pat
     with ServerThread(app) as server:
         browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
         page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.goto(server.url + "/?lang=en")      # English chosen (a Go-Stop game starts in Korean)
         fill_new_game(page, server.url, ("Ann", "Bob", "Cy"), "gostop")
         assert page.locator("#house-rules-body details.option-group").count() == 4
         assert page.is_hidden("#house-rules-body select[data-key='godori']")      # folded

@@ -1,4 +1,5 @@
 // A line chart of running totals as inline SVG (no library).
+import { t } from "./i18n.js";
 import { signed } from "./api.js";
 
 const NS = "http://www.w3.org/2000/svg";
@@ -34,7 +35,7 @@ export function runningChart(owners, running, rounds = running.length, numbers =
   for (const v of [lo, hi]) root.append(svg("text", { x: pad.l - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 11, class: "value-label" }, said(v)));
   for (let i = 0; i <= span; i++) {
     root.append(svg("text", { x: x(i), y: height - 8, "text-anchor": "middle", "font-size": 11, class: "round-label",
-      "data-round": i }, i === 0 ? "start" : `${word[0].toUpperCase()}${i}`));
+      "data-round": i }, i === 0 ? t("start") : `${word[0].toUpperCase()}${i}`));
   }
   owners.forEach((owner, k) => {
     const colour = PALETTE[k % PALETTE.length];

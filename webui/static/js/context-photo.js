@@ -1,6 +1,7 @@
 // A round-form field of card codes that can be read from a photo (Hachi-Hachi's table
 // cards at the deal, a player's dealt hand): the photo goes through the same detector as
 // a pile's, and the codes it finds fill the field for the player to check.
+import { t } from "./i18n.js";
 import { count, detect, el, toast } from "./api.js";
 import { shrinkPhoto, tooLargeText } from "./shrink.js";
 
@@ -10,7 +11,7 @@ export function photoField(input, what) {
   file.addEventListener("change", async () => {
     const chosen = file.files && file.files[0];
     if (!chosen) return;
-    note.textContent = "reading…";
+    note.textContent = t("reading…");
     let shrunk = { blob: chosen };
     try {
       shrunk = await shrinkPhoto(chosen);
@@ -18,15 +19,15 @@ export function photoField(input, what) {
       const codes = [...new Set(result.cards.map((c) => c.code))].sort();
       input.value = codes.join(" ");
       input.dispatchEvent(new Event("input", { bubbles: true }));
-      note.textContent = `${count(codes.length, "card")} read from the photo: check them`;
-      toast(`${what}: ${count(codes.length, "card")} read from the photo`);
+      note.textContent = t("{cards} read from the photo: check them", { cards: count(codes.length, "card") });
+      toast(`${what}: ${t("{cards} read from the photo", { cards: count(codes.length, "card") })}`);
     } catch (err) {
-      note.textContent = `photo not read: ${err.status === 413 ? tooLargeText(shrunk.blob, err, shrunk.unread) : err.message}`;
+      note.textContent = `${t("photo not read:")} ${err.status === 413 ? tooLargeText(shrunk.blob, err, shrunk.unread) : err.message}`;
     }
     file.value = "";
   });
-  const button = el("button", { type: "button", class: "context-photo", title: `read ${what} from a photo of the cards` },
-    "Read from photo");
+  const button = el("button", { type: "button", class: "context-photo", title: t("read {what} from a photo of the cards", { what }) },
+    t("Read from photo"));
   button.addEventListener("click", () => file.click());
   return el("span", { class: "photo-field" }, input, button, file, note);
 }

@@ -36,7 +36,7 @@ export async function applyChanges(owner) {
     pile.note = "";
     state.game = data.game;
     render();
-    toast(`${owner}'s pile saved with your changes`);
+    toast(t("{owner}'s pile saved with your changes", { owner }));
   } catch (err) {
     if (!(await showStale(owner, err))) showPileError(owner, err);
   }
@@ -106,7 +106,7 @@ export async function savePile(owner) {
     pileOf(owner).note = "";
     state.game = data.game;
     render();
-    toast(`${owner}'s pile saved`);
+    toast(t("{owner}'s pile saved", { owner }));
   } catch (err) {
     if (!(await showStale(owner, err))) showPileError(owner, err);
   }
@@ -164,7 +164,8 @@ export async function confirmRound() {
     const rescored = kept && kept.round === data.round.number ? kept.entries : [];
     showRescores(data.round.number, rescored);
     const later = rescored.filter((c) => c.round_number !== data.round.number).map((c) => c.round_number);
-    const done = `${roundWord(true)} ${data.round.number} confirmed: ${data.round.result.winner ? `${data.round.result.winner} wins it` : "nobody won it"}` +
+    const done = t("{Round} {n} confirmed:", { Round: roundWord(true), n: data.round.number }) + " " +
+      (data.round.result.winner ? t("{winner} wins it", { winner: data.round.result.winner }) : t("nobody won it")) +
       (later.length ? `; ${roundsNamed(later)} re-scored ` +
         `(what changed is listed above ${roundWord()} ${data.round.number}'s result)` : "");
     if (data.learned) toast(`${done}; ${count(data.learned, "card crop")} learned for deck ${data.game.deck}`);

@@ -9,7 +9,7 @@ import { earlierResult, resultLine, wasFixed } from "./rescore.js";
 import { gostopTable, sumWords } from "./result-gostop.js";
 import { hachihachiTable, isHachihachi, kanMon } from "./result-hachihachi.js";
 import { photoField } from "./context-photo.js";
-import { t, tr } from "./i18n.js";
+import { LANG, t, tr } from "./i18n.js";
 import { cardsNamed, dropSitters, formKey, pickButton, restoreForm, sittersField, sittersIn, storeForm } from "./month-form.js";
 import { $, checksOf, draftOf, elsewhereOf, labelOf, markStale, openRound, otherOwnerOf, pileOf, roundWord, roundsNamed, shownCodes,
   staleOf, state, storeExpected, storePiles, unsavedElsewhere, unsavedOwners } from "./game-state.js";
@@ -196,8 +196,8 @@ function contextInput(f, player) {
   // who stopped has no default: a round scored as a draw nobody called would double the
   // next one; "nobody" is a choice the players make
   if (f.kind === "player" && f.required) return el("select", { id, dataset: data, required: true },
-    choices([["nobody", f.nobody || "nobody"], ...g.players.map((p) => [p, p])], "— choose —"));
-  if (f.kind === "player") return el("select", { id, dataset: data }, choices(g.players.map((p) => [p, p]), "nobody"));
+    choices([["nobody", tr(f.nobody || "nobody")], ...g.players.map((p) => [p, p])], t("— choose —")));
+  if (f.kind === "player") return el("select", { id, dataset: data }, choices(g.players.map((p) => [p, p]), t("nobody")));
   if (f.kind === "count_per_player") return el("input", { type: "number", min: f.minimum, max: f.maximum, value: 0, dataset: data });
   if (f.kind === "count") return el("input", { id, type: "number", min: f.minimum, max: f.maximum, value: given ?? 0, dataset: data });
   if (f.kind === "choice") {         // a value the log carries (last month's field) chosen
@@ -231,8 +231,8 @@ function renderContext() {
     const perPlayer = f.kind.endsWith("_per_player");
     const word = state.deck.korean && state.deck.hwatu.form[f.key];
     // (the players sitting out are boxes to tick, each with its own label: no label round them)
-    const row = el(f.sits_out ? "div" : "label", { title: f.help || "", class: f.sits_out ? "sitting-out-row" : null },
-      word ? `${word.text} · ${f.label} ` : `${f.label} `);
+    const row = el(f.sits_out ? "div" : "label", { title: tr(f.help || ""), class: f.sits_out ? "sitting-out-row" : null },
+      word && LANG !== "ko" ? `${word.text} · ${tr(f.label)} ` : word ? `${word.korean} ` : `${tr(f.label)} `);
     // each player's name and input kept together on one line
     if (perPlayer) for (const p of state.game.players) row.append(" ", el("span", { class: "per-player", dataset: { player: p } },
       el("span", { class: "who", text: p }), " ", contextInput(f, p)));
@@ -331,7 +331,7 @@ function resultTable(result, owners, after = null) {
     el("p", { class: "round-winner" }, `${t("Winner:")} `, el("b", { text: result.winner || (gostop ? t("nobody (nagari)") : t("nobody (draw)")) }),
       ` · ${t("next dealer: {dealer}", { dealer: result.next_dealer })}`),
     (result.explanation || []).length ? el("ul", { class: "explanation" }, result.explanation.map((t) =>
-      el("li", { text: gostop ? sumWords(t, state.deck.hwatu) : t }))) : null);
+      el("li", { text: tr(gostop ? sumWords(t, state.deck.hwatu) : t) }))) : null);
 }
 
 // Sakura, Koi-Koi, Hana-Awase: card points, yaku, penalty, round score.
@@ -415,12 +415,13 @@ function renderHistory() {
       (later.length ? ` (${roundsNamed(later)} will be scored again)` : ""),
     () => actions.reopen(r.number), renderHistory, "confirm-reopen");
     return el("details", { class: "round", dataset: { round: r.number } },
-      el("summary", { text: `${roundWord(true)} ${r.number} — dealer ${r.dealer} — winner ${r.result.winner || "nobody"}` +
-        (earlier ? ` (${fixed ? "corrected" : "re-scored"}; was ${earlier.winner || "nobody"})` : "") +
-        (r.learned ? ` — ${count(r.learned, "card crop")} learned` : "") }),
+      el("summary", { text: t("{Round} {n} — dealer {dealer} — winner {winner}", { Round: roundWord(true), n: r.number,
+        dealer: r.dealer, winner: r.result.winner || t("nobody") }) +
+        (earlier ? ` (${t(fixed ? "corrected; was {winner}" : "re-scored; was {winner}", { winner: earlier.winner || t("nobody") })})` : "") +
+        (r.learned ? ` — ${t("{crops} learned", { crops: count(r.learned, "card crop") })}` : "") }),
       el("div", { class: earlier ? "results corrected" : "results" },
-        el("div", { class: "result-now" }, earlier ? el("h4", { text: "Now" }) : null, resultTable(r.result, g.owners, totalsAfter(r.number))),
-        earlier ? el("div", { class: "earlier-result" }, el("h4", { text: fixed ? "Before the fix" : "Before it was re-scored" }),
+        el("div", { class: "result-now" }, earlier ? el("h4", { text: t("Now") }) : null, resultTable(r.result, g.owners, totalsAfter(r.number))),
+        earlier ? el("div", { class: "earlier-result" }, el("h4", { text: fixed ? t("Before the fix") : t("Before it was re-scored") }),
           el("p", { text: resultLine(earlier) }), resultTable(earlier, g.owners)) : null),
       reopen);
   }) : [el("p", { class: "muted", text: t("No {round} confirmed yet.", { round: roundWord() }) })]));
@@ -429,12 +430,13 @@ function renderHistory() {
 export function render() {
   const g = state.game;
   $("round-error").textContent = "";       // an error is about the state before this change
-  $("game-title").textContent = `Game ${g.id}: ${g.players.join(", ")}`;
+  $("game-title").textContent = `${t("Game {id}", { id: g.id })}: ${g.players.join(", ")}`;
   // the preset's description, or (house rules changed it) the rules that differ, in words
   const house = g.ruleset.house_rules || [];
-  $("game-info").textContent = `${g.ruleset.title || g.ruleset.name} — ` +
-    (house.length ? `house rules: ${house.join(" ")} The rest as the preset.` : g.ruleset.description) +
-    (g.teams ? ` · teams ${g.owners.join(" vs ")}` : "") + ` · ${g.rounds_planned} ${roundWord()}s`;
+  $("game-info").textContent = `${tr(g.ruleset.title || g.ruleset.name)} — ` +
+    (house.length ? t("house rules: {rules} The rest as the preset.", { rules: house.map(tr).join(" ") }) : tr(g.ruleset.description)) +
+    (g.teams ? ` · ${t("teams {teams}", { teams: g.owners.join(" vs ") })}` : "") +
+    ` · ${t(state.game.round_word === "month" ? "{n} months" : "{n} rounds", { n: g.rounds_planned })}`;
   renderDeck();
   const rnd = openRound();
   $("round-panel").hidden = !rnd;
@@ -462,7 +464,7 @@ export function render() {
   }
   if (state.lastResult) {
     $("last-result").hidden = false;
-    $("last-result-title").textContent = `${roundWord(true)} ${state.lastResult.number} result`;
+    $("last-result-title").textContent = t("{Round} {n} result", { Round: roundWord(true), n: state.lastResult.number });
     $("last-result-body").replaceChildren(resultTable(state.lastResult.result, g.owners,
       totalsAfter(state.lastResult.number)));
   }

@@ -12,8 +12,33 @@ export function t(text, values = {}) {
   return said.replace(/\{(\w+)\}/g, (all, key) => (key in values ? String(values[key]) : all));
 }
 
-// A server's text that is one of the catalogue's (a preset's title, a card's name) in
-// the page's language; any other as it is.
+// The catalogue's patterns: an entry with {places} ("{name} wins the round") matches a
+// server's sentence of that shape, each place any text (itself translated where the
+// catalogue knows it). The most words of its own first, so the most particular wins.
+const literal = (k) => k.replace(/\{\w+\}/g, "").length;
+const patterns = Object.keys(catalogue).filter((k) => /\{\w+\}/.test(k)).sort((a, b) => literal(b) - literal(a))
+  .map((k) => {
+    const keys = [];
+    const source = k.split(/(\{\w+\})/).map((part) => {
+      const m = /^\{(\w+)\}$/.exec(part);
+      if (m) { keys.push(m[1]); return "(.+?)"; }
+      return part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    }).join("");
+    return { key: k, keys, re: new RegExp(`^${source}$`, "s") };
+  });
+
+// A server's text (a preset's title, a field's label, an explanation line) in the page's
+// language: the catalogue's entry, else each part of a "; "-joined line on its own, else
+// a pattern's, else its terms one by one; any other as it is.
 export function tr(text) {
-  return typeof text === "string" && catalogue[text] ? catalogue[text] : text;
+  if (typeof text !== "string" || LANG === "en" || !text) return text;
+  if (catalogue[text]) return catalogue[text];
+  if (text.includes("; ")) return text.split("; ").map(tr).join("; ");
+  for (const p of patterns) {
+    const m = p.re.exec(text);
+    if (m) return t(p.key, Object.fromEntries(p.keys.map((k, i) => [k, tr(m[i + 1])])));
+  }
+  // a game's own terms inside a line no pattern knows ("samgwang 3 = 3"): the catalogue's
+  // "word:" entries ("word:samgwang" -> 삼광), word by word
+  return text.replace(/[A-Za-z][A-Za-z-]*[A-Za-z]/g, (w) => catalogue[`word:${w}`] ?? w);
 }

@@ -2,6 +2,7 @@
 // the go calls, shakes and bombs, the multipliers on what he receives or pays, and each
 // bak (광박, 피박, 멍박, 고박) with the reason it applies or the reason it was escaped.
 // The words come from the server's one table of hwatu names (deck.hwatu, /api/cards).
+import { t, tr } from "./i18n.js";
 import { el, signed } from "./api.js";
 
 const ROLE_COUNTS = [["gwang", "brights"], ["yeol", "animals"], ["tti", "ribbons"], ["pi", "junk"]];
@@ -22,7 +23,7 @@ function points(d, hwatu, yaku = []) {
     if (rest) parts.push(`${word(hwatu.roles, r)} ${rest}`);
   }
   const counts = ROLE_COUNTS.map(([r, c]) => `${d.counts[c]} ${hwatu.roles[r]?.korean || r}`).join(" · ") +
-    (d.bonus_junk ? ` (${d.bonus_junk} bonus junk among the 피)` : "");
+    (d.bonus_junk ? ` (${t("{n} bonus junk among the 피", { n: d.bonus_junk })})` : "");
   return [el("div", { class: "role-points", text: parts.length ? `${parts.join(" + ")} = ${d.base}` : "0" }),
     el("div", { class: "small muted counts", text: counts })];
 }
@@ -64,16 +65,16 @@ function factors(d, hwatu) {
 function baks(d, hwatu) {
   if (!d.baks.length) return "—";
   return el("ul", { class: "baks" }, d.baks.map((b) => el("li", { class: b.applies ? "bak applies" : "bak escaped" },
-    el("b", { text: `${b.applies ? "✓" : "✗ escaped"} ${word(hwatu.baks, b.name, b.name)}` }), `: ${b.reason}`)));
+    el("b", { text: `${b.applies ? "✓" : `✗ ${t("escaped")}`} ${word(hwatu.baks, b.name, b.name)}` }), `: ${tr(b.reason)}`)));
 }
 
 export function gostopTable(result, owners, hwatu) {
-  const heads = ["Player", "Points by role", `Calls (${word(hwatu.form, "goes")}, ${hwatu.form.shakes?.korean || "shakes"}, ${hwatu.form.bombs?.korean || "bombs"})`,
-    "Multipliers", "Baks 박", "Round score"];
+  const heads = [t("Player"), t("Points by role"), `${t("Calls")} (${word(hwatu.form, "goes")}, ${hwatu.form.shakes?.korean || "shakes"}, ${hwatu.form.bombs?.korean || "bombs"})`,
+    t("Multipliers"), t("Baks 박"), t("Round score")];
   const rows = owners.map((owner) => {
     const r = result.results[owner] || {};
     const d = r.details;
-    if (!d) return el("tr", { dataset: { owner } }, el("th", { text: owner }), el("td", { colspan: 5, text: r.explanation || "" }));
+    if (!d) return el("tr", { dataset: { owner } }, el("th", { text: owner }), el("td", { colspan: 5, text: tr(r.explanation || "") }));
     const score = d.role === "winner" ? `+${r.score}` : signed(r.score);
     const cell = (cls, label, ...content) => el("td", { class: cls, dataset: { label } }, ...content);
     return el("tr", { dataset: { owner } },
