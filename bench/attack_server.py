@@ -29,6 +29,25 @@ Attacks (``--attack``; idle, trickle, reopen and headers without the token, the 
   requests of ``--header-count`` one-line headers (7000: 55 kB) back to back, without
   the token (``--guest-token`` to send it too).
 
+Issue 68's holes (each in a process of its own; ``--guest-token`` sends the token too):
+
+* ``chunked`` (N15): ``--sockets`` connections posting an endless chunked upload in
+  1-byte chunks to /api/detect, without the token.
+* ``cookies`` / ``query`` (N13b): ``--sockets`` connections from one host asking health
+  checks back to back with ``--header-count`` (7000) pairs in one Cookie header, or as
+  many query parameters.
+* ``pipeline`` (N17): ``--sockets`` (8) kept-alive connections with the token, each
+  sending ``--pipeline`` (500) health checks at once, then reading their answers.
+* ``slowread`` (N18): ``--sockets`` connections from ``--addresses`` (1000 from 40),
+  each asking 50 pipelined health checks without the token and reading 1 byte a second.
+* ``png`` (N19): ``--sockets`` (2) senders of a PNG of ``--megapixels`` (40: about
+  120 kB) back to back, with the token.
+* ``nested`` (N16): ``--sockets`` senders of a camera frame with ``?follow=`` of 5,000
+  nested ``[``, with the token (the answers' statuses show 400 or 500).
+
+N12b (a camera's kept-alive connection closed to make room) shows as the cameras'
+``conn errors`` under ``kept``.
+
 The socket attacks run in a process of their own (another host's CPU, not the cameras'
 clients' interpreter); the senders too with ``--apart``. First the cameras run alone for
 ``--quiet-seconds`` (the quiet figure), then beside the attack for ``--seconds``. Prints
@@ -64,6 +83,7 @@ from bench.load_server import (DOWN, CameraLog, camera_client, club_frames, run_
 from support.servers import CSRF, connection, percentile, rss_mib
 
 ATTACKER = "127.0.0.2"
+NEW = ("chunked", "cookies", "query", "pipeline", "png", "nested")     # issue 68's
 TOKEN = "bench-attack-token-0123456789"
 
 
@@ -252,6 +272,181 @@ def header_flood(port: int, stop: threading.Event, count: int, headers: dict,
         s.close()
 
 
+def _count(tally: dict, key: Any) -> None:
+    tally[key] = tally.get(key, 0) + 1
+
+
+def _statuses(data: bytes, tally: dict) -> None:
+    """Count the status lines of the answers in ``data`` (pipelined ones included)."""
+    for part in data.split(b"HTTP/1.1 ")[1:]:
+        _count(tally, part[:3].decode("latin-1", "replace"))
+
+
+def chunked_upload(port: int, stop: threading.Event, headers: dict, tally: dict) -> None:
+    """N15: an endless chunked upload in 1-byte chunks from ATTACKER (a new connection
+    when the server closes it)."""
+    extra = "".join(f"{k}: {v}\r\n" for k, v in {**headers, **CSRF}.items())
+    head = (f"POST /api/detect HTTP/1.1\r\nHost: 127.0.0.1\r\n{extra}Content-Type: image/jpeg"
+            "\r\nTransfer-Encoding: chunked\r\n\r\n").encode()
+    chunks = b"1\r\nx\r\n" * 20_000
+    while not stop.is_set():
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=5,
+                                          source_address=(ATTACKER, 0)) as s:
+                s.sendall(head)
+                s.setblocking(False)
+                while not stop.is_set():
+                    try:
+                        s.send(chunks)
+                        _count(tally, "chunk batches")
+                    except BlockingIOError:
+                        pass
+                    try:
+                        answer = s.recv(65536)
+                        if not answer:
+                            _count(tally, "closed")
+                            break
+                        _statuses(answer, tally)
+                        break
+                    except BlockingIOError:
+                        stop.wait(0.001)
+        except OSError:
+            _count(tally, "conn_errors")
+            stop.wait(0.05)
+
+
+def pairs_flood(port: int, stop: threading.Event, count: int, headers: dict, tally: dict,
+                where: str = "cookies") -> None:
+    """N13b: health checks back to back on one connection from ATTACKER with ``count``
+    pairs in one Cookie header (``where`` cookies) or in the query (``query``)."""
+    extra = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+    pairs = [f"k{i:x}=v" for i in range(count)]
+    if where == "cookies":
+        line, extra = "/api/health", extra + "Cookie: " + "; ".join(pairs) + "\r\n"
+    else:
+        line = "/api/health?" + "&".join(pairs)
+    request = f"GET {line} HTTP/1.1\r\nHost: 127.0.0.1\r\n{extra}\r\n".encode()
+    s = None
+    while not stop.is_set():
+        try:
+            if s is None:
+                s = socket.create_connection(("127.0.0.1", port), timeout=30,
+                                             source_address=(ATTACKER, 0))
+            s.sendall(request)
+            answer = s.recv(65536)
+            if not answer:
+                raise ConnectionResetError
+            _statuses(answer[:12], tally)
+            if answer[9:12] != b"200" or b"connection: close" in answer.lower():
+                s.close()
+                s = None
+        except (OSError, ValueError):
+            _count(tally, "conn_errors")
+            if s is not None:
+                s.close()
+            s = None
+            stop.wait(0.05)
+    if s is not None:
+        s.close()
+
+
+def pipeliner(port: int, stop: threading.Event, depth: int, headers: dict,
+              tally: dict) -> None:
+    """N17: ``depth`` health checks sent at once on a kept-alive connection from
+    ATTACKER, their answers read, again."""
+    extra = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+    burst = (f"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n{extra}\r\n" * depth).encode()
+    s = None
+    while not stop.is_set():
+        try:
+            if s is None:
+                s = socket.create_connection(("127.0.0.1", port), timeout=30,
+                                             source_address=(ATTACKER, 0))
+            s.sendall(burst)
+            got = 0
+            while got < depth and not stop.is_set():
+                data = s.recv(1 << 20)
+                if not data:
+                    raise ConnectionResetError
+                n = data.count(b"HTTP/1.1 ")
+                got += n
+                _statuses(data, tally)
+        except (OSError, ValueError):
+            _count(tally, "conn_errors")
+            if s is not None:
+                s.close()
+            s = None
+            stop.wait(0.05)
+    if s is not None:
+        s.close()
+
+
+def slow_readers(port: int, stop: Any, count: int, addresses: int, tallies: Any) -> None:
+    """N18 (in a process of its own): ``count`` connections from ``addresses`` asking 50
+    pipelined health checks each without the token, each reading 1 byte a second."""
+    tally: dict = {}
+    burst = b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" * 50
+    socks: list[socket.socket] = []
+
+    def open_one(i: int) -> None:
+        s = socket.socket()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        try:
+            s.bind((attacker(i, addresses), 0))
+            s.settimeout(5)
+            s.connect(("127.0.0.1", port))
+            s.sendall(burst)
+            s.setblocking(False)
+            socks.append(s)
+            _count(tally, "opened")
+        except OSError:
+            s.close()
+            _count(tally, "open_errors")
+
+    for i in range(count):
+        if stop.is_set():
+            break
+        open_one(i)
+    i = count
+    while not stop.is_set():
+        t0 = time.monotonic()
+        for s in list(socks):
+            try:
+                if s.recv(1) == b"":
+                    raise ConnectionResetError
+            except BlockingIOError:
+                pass
+            except OSError:
+                socks.remove(s)
+                s.close()
+                _count(tally, "closed_by_server")
+                open_one(i)
+                i += 1
+        stop.wait(max(0.0, 1.0 - (time.monotonic() - t0)))
+    for s in socks:
+        s.close()
+    tallies.put(tally)
+
+
+def png_bomb(megapixels: float = 40) -> bytes:
+    """A PNG of ``megapixels`` of one colour (40: 7680x5200, about 120 kB): decoded whole,
+    120 MB of pixels."""
+    import struct
+    import zlib
+    height = int(round((megapixels * 1e6 / 1.477) ** 0.5))
+    width = int(height * 1.477)
+    row = b"\x00" + b"\x80" * (3 * width)
+    pack = zlib.compressobj(9)
+    body = b"".join(pack.compress(row) for _ in range(height)) + pack.flush()
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + \
+            struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2,
+                                                                 0, 0, 0)) \
+        + chunk(b"IDAT", body) + chunk(b"IEND", b"")
+
+
 def progressive_jpeg(megapixels: float = 40) -> bytes:
     """A progressive JPEG of ``megapixels`` (40: 7680x5200, about 7 MB, under the 8 MiB
     upload cap; the server takes at most 12 MP of a progressive one)."""
@@ -271,8 +466,9 @@ def progressive_jpeg(megapixels: float = 40) -> bytes:
 
 
 def sender(port: int, stop: threading.Event, payload: bytes, headers: dict, tally: dict,
-           content_type: str = "image/jpeg", tls: ssl.SSLContext | None = None) -> None:
-    """Posts ``payload`` to /api/detect back to back from ATTACKER, on one keep-alive
+           content_type: str = "image/jpeg", tls: ssl.SSLContext | None = None,
+           url: str = "/api/detect") -> None:
+    """Posts ``payload`` to ``url`` back to back from ATTACKER, on one keep-alive
     connection (a new one when the server closes it)."""
     head = {**headers, **CSRF, "Content-Type": content_type}
     conn = None
@@ -280,7 +476,7 @@ def sender(port: int, stop: threading.Event, payload: bytes, headers: dict, tall
         try:
             if conn is None:
                 conn = connection(port, 60, tls, (ATTACKER, 0))
-            conn.request("POST", "/api/detect", body=payload, headers=head)
+            conn.request("POST", url, body=payload, headers=head)
             resp = conn.getresponse()
             resp.read()
             tally[resp.status] = tally.get(resp.status, 0) + 1
@@ -375,7 +571,33 @@ def run(a: argparse.Namespace, out: Callable[[str], None] = print) -> int:
             stop: Any = threading.Event()
             tally: dict = {}
             attackers: list[Any]
-            if a.attack in ("idle", "trickle", "reopen", "kept"):
+            if a.attack == "slowread":
+                fork = multiprocessing.get_context("fork")
+                stop, tallies = fork.Event(), fork.Queue()
+                attackers = [fork.Process(target=slow_readers, daemon=True,
+                                          args=(port, stop, a.sockets, a.addresses, tallies))]
+            elif a.attack in NEW:
+                guest = headers if a.guest_token else {}
+                if a.attack == "chunked":
+                    target, args = chunked_upload, (port, stop, guest)
+                elif a.attack in ("cookies", "query"):
+                    target = functools.partial(pairs_flood, where=a.attack)
+                    args = (port, stop, a.header_count, guest)
+                elif a.attack == "pipeline":
+                    target, args = pipeliner, (port, stop, a.pipeline, headers)
+                elif a.attack == "png":
+                    target = functools.partial(sender, content_type="image/png", tls=tls)
+                    args = (port, stop, png_bomb(a.megapixels), headers)
+                else:                       # nested
+                    target = functools.partial(sender, tls=tls,
+                                               url="/api/detect?follow=" + "[" * 5000)
+                    args = (port, stop, club_frames(1)[0], headers)
+                fork = multiprocessing.get_context("fork")
+                stop, tallies = fork.Event(), fork.Queue()
+                args = (port, stop, *args[2:])
+                attackers = [fork.Process(target=senders_process, daemon=True,
+                                          args=(target, a.sockets, args, stop, tallies))]
+            elif a.attack in ("idle", "trickle", "reopen", "kept"):
                 # a process of its own, as another host: its loop does not take the GIL
                 # from the cameras' clients
                 fork = multiprocessing.get_context("fork")
@@ -403,13 +625,14 @@ def run(a: argparse.Namespace, out: Callable[[str], None] = print) -> int:
                     attackers = [threading.Thread(target=target, daemon=True, args=(*args, tally))
                                  for _ in range(a.sockets)]
             source = ATTACKER if a.addresses <= 1 or \
-                a.attack not in ("idle", "trickle", "reopen", "kept") \
+                a.attack not in ("idle", "trickle", "reopen", "kept", "slowread") \
                 else f"{a.addresses} addresses ({ATTACKER} to {attacker(a.addresses - 1, a.addresses)})"
             what = f" ({a.megapixels:g} MP, {len(payload) / 1e6:.1f} MB" \
                 f"{f', a {a.comment:,}-byte comment first' if a.comment else ''})" \
                 if a.attack == "progressive" else \
                 f" ({a.header_count} headers{', with the token' if a.guest_token else ''})" \
-                if a.attack == "headers" else ""
+                if a.attack in ("headers", "cookies", "query") else \
+                f" ({a.pipeline} pipelined)" if a.attack == "pipeline" else ""
             out(f"attack: {a.attack}{what} with {a.sockets} from {source}, {a.seconds:g} s")
             for th in attackers:
                 th.start()
@@ -420,7 +643,7 @@ def run(a: argparse.Namespace, out: Callable[[str], None] = print) -> int:
             peak = peak_mib(server.proc.pid) if server else float("nan")
             cpu = cpu_seconds(server.proc.pid) - cpu0 if server else float("nan")
             stop.set()
-            if a.attack in ("idle", "trickle", "reopen", "kept") or a.apart:
+            if a.attack in ("idle", "trickle", "reopen", "kept", "slowread", *NEW) or a.apart:
                 tally = tallies.get(timeout=60)
             for th in attackers:
                 th.join(60)
@@ -438,7 +661,7 @@ def run(a: argparse.Namespace, out: Callable[[str], None] = print) -> int:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--attack", choices=["idle", "trickle", "reopen", "flood", "progressive",
-                                        "kept", "headers"],
+                                        "kept", "headers", "slowread", *NEW],
                    default="trickle", help="what the stranger does (see above)")
     p.add_argument("--sockets", type=int, default=1001,
                    help="attacking connections (flood: say 40; progressive: say 2)")
@@ -459,7 +682,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--header-count", type=int, default=7000,
                    help="headers: one-line headers a request")
     p.add_argument("--guest-token", action="store_true",
-                   help="headers: the flooding requests carry the token")
+                   help="headers, cookies, query, chunked: the attacking requests carry the token")
+    p.add_argument("--pipeline", type=int, default=500,
+                   help="pipeline: health checks sent at once on each connection")
     p.add_argument("--addresses", type=int, default=1,
                    help="idle, trickle, reopen, kept: spread the sockets over this many addresses, "
                         "127.0.0.2 onwards (issue 45: 40 addresses x 25 sockets)")

@@ -22,7 +22,7 @@ SECURITY = ("Content-Security-Policy", "X-Content-Type-Options", "X-Frame-Option
 
 @pytest.fixture
 def served(tmp_path: Path):
-    """The app on ``hanafuda serve``'s waitress settings, on a free loopback port."""
+    """The app on ``hanafuda serve``'s server settings, on a free loopback port."""
     from webui.net.server import make_server
 
     def start(**overrides):
@@ -58,8 +58,8 @@ def test_150_idle_connections_do_not_stop_a_new_client(served) -> None:
             s.close()
 
 
-def test_an_idle_connection_is_closed_after_the_channel_timeout(served) -> None:
-    port, _ = served(channel_timeout=1, cleanup_interval=1)
+def test_an_idle_connection_is_closed_after_the_header_deadline(served) -> None:
+    port, _ = served(header_deadline=1)
     s = socket.create_connection(("127.0.0.1", port))
     s.settimeout(30)
     try:
@@ -83,15 +83,15 @@ def _raw(port: int, data: bytes) -> tuple[str, dict[str, str]]:
 
 @pytest.mark.parametrize("request_bytes, status", [
     (b"GARBAGE\r\n\r\n", "400"),
-    (b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 300_000 + b"\r\n\r\n", "431"),
+    (b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 600_000 + b"\r\n\r\n", "431"),
 ])
-def test_waitress_own_error_answers_carry_the_security_headers(served, request_bytes,
-                                                               status) -> None:
+def test_the_servers_own_error_answers_have_no_body(served, request_bytes, status) -> None:
+    """granian answers a request it cannot parse itself (the app never sees it), with an
+    empty body: nothing a browser could render, so nothing the security headers guard."""
     port, _ = served()
     line, headers = _raw(port, request_bytes)
     assert status in line, line
-    for name in SECURITY:
-        assert name in headers, (line, headers)
+    assert {k.lower(): v for k, v in headers.items()}.get("content-length", "0") == "0"
 
 
 @pytest.mark.parametrize("token", [" " * 16, "a" * 16, "ab" * 12, "abcdefgh abcdefgh",

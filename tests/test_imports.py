@@ -22,7 +22,7 @@ PACKAGES = PRODUCT + ("bench", "support")
 CORE = ("scorer.cards", "scorer.errors", "scorer.rules", "scorer.game", "scorer.session",
         "scorer.tracking")
 EDGES = ("scorer.vision", "scorer.store", "scorer.commands", "scorer.cli", "webui", "flask",
-         "cv2", "numpy", "onnxruntime", "waitress", "sqlite3")
+         "cv2", "numpy", "onnxruntime", "granian", "waitress", "sqlite3")
 
 
 def _modules() -> dict[str, Path]:
@@ -190,7 +190,7 @@ def test_hanafuda_yaku_loads_no_edge():
             "from scorer.cli import main\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
             "    main(['yaku', '--json', '01-2', '02-2', '03-2'])\n"
-            "heavy = ('flask', 'cv2', 'numpy', 'onnxruntime', 'waitress', 'webui',\n"
+            "heavy = ('flask', 'cv2', 'numpy', 'onnxruntime', 'granian', 'waitress', 'webui',\n"
             "         'scorer.vision', 'scorer.store')\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy\n"
             "             or m.startswith(heavy)))\n")

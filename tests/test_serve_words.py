@@ -5,12 +5,11 @@ just over the upload cap is refused with two sizes that read apart."""
 from __future__ import annotations
 
 import argparse
+import io
 import json
 
-from waitress.adjustments import Adjustments
-
 from webui.command import register, resolve_token
-from webui.net.oversize import UploadTooLarge, parser_for
+from webui.net.guard import Guard, Limits
 
 
 def _serve_help() -> str:
@@ -32,11 +31,11 @@ def test_the_help_and_the_host_rule_agree() -> None:
 
 def test_a_body_just_over_the_cap_names_two_sizes_that_differ() -> None:
     limit, size = 8 * 1024 * 1024, 8_418_608
-    p = parser_for(limit)(Adjustments())
-    p.received(f"POST /api/detect HTTP/1.1\r\nHost: x\r\nContent-Length: {size}\r\n\r\n".encode())
-    chunk = b"0" * 65536
-    while not p.completed:
-        p.received(chunk)
-    assert isinstance(p.error, UploadTooLarge)
-    error = json.loads(p.error.to_response()[2])["error"]
+    guard = Guard(lambda environ, start: [], Limits(body=limit, shown=limit))
+    said: list = []
+    body = guard({"REQUEST_METHOD": "POST", "PATH_INFO": "/api/detect", "REMOTE_ADDR": "10.0.0.1",
+                  "CONTENT_LENGTH": str(size), "wsgi.input": io.BytesIO(b"0" * size)},
+                 lambda status, headers: said.append(status))
+    assert said == ["413 Content Too Large"]
+    error = json.loads(b"".join(body))["error"]
     assert error == "upload too large: this upload is 8.42 MB; the limit is 8.39 MB", error

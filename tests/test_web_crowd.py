@@ -1,7 +1,8 @@
-"""Issue 45, behaviour only (no timing thresholds): many addresses' idle sockets never
-lock out a client with the token (the unproven ones are capped and shed, the proven
-ones kept), one greedy address holds at most its share of the request threads and of
-the image workers, and its excess frames wait for their deadline instead of being
+"""Issues 45 and 68, behaviour only (no timing thresholds): many addresses' idle sockets
+never lock out a client with the token, no connection is closed to make room for
+another (granian holds them outside the interpreter), one greedy address holds at most
+its share of the app's turns and of the image workers, asks at most its rate while
+others are served, and its excess frames wait for their deadline instead of being
 refused at once."""
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from test_web_network import _Task
+from test_web_network import _Task, _wait_started
 from web_helpers import make_app
 
 TOKEN = "k3J9-xq2Lr8vT0pZ-crowd"
@@ -38,7 +39,6 @@ def served(tmp_path: Path):
     yield start
     for server in started:
         server.close()
-        server.task_dispatcher.shutdown(timeout=1)
 
 
 def _health(conn: http.client.HTTPConnection) -> int:
@@ -63,147 +63,108 @@ def _wait(predicate, what: str) -> None:
 
 @pytest.mark.parametrize("https", [False, True])
 def test_idle_sockets_of_many_addresses_leave_room_for_the_token(served, tmp_path, https) -> None:
-    """Each address under its cap, together more than the unproven may hold: the oldest
-    idle ones are closed, and a health check with the token is answered (over HTTPS
-    too, its handshake on a new connection)."""
+    """300 idle sockets from 5 addresses: a health check with the token on a new
+    connection is answered beside them (over HTTPS too, its handshake included)."""
     tls = None
     if https:
         from webui.net.tls import ensure_certificate
         tls = ensure_certificate(tmp_path / "tls", ["localhost"], ["127.0.0.1"])
-    port, server = served(connection_limit=40, unproven_limit=20, per_address=8,
-                          tls=tls.context() if tls else None)
-    held = _idle(port, addresses=5, each=8)             # 40: the whole connection limit
+    port, server = served(tls=(tls.cert, tls.key) if tls else None)
+    held = _idle(port, addresses=5, each=60)
     try:
-        _wait(lambda: server.connections.unproven() <= 20, "the idle sockets were not shed")
         conn = http.client.HTTPSConnection(
             "127.0.0.1", port, timeout=20, context=ssl.create_default_context(cafile=str(tls.ca))) \
             if tls else http.client.HTTPConnection("127.0.0.1", port, timeout=20)
         assert _health(conn) == 200
         conn.close()
-        assert server.connections.shed >= 20
     finally:
         for s in held:
             s.close()
 
 
-def test_a_connection_that_showed_the_token_is_never_shed(served) -> None:
-    port, server = served(unproven_limit=10, per_address=8)
+def test_no_connection_is_closed_to_make_room(served) -> None:
+    """Issue 68, N12b: the old server closed a camera's kept-alive connection to make
+    room for a newcomer when every other connection was busy. Here a camera's
+    connection, 200 kept-alive ones with the token from 5 addresses and 200 idle
+    strangers' sockets all stay open together, and a new camera is answered beside
+    them."""
+    port, server = served()
     camera = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
-    assert _health(camera) == 200                       # proven: a request with the token
-    stranger = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.9", 0))
-    held = _idle(port, addresses=4, each=6)             # 24 newer unproven sockets
-    try:
-        _wait(lambda: server.connections.shed >= 14, "the unproven sockets were not shed")
-        stranger.settimeout(5)
-        try:
-            closed = stranger.recv(1) == b""
-        except ConnectionResetError:
-            closed = True
-        assert closed                                   # the oldest unproven one went
-        assert _health(camera) == 200                   # the same socket, still open
-        assert camera.sock is not None
-    finally:
-        camera.close()
-        stranger.close()
-        for s in held:
-            s.close()
-
-
-def test_kept_alive_connections_with_the_token_leave_room_for_a_new_camera(served) -> None:
-    """Issue 49: a guest with the token proves every connection it opens; from 5
-    addresses, 8 each (each under its cap), they are the whole connection limit. The
-    oldest idle ones are closed for newcomers, so a camera that never connected, and a
-    health check on a new connection, are answered beside them."""
-    port, server = served(connection_limit=40, per_address=8)
-    held: list[http.client.HTTPConnection] = []
+    assert _health(camera) == 200
+    kept: list[http.client.HTTPConnection] = []
+    held = _idle(port, addresses=5, each=40)
     try:
         for a in range(5):
-            for _ in range(8):
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=3,
-                                                  source_address=(f"127.0.0.{2 + a}", 0))
-                held.append(conn)
-                try:
-                    _health(conn)                   # proven, then kept alive
-                except OSError:
-                    pass                            # not accepted (before issue 49)
-        camera = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        assert _health(camera) == 200               # a camera that never connected
-        health = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        assert _health(health) == 200               # and a health check beside it
-        assert _health(camera) == 200               # the camera's connection kept
-        assert server.connections.crowded >= 1
-        assert server.connections.total() < 40 - 2  # room kept under the limit
-        camera.close(), health.close()
+            for _ in range(40):
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20,
+                                                  source_address=(f"127.0.0.{10 + a}", 0))
+                kept.append(conn)
+                assert _health(conn) == 200             # with the token, then kept alive
+        newcomer = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+        assert _health(newcomer) == 200                 # a camera that never connected
+        newcomer.close()
+        sock = camera.sock
+        assert _health(camera) == 200 and camera.sock is sock     # the same connection
+        assert all(_health(conn) == 200 for conn in kept[::20])    # theirs too
     finally:
-        for conn in held:
+        camera.close()
+        for conn in kept:
             conn.close()
-
-
-def test_room_is_made_from_the_address_holding_the_most_idle_connections() -> None:
-    from webui.net.connections import Connections
-    conns = Connections(per_address=100, unproven_limit=100, most=5)
-    greedy = [_Channel("10.0.0.2") for _ in range(3)]
-    camera, busy = _Channel("10.0.0.1"), _Channel("10.0.0.3", reading=True)
-    for i, c in enumerate([*greedy, camera, busy]):
-        c.last_activity = float(i)
-        conns.opened(c)
-        conns.proven(c)                             # every one with the token
-    assert conns.full("10.0.0.2")                   # at the limit, the greediest waits
-    assert not conns.full("10.0.0.9") and not conns.full("10.0.0.1")
-    assert conns.make_room() == [greedy[0]]         # the greedy address's longest idle
-    greedy[0].requests = [object()]                 # ... now serving a request
-    assert conns.make_room() == [greedy[1]]         # busy ones are never closed
-    conns.closed(greedy[1])
-    assert conns.make_room() == []                  # room for one more already
-
-
-class _Channel:
-    def __init__(self, ip: str, reading: bool = False) -> None:
-        self.addr = (ip, 1)
-        self.requests: list = []
-        self.request = type("R", (), {"headers_finished": True})() if reading else None
-
-
-def test_strangers_idle_sockets_are_shed_before_uploads_and_known_addresses() -> None:
-    from webui.net.connections import Connections
-    conns = Connections(per_address=100, unproven_limit=3)
-    friend_spare, upload, idle = _Channel("10.0.0.1"), _Channel("10.0.0.2", reading=True), \
-        _Channel("10.0.0.3")
-    proven = _Channel("10.0.0.1")
-    for c in (proven, friend_spare, upload, idle):
-        conns.opened(c)
-    conns.proven(proven)                                # 10.0.0.1 showed the token
-    assert conns.unproven() == 3
-    assert not conns.full("10.0.0.3")
-    assert conns.victims() == [idle]                    # one more: the idle stranger's
-    assert conns.full("10.0.0.3")                       # ... whose address must wait now
-    conns.closed(idle)
-    conns.opened(_Channel("10.0.0.4"))
-    conns.opened(_Channel("10.0.0.5"))
-    victims = conns.victims()                           # two over: the idle ones first
-    assert len(victims) == 2 and upload not in victims and friend_spare not in victims
-    assert proven not in victims
-    assert not conns.full("10.0.0.1")                   # a known address is never barred
+        for s in held:
+            s.close()
 
 
 # ------------------------------------------------------------------ a greedy address
-def test_one_address_leaves_request_threads_for_the_others() -> None:
-    from webui.net.dispatcher import FairDispatcher
-    d = FairDispatcher()
-    d.set_thread_count(8)
+def test_one_address_leaves_turns_for_the_others() -> None:
+    from webui.net.shares import Shares
+    shares = Shares(running=8)
     log: list = []
     hold = threading.Event()
-    greedy = [_Task("10.0.0.2", log, f"G{i}", hold=hold) for i in range(12)]
-    for t in greedy:
-        d.add_task(t)
-    _wait(lambda: len(log) >= d.per_address, "the greedy host's requests never started")
-    camera = _Task("10.0.0.1", log, "camera")
-    d.add_task(camera)
-    assert camera.done.wait(30)                         # a thread was kept for it
-    assert sum(n.startswith("G") for n in log) == d.per_address < 8
+    greedy = [_Task("10.0.0.2", log, f"G{i}", hold=hold).start(shares) for i in range(12)]
+    _wait(lambda: len(log) >= shares.per_address, "the greedy host's requests never started")
+    camera = _Task("10.0.0.1", log, "camera").start(shares)
+    assert camera.done.wait(30)                         # a turn was kept for it
+    assert sum(n.startswith("G") for n in log) == shares.per_address < 8
     hold.set()
     assert all(t.done.wait(30) for t in greedy)
-    d.shutdown(timeout=1)
+
+
+def test_too_many_requests_of_one_address_are_refused_at_once() -> None:
+    """One address holds at most ``in_flight`` requests in the server (running or
+    waiting), so waiting requests never hold every thread; another address still gets
+    in."""
+    from webui.net.shares import Crowded, Shares
+    shares = Shares(running=2, in_flight=4)
+    log: list = []
+    hold = threading.Event()
+    greedy = [_Task("10.0.0.2", log, f"G{i}", hold=hold).start(shares) for i in range(4)]
+    _wait_started(log, "G0")
+    _wait(lambda: shares.snapshot()["held"].get("10.0.0.2") == 4, "not all held")
+    with pytest.raises(Crowded):
+        with shares.entry("10.0.0.2", False):
+            pass
+    with shares.entry("10.0.0.1", False):               # another address: in
+        pass
+    hold.set()
+    assert all(t.done.wait(30) for t in greedy)
+    assert shares.crowded == 1
+
+
+def test_an_address_asking_faster_than_its_rate_waits_only_beside_others() -> None:
+    """Issue 68, N17: pipelined health checks ran Flask back to back beside a camera.
+    Alone, an address asks as fast as it likes; while another address is served, one
+    past its burst waits for its rate (on its thread, with no CPU)."""
+    from webui.net.shares import Shares
+    shares = Shares(rate=5, burst=3)
+    for _ in range(20):                                 # alone: never slowed
+        with shares.entry("10.0.0.2", False), shares.turn("10.0.0.2", False):
+            pass
+    assert shares.slowed == 0
+    with shares.entry("10.0.0.1", False):               # a camera is being served
+        for _ in range(6):
+            with shares.entry("10.0.0.2", False), shares.turn("10.0.0.2", False):
+                pass
+    assert shares.slowed >= 1
 
 
 def test_a_camera_keeps_its_share_of_workers_beside_a_greedy_address() -> None:

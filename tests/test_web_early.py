@@ -5,6 +5,7 @@ Bounded in time by the socket's timeout, without timing thresholds."""
 from __future__ import annotations
 
 import http.client
+import io
 import socket
 import threading
 from pathlib import Path
@@ -12,7 +13,6 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from waitress.adjustments import Adjustments
 
 from bench.attack_server import with_comment
 from web_helpers import CHECK_CASES, CSRF, CheckCase, app_admits, case_headers, check_apps, make_app
@@ -39,23 +39,31 @@ def _head(length: int, headers: dict[str, str] | None = None, query: str = "") -
     return ("\r\n".join(lines) + "\r\n\r\n").encode()
 
 
+class _Pieces(io.BytesIO):
+    """A body that arrives ``piece`` bytes a read, as granian hands it over."""
+
+    def __init__(self, data: bytes, piece: int) -> None:
+        super().__init__(data)
+        self.piece = piece
+
+    def read(self, size: int | None = -1) -> bytes:
+        return super().read(self.piece if size is None or size < 0 else min(size, self.piece))
+
+
 def _judged_early(app, case: CheckCase, data: bytes, upto: int = PEEK + 4096,
                   piece: int = 1 << 30, content_type: str = "image/jpeg") -> bool:
-    """Whether the server's parser, given the case's headers and the first ``upto``
+    """Whether the server's body reader, given the case's headers and the first ``upto``
     bytes of ``data`` (in pieces of ``piece`` bytes), answers it early (the app's
     scheduler refusing it)."""
-    cap = int(app.config.get("MAX_CONTENT_LENGTH") or 8 * 1024 * 1024)
-    parser = early.parser_for(cap + 65536, cap, edge.judge_for(app))(
-        Adjustments(url_scheme=case.scheme))
-    head = _head(len(data), case_headers(app, case), case.query)
-    head = head.replace(b"Content-Type: image/jpeg", f"Content-Type: {content_type}".encode())
-    sent = head + data[:upto]
-    while sent and not parser.completed:       # as a channel feeds it
-        used = parser.received(sent[:piece])
-        if not used:
-            break
-        sent = sent[used:]
-    return isinstance(parser.error, early.Refused)
+    environ = {"REQUEST_METHOD": "POST", "PATH_INFO": "/api/detect",
+               "QUERY_STRING": case.query, "wsgi.url_scheme": case.scheme,
+               "SERVER_NAME": "127.0.0.1", "SERVER_PORT": "8000",
+               "CONTENT_TYPE": content_type, "CONTENT_LENGTH": str(len(data)),
+               "wsgi.input": _Pieces(data[:upto], piece)}
+    for key, value in case_headers(app, case).items():
+        environ["HTTP_" + key.upper().replace("-", "_")] = value
+    got = early.read_body(environ, len(data), edge.judge_for(app), "127.0.0.1")
+    return not isinstance(got, bytes)
 
 
 def test_only_what_the_app_admits_is_judged_early(tmp_path: Path) -> None:
@@ -102,7 +110,6 @@ def test_a_refused_upload_is_answered_before_its_body_is_sent(tmp_path: Path) ->
         assert scheduler.stats["early"] == 1 and scheduler.stats["heavy"] == 1
     finally:
         server.close()
-        server.task_dispatcher.shutdown(timeout=1)
 
 
 def _answer(port: int, request: bytes) -> tuple[bytes, bytes]:
@@ -147,7 +154,6 @@ def test_a_progressive_jpeg_over_its_cap_is_refused_from_its_header(tmp_path: Pa
         conn.close()
     finally:
         server.close()
-        server.task_dispatcher.shutdown(timeout=1)
 
 
 def test_the_frame_header_is_found_however_far_in_and_however_it_arrives() -> None:
@@ -187,7 +193,6 @@ def test_a_jpeg_whose_frame_header_lies_past_the_peek_is_refused_early(tmp_path:
         assert scheduler.stats["run"] == 0
     finally:
         server.close()
-        server.task_dispatcher.shutdown(timeout=1)
     budget = make_app(tmp_path / "budget", IMAGE_BUDGET=3_000_000)
     case = CheckCase("loopback", {"Host": "127.0.0.1:8000", **CSRF}, True)
     boundary = "b0undary"

@@ -1,5 +1,5 @@
 """The web package's rooms (issue 49), read from the source: the Flask app
-(``webui/app``), the hardened server (``webui/net``) and the image work
+(``webui/app``), the server (``webui/net``: granian and our thin layers) and the image work
 (``webui/images``), with the arrows between them pointing one way. The app may use the
 image work; the server reaches the app only through its WSGI entry and
 ``webui.app.edge``; the image work uses neither; only the command (``webui/command.py``)
@@ -16,7 +16,7 @@ WEBUI = ROOT / "webui"
 ROOMS = {
     "app": {"api", "bodies", "connect", "decks", "edge", "errors", "export", "pages",
             "security", "services"},
-    "net": {"connections", "dispatcher", "early", "oversize", "server", "tls"},
+    "net": {"early", "guard", "server", "shares", "tls"},
     "images": {"decoder_limits", "detection", "heavy", "jobs", "light", "memory",
                "priority", "scheduler", "shares"},
 }
@@ -75,8 +75,8 @@ def test_the_arrows_point_one_way() -> None:
 
 
 def test_the_image_work_and_the_server_know_no_web_framework() -> None:
-    """The image work imports neither Flask nor waitress; the server not Flask."""
-    heavy = {"images": ("flask", "werkzeug", "waitress"), "net": ("flask",)}
+    """The image work imports neither Flask nor the server; the server not Flask."""
+    heavy = {"images": ("flask", "werkzeug", "granian"), "net": ("flask",)}
     wrong = [f"{p.relative_to(ROOT)}: {m}" for room, banned in heavy.items()
              for p in (WEBUI / room).rglob("*.py") for m in _imports(p)
              if m.split(".")[0] in banned]

@@ -1,6 +1,9 @@
-"""A body over the upload cap through the real server (``hanafuda serve``'s waitress):
-an ordinary client (urllib) reads a JSON 413 naming the size and the cap, not a
-connection reset; the body is read into nothing."""
+"""A body over the upload cap through the real server (``hanafuda serve``'s granian and
+``webui.net.guard``): an ordinary client (urllib) reads a JSON 413 naming the size and
+the cap, not a connection reset; the body is read into nothing. And the requests whose
+work the guard bounds (issue 68): a chunked upload (411), thousands of headers (431,
+granian's), of cookie pairs (431) or of query parameters (414), each refused before
+Flask parses it."""
 
 from __future__ import annotations
 
@@ -13,8 +16,6 @@ from pathlib import Path
 import pytest
 
 from tests.web_helpers import CSRF, jpeg, make_app
-from webui.app.edge import too_large_message
-from webui.net.oversize import DRAIN_MAX, UploadTooLarge, parser_for
 
 
 @pytest.fixture
@@ -52,27 +53,6 @@ def test_the_server_still_answers_after_a_refused_body(port: int) -> None:
     assert status == 200 and answer["cards"]
 
 
-def test_the_parser_drains_only_below_its_bound() -> None:
-    """Over the cap and under DRAIN_MAX the body is drained (counted, not kept); a body
-    over DRAIN_MAX is left to waitress's own refusal."""
-    from waitress.adjustments import Adjustments
-    cls = parser_for(1000, 900)
-    adj = Adjustments(max_request_body_size=DRAIN_MAX)
-    p = cls(adj)
-    head = b"POST /api/detect HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n"
-    p.received(head)
-    assert not p.completed
-    for _ in range(5):
-        p.received(b"0" * 1000)
-    assert p.completed and isinstance(p.error, UploadTooLarge)
-    assert len(p.body_rcv.getbuf()) == 5000 and p.get_body_stream().read() == b""
-    status, headers, body = p.error.to_response()
-    assert status.startswith("413") and json.loads(body)["error"] == too_large_message(5000, 900)
-    big = cls(adj)
-    big.received(f"POST / HTTP/1.1\r\nContent-Length: {DRAIN_MAX}\r\n\r\n".encode())
-    assert big.completed and big.error is not None and not isinstance(big.error, UploadTooLarge)
-
-
 def test_over_https_a_body_over_the_cap_gets_the_json_413_too(tmp_path: Path) -> None:
     """The drain on the TLS channel that ``hanafuda serve --host 0.0.0.0`` uses (issue 30's
     server): the body is read into nothing and the JSON 413 comes back over TLS; the
@@ -85,7 +65,7 @@ def test_over_https_a_body_over_the_cap_gets_the_json_413_too(tmp_path: Path) ->
     cert = ensure_certificate(tmp_path / "tls", ["localhost"], ["127.0.0.1"])
     token = "oversize-over-tls-token-0123"
     server = make_server(make_app(tmp_path, ACCESS_TOKEN=token), "127.0.0.1", 0,
-                         tls=cert.context())
+                         tls=(cert.cert, cert.key))
     threading.Thread(target=server.run, daemon=True).start()
     trusting = ssl.create_default_context(cafile=str(cert.ca))
 
@@ -110,7 +90,6 @@ def test_over_https_a_body_over_the_cap_gets_the_json_413_too(tmp_path: Path) ->
         assert status == 200 and answer["cards"]
     finally:
         server.close()
-        server.task_dispatcher.shutdown(timeout=1)
 
 
 def _many_headers(count: int) -> bytes:
@@ -119,19 +98,13 @@ def _many_headers(count: int) -> bytes:
 
 
 def test_a_request_with_thousands_of_headers_is_refused_before_they_are_parsed(tmp_path) -> None:
-    """Issue 49: 7,000 one-line headers (55 kB, under the header cap) are answered 431
-    from their count, never parsed and never seen by the app; a browser's 100 are
-    served."""
+    """Issue 49: 7,000 one-line headers (55 kB) are answered 431 by granian, never seen
+    by the app; a browser's 100 are served."""
     import socket
-
-    from waitress.adjustments import Adjustments
 
     from webui.net.server import make_server
     flood = _many_headers(7000)
     assert 50_000 < len(flood) < 64 * 1024
-    p = parser_for(1000)(Adjustments())
-    p.received(flood)
-    assert p.completed and p.error.code == 431 and len(p.headers) < 10   # none parsed
     app = make_app(tmp_path)
     seen: list[str] = []
     app.before_request(lambda: seen.append("seen") and None)
@@ -152,4 +125,73 @@ def test_a_request_with_thousands_of_headers_is_refused_before_they_are_parsed(t
         assert seen == ["seen"]                             # only the browser's request
     finally:
         server.close()
-        server.task_dispatcher.shutdown(timeout=1)
+
+
+@pytest.fixture
+def seen_server(tmp_path: Path):
+    """(port, seen): a server whose app notes each request it sees."""
+    from webui.net.server import make_server
+    app = make_app(tmp_path)
+    seen: list[str] = []
+    app.before_request(lambda: seen.append("seen") and None)
+    server = make_server(app, "127.0.0.1", 0)
+    threading.Thread(target=server.run, daemon=True).start()
+    yield server.effective_port, seen
+    server.close()
+
+
+def _raw(port: int, request: bytes) -> tuple[bytes, bytes]:
+    """(head, body) of the answer to ``request`` sent whole on a new connection."""
+    import socket
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as s:
+        s.sendall(request)
+        answer = b""
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+            head, _, body = answer.partition(b"\r\n\r\n")
+            length = [line.split(b":")[1] for line in head.lower().split(b"\r\n")
+                      if line.startswith(b"content-length:")]
+            if length and len(body) >= int(length[0]):
+                break
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return head, body
+
+
+def test_a_chunked_upload_is_refused_411_unread(seen_server) -> None:
+    """Issue 68, N15: a chunked body (1-byte chunks held the old server's loop for 25 s)
+    is answered 411 before a byte of it reaches Python; the page sends its lengths."""
+    port, seen = seen_server
+    chunks = b"1\r\nx\r\n" * 5000
+    head, body = _raw(port, b"POST /api/detect HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                      b"X-Requested-With: hanafuda\r\nContent-Type: image/jpeg\r\n"
+                      b"Transfer-Encoding: chunked\r\n\r\n" + chunks)
+    assert head.startswith(b"HTTP/1.1 411"), head
+    assert json.loads(body)["status"] == 411 and "Content-Length" in json.loads(body)["error"]
+    assert seen == []
+    assert _post(port, jpeg())[0] == 200
+
+
+@pytest.mark.parametrize("where, status", [("cookie", b"431"), ("query", b"414")])
+def test_thousands_of_cookie_or_query_pairs_are_refused_uncounted_by_flask(seen_server, where,
+                                                                          status) -> None:
+    """Issue 68, N13b: 7,000 pairs in one Cookie header, or 7,000 query parameters, were
+    parsed by Werkzeug on every request; refused from a count of their separators, the
+    app never sees them; 99 are served."""
+    port, seen = seen_server
+    for count, expect in ((7000, status), (99, b"200")):
+        pairs = [f"k{i:x}=v" for i in range(count)]
+        line, extra = "/api/health", ""
+        if where == "cookie":
+            extra = "Cookie: " + "; ".join(pairs) + "\r\n"
+        else:
+            line += "?" + "&".join(pairs)
+        head, body = _raw(port, f"GET {line} HTTP/1.1\r\nHost: 127.0.0.1\r\n{extra}"
+                                f"Connection: close\r\n\r\n".encode())
+        assert head[9:12] == expect, head
+        if expect != b"200":
+            assert json.loads(body)["status"] == int(expect)
+            assert b"x-frame-options: deny" in head.lower()
+    assert seen == ["seen"]                             # only the 99-pair request

@@ -4,18 +4,16 @@ the pages, and `hanafuda serve`'s binding rules; plus a small no-500 fuzz of the
 from __future__ import annotations
 
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from waitress.adjustments import Adjustments
-from waitress.parser import HTTPRequestParser
 from werkzeug.test import EnvironBuilder
 
 from webui import command as serve
 from web_helpers import CHECK_CASES, CSRF, TOKEN, app_admits, case_headers, check_apps, jpeg, make_app
-from webui.app.security import admits_for, admitted, is_loopback, parsed_request
+from webui.app.edge import admits_for, request_of
+from webui.app.security import admitted, is_loopback
 
 
 @pytest.fixture
@@ -213,18 +211,21 @@ ODD_COOKIES = [
 ]
 
 
-def _waitress_request(raw: bytes) -> HTTPRequestParser:
-    parser = HTTPRequestParser(Adjustments())
-    parser.received(raw)
-    assert parser.completed and parser.error is None
-    return parser
+def _environ(path: str, query: str, headers: dict[str, str]) -> dict:
+    """The WSGI environ granian makes of a request (header values as latin-1 text)."""
+    environ = {"REQUEST_METHOD": "GET", "PATH_INFO": path, "QUERY_STRING": query,
+               "wsgi.url_scheme": "http", "SERVER_NAME": "127.0.0.1", "SERVER_PORT": "8443"}
+    for key, value in headers.items():
+        environ["HTTP_" + key.upper().replace("-", "_")] = value
+    return environ
 
 
 @pytest.mark.parametrize("query", ["", "token=&token=T", "token=T&token=", "token=T"])
-def test_the_request_threads_read_the_token_as_the_app(tmp_path: Path, query: str) -> None:
-    """Whether the request threads serve a request as the token's (``admits_for``, asked
-    of waitress's parsed request) is what the app's own check answers of it: one reading
-    of the cookie (and query) for both, whatever the Cookie header holds."""
+def test_the_turns_read_the_token_as_the_app(tmp_path: Path, query: str) -> None:
+    """Whether the server's turns serve a request as the token's (``admits_for``, asked
+    of the request's environ before Flask sees it) is what the app's own check answers
+    of it: one reading of the cookie (and query) for both, whatever the Cookie header
+    holds."""
     app = make_app(tmp_path, ACCESS_TOKEN=TOKEN)
     creds = app.extensions["credentials"]
     admits = admits_for(app)
@@ -232,22 +233,20 @@ def test_the_request_threads_read_the_token_as_the_app(tmp_path: Path, query: st
     q = query.replace("T", TOKEN)
     for odd in ODD_COOKIES:
         cookie = odd.replace("G", creds.cookie).encode()             # as sent: UTF-8 bytes
-        raw = (b"GET /api/games" + (b"?" + q.encode() if q else b"") + b" HTTP/1.1\r\n"
-               b"Host: 192.168.1.5:8443\r\n" + (b"Cookie: " + cookie + b"\r\n" if cookie else b"")
-               + b"\r\n")
-        parser = _waitress_request(raw)
-        threads = admits(SimpleNamespace(requests=[parser]))
+        headers = {"Host": "192.168.1.5:8443"}
+        if cookie:
+            headers["Cookie"] = cookie.decode("latin-1")
+        environ = _environ("/api/games", q, headers)
+        threads = admits(environ)
         # the app: served (200) or asked for the token (401), or the URL's token set as
-        # the cookie (303), which the request threads serve first too
-        headers = {"Cookie": cookie.decode("latin-1")} if cookie else {}
-        status = client.get("/api/games", query_string=q, headers=headers).status_code
+        # the cookie (303), which the turns serve first too
+        status = client.get("/api/games", query_string=q,
+                            headers={k: v for k, v in headers.items() if k != "Host"}
+                            ).status_code
         assert status in (200, 303, 401), (odd, query, status)
         assert threads == (status in (200, 303)), (odd, query, status)
-        said = admitted(parsed_request(parser, app.request_class), creds)
+        said = admitted(request_of(environ, app.request_class), creds)
         assert said == (status == 200), (odd, query, status)
     # a plain request reads as it always has
-    assert admits(SimpleNamespace(requests=[_waitress_request(
-        b"GET / HTTP/1.1\r\nHost: h\r\nCookie: hanafuda_token=" + creds.cookie.encode()
-        + b"\r\n\r\n")]))
-    assert not admits(SimpleNamespace(requests=[_waitress_request(
-        b"GET / HTTP/1.1\r\nHost: h\r\nCookie: hanafuda_token=0123abcd\r\n\r\n")]))
+    assert admits(_environ("/", "", {"Host": "h", "Cookie": "hanafuda_token=" + creds.cookie}))
+    assert not admits(_environ("/", "", {"Host": "h", "Cookie": "hanafuda_token=0123abcd"}))

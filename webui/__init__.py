@@ -4,8 +4,9 @@
   the exports, the request bodies, the access token and security headers
   (``security``), the phone link (``connect``), and ``edge``: what the server asks of
   the app beside its WSGI entry.
-* ``webui.net``: the hardened waitress server ``hanafuda serve`` runs: connections,
-  request threads, early refusal, oversize bodies, TLS.
+* ``webui.net``: the server ``hanafuda serve`` runs: granian, with our thin layers
+  before the app (limits on a request's work, fair turns per address, early refusal of
+  uploads) and the HTTPS certificate.
 * ``webui.images``: the image work: the scheduler and its queues, the detection
   service, thread priority, per-address shares, the decoder's own limits.
 

@@ -1,4 +1,4 @@
-"""``hanafuda serve``: the scorekeeper page on waitress, 127.0.0.1:8000 by default.
+"""``hanafuda serve``: the scorekeeper page on granian, 127.0.0.1:8000 by default.
 
 Binding anything but a loopback address needs an access token (``--token``, or one is
 generated and printed once, inside the URL to open); the page and the API refuse
@@ -29,7 +29,7 @@ LOOPBACK = "any of 127.0.0.0/8, ::1 or localhost"
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "serve", help="start the scorekeeper web page",
-        description="Serve the scorekeeper page and its JSON API (waitress). On a loopback "
+        description="Serve the scorekeeper page and its JSON API (granian). On a loopback "
                     "address (" + LOOPBACK + ") it serves plain HTTP with no token; on any "
                     "other (--host 0.0.0.0: phones on the same Wi-Fi) it needs a token and "
                     "speaks HTTPS, so a phone's browser allows its camera.")
@@ -45,8 +45,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--token", default=None,
                         help="access token required beyond loopback (generated if omitted)")
     parser.add_argument("--threads", type=int, default=16,
-                        help="request threads (default 16; they mostly wait: the image "
-                             "work runs on one worker a CPU core)")
+                        help="requests run in the app at once (default 16; they mostly "
+                             "wait: the image work runs on one worker a CPU core)")
     parser.add_argument("--no-https", dest="https", action="store_false",
                         help="plain HTTP beyond loopback too (phones can then only upload "
                              "photos: browsers allow the camera only on HTTPS)")
@@ -156,7 +156,7 @@ def _run(args: argparse.Namespace) -> int:
         print("Plain HTTP (--no-https): a phone's browser will not give the page its "
               "camera; it can upload photos.", flush=True)
     server = bind(app, args.host, args.port, max(1, args.threads),
-                  cert.context() if cert is not None else None)
+                  (cert.cert, cert.key) if cert is not None else None)
     print(f"Open {url}", flush=True)
     if on_network and args.host in WILDCARDS and "//127.0.0.1:" in url:
         print("(no private network address found on this machine: on the phone, use the "
@@ -170,8 +170,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def bind(app: Any, host: str, port: int, threads: int, tls: Any = None) -> Any:
-    """The waitress server (``webui.net.server``) bound to ``host:port`` (HTTPS with the
-    ``tls`` context); a port in use is one clear error."""
+    """The granian server (``webui.net.server``) bound to ``host:port`` (HTTPS with the
+    ``tls`` certificate and key files); a port in use is one clear error."""
     from webui.net.server import make_server
 
     try:

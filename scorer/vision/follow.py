@@ -31,6 +31,9 @@ def parse_follow(value: str | bytes | list | None) -> tuple[np.ndarray, np.ndarr
             value = json.loads(value)
         except ValueError:
             raise InputError("follow: not JSON (a list of {\"quad\": [[x, y] x 4]})") from None
+        except RecursionError:      # thousands of nested brackets (issue 68, N16): not a 500
+            raise InputError("follow: nested too deep (a list of {\"quad\": [[x, y] x 4]})") \
+                from None
     if not isinstance(value, list):
         raise InputError("follow: expected a list of {\"quad\": [[x, y] x 4], \"sure\": bool}")
     if len(value) > MAX_FOLLOW:

@@ -77,9 +77,16 @@ class ImageLimits:
                              f"{MAX_SIDE} px a side")
 
     def check(self, info: ImageInfo) -> None:
-        """ImageTooLarge for a progressive JPEG over ``max_progressive`` (the header's
-        other caps are ``imageheader.check``'s)."""
+        """ImageTooLarge for a progressive JPEG over ``max_progressive``, or any image
+        other than a JPEG over it: a PNG or WebP is decoded whole too (issue 68, N19: a
+        116 kB PNG of 40 MP took 120 MB a decode), so its pixels are capped from its
+        header alike. The header's other caps are ``imageheader.check``'s."""
         pixels = info.width * info.height
+        if info.format != "jpeg" and pixels > self.max_progressive:
+            raise ImageTooLarge(
+                f"{info.format.upper()} image too large: {info.width}x{info.height} pixels "
+                f"is over the cap for images decoded whole ({self.max_progressive / 1e6:.0f} "
+                "megapixels): save it as a baseline JPEG, or smaller")
         if info.progressive and pixels > self.max_progressive:
             raise ImageTooLarge(
                 f"progressive JPEG too large: {info.width}x{info.height} pixels is over the "

@@ -1,11 +1,11 @@
 """What the server (``webui.net``) asks of the app beside its WSGI entry, in one place,
 so that the server imports nothing else of the app:
 
-* ``admits_for(app)``: whether a request carries the app's token (the request threads'
-  turns, ``webui.net.dispatcher``);
+* ``admits_for(app)``: whether a request (its WSGI environ, its body unread) carries
+  the app's token (the turns of ``webui.net.shares``);
 * ``judge_for(app)``: an upload the app would refuse or the scheduler would not take,
-  judged from its first bytes as the app would (``webui.net.early``), with ``Judge``,
-  ``image_start`` and ``request_of``;
+  judged from its first bytes as the app would (``webui.net.early``), with ``Judge`` and
+  ``image_start``;
 * ``security_headers(path)``: the headers every answer carries, the server's own too;
 * ``too_large_message``: the 413's words, the app's and the server's.
 """
@@ -21,12 +21,14 @@ from scorer.vision import imageheader
 from scorer.vision.image import Upload
 from scorer.vision.imageheader import ImageTooLarge
 from webui.app.errors import megabytes, too_large_message
-from webui.app.security import admits_for, admitted, parsed_request, security_headers
+from webui.app.security import Credentials, admitted, security_headers, token_verdict
 
 __all__ = ["Judge", "admits_for", "image_start", "judge_for", "megabytes", "request_of",
            "security_headers", "too_large_message"]
 
-#: ``judge(address, parser, prefix)``: the refusal for a request whose headers are parsed
+Environ = dict[str, Any]
+
+#: ``judge(address, environ, prefix)``: the refusal for a request whose head is read
 #: and whose body starts with ``prefix`` (the scheduler's ``Busy``, or ``ImageTooLarge``),
 #: or None to read it whole.
 Judge = Callable[[str, Any, bytes], Busy | ImageTooLarge | None]
@@ -41,13 +43,24 @@ def image_start(content_type: str, prefix: bytes) -> bytes:
     return prefix
 
 
-def request_of(parser: Any, request_class: type[Request] = Request) -> Request | None:
-    """The request whose headers ``parser`` has read, as the app will see it
-    (``webui.app.security.parsed_request``). None without a Host header: the app would read
-    the server's name in its place."""
-    if "HOST" not in parser.headers:
+def request_of(environ: Environ, request_class: type[Request] = Request) -> Request | None:
+    """The request of a WSGI ``environ`` (its body unread), as the app will see it. None
+    without a Host header: the app would read the server's name in its place."""
+    if "HTTP_HOST" not in environ:
         return None
-    return parsed_request(parser, request_class)
+    return request_class(environ)
+
+
+def admits_for(app: Any) -> Callable[[Environ], bool]:
+    """Whether a request (its environ) carries this app's token (always, without one):
+    the app's own ``token_verdict`` of it, ``ok`` or ``url``."""
+    creds: Credentials | None = app.extensions.get("credentials")
+
+    def admits(environ: Environ) -> bool:
+        if creds is None:
+            return True
+        return token_verdict(app.request_class(environ), creds) in ("ok", "url")
+    return admits
 
 
 def judge_for(app: Any) -> Judge:
@@ -56,8 +69,8 @@ def judge_for(app: Any) -> Judge:
     scheduler (see the module)."""
     service = app.extensions["hanafuda"]["detection"]
 
-    def judge(address: str, parser: Any, prefix: bytes) -> Busy | ImageTooLarge | None:
-        req = request_of(parser, app.request_class)
+    def judge(address: str, environ: Environ, prefix: bytes) -> Busy | ImageTooLarge | None:
+        req = request_of(environ, app.request_class)
         if req is None or not admitted(req, app.extensions.get("credentials")):
             return None                         # the app's 401 or 403 (and its count of guesses)
         if not service.loaded:

@@ -18,9 +18,9 @@
 * Wrong tokens are slowed per client address (``Guesses``): after ten a minute, each
   further wrong one is answered 429 only after ``GUESS_DELAY`` seconds (2 s). Only wrong
   ones: the right token is compared and let in at once, also from that address. A
-  slowed answer waits on one of the two request threads kept for requests without the
-  token (``webui.net.dispatcher``), so the guessing of every stranger together runs at about
-  one a second, and never on the threads the cameras use.
+  slowed answer holds one of the two turns of the app kept for requests without the
+  token (``webui.net.shares``), so the guessing of every stranger together runs at about
+  one a second, and never in the turns the cameras use.
 * Headers on every response: CSP (self only, no inline script), nosniff,
   frame-ancestors 'none' / X-Frame-Options DENY, no referrer, and no caching of the API.
 """
@@ -36,11 +36,9 @@ import threading
 import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
-from typing import Any, Callable
 from urllib.parse import urlencode, urlsplit
 
 from flask import Flask, Response, redirect, request
-from waitress.task import rename_headers
 from werkzeug.wrappers import Request
 from werkzeug.wrappers import Response as BaseResponse
 
@@ -131,33 +129,6 @@ class Credentials:
         return "stale" if cookie is not None else "none"
 
 
-def parsed_request(parser: Any, request_class: type[Request] = Request) -> Request:
-    """The request whose headers waitress's ``parser`` has read, as the app will see it:
-    the WSGI environ waitress makes of them (``WSGITask.get_environment``), less its
-    body. The request threads (``admits_for``) and ``webui.net.early`` read its token, cookie
-    and all, as the app does: one parser (Werkzeug's) for every odd Cookie header."""
-    environ: dict[str, Any] = {"REQUEST_METHOD": parser.command.upper(),
-                               "QUERY_STRING": parser.query or "",
-                               "wsgi.url_scheme": parser.url_scheme}
-    for key, value in parser.headers.items():
-        environ.setdefault(rename_headers.get(key, "HTTP_" + key), value)
-    return request_class(environ)
-
-
-def admits_for(app: Flask) -> Callable[[Any], bool]:
-    """For the request threads (``webui.net.dispatcher``): whether the request a waitress
-    channel is about to serve carries this app's token (always, without one): the app's
-    own ``token_verdict`` of it, ``ok`` or ``url``."""
-    creds: Credentials | None = app.extensions.get("credentials")
-
-    def admits(channel: Any) -> bool:
-        if creds is None:
-            return True
-        req = parsed_request(channel.requests[0], app.request_class)
-        return token_verdict(req, creds) in ("ok", "url")
-    return admits
-
-
 @dataclass(frozen=True)
 class Refusal:
     """Which of the app's checks refuses a request, and why: ``host`` (no token, and a
@@ -171,8 +142,8 @@ class Refusal:
 
 def token_verdict(req: Request, creds: Credentials) -> str:
     """``creds.verdict`` of the request's cookie, token header and (on a GET only) its
-    ``?token=``: the one reading of them, for the app, ``webui.net.early`` and the request
-    threads alike."""
+    ``?token=``: the one reading of them, for the app, ``webui.net.early`` and the server's
+    turns alike."""
     return creds.verdict(token_cookie(req), req.headers.get(TOKEN_HEADER),
                          req.args.get("token") if req.method == "GET" else None)
 
@@ -276,7 +247,7 @@ def _token_answer(app: Flask, guesses: Guesses, creds: Credentials, verdict: str
 
 
 def security_headers(path: str) -> list[tuple[str, str]]:
-    """The headers every answer carries (the app's and waitress's own error answers)."""
+    """The headers every answer carries (the app's and the server's own refusals)."""
     out = [("Content-Security-Policy", CSP), ("X-Content-Type-Options", "nosniff"),
            ("X-Frame-Options", "DENY"), ("Referrer-Policy", "no-referrer"),
            ("Cross-Origin-Opener-Policy", "same-origin"),

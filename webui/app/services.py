@@ -29,8 +29,14 @@ def table() -> Table:
     return Table(store(), enrolled_decks(), ClientImages(detection(), client()))
 
 
+#: The header a page's camera names itself with (one id a tab: ``static/js/api.js``).
+CLIENT_HEADER = "X-Client"
+
+
 def client() -> Hashable:
-    """Who sent the request, for the scheduler's turns: its address and port (one
-    keep-alive connection, as a camera posts its frames one after another)."""
+    """Who sent the request, for the scheduler's turns: its address and the camera the
+    page names (``X-Client``, one id a tab), else the connection's port where the server
+    gives it; a request with neither is a client of its own."""
     env = request.environ
-    return (env.get("REMOTE_ADDR"), env.get("REMOTE_PORT"))
+    named = request.headers.get(CLIENT_HEADER, "")[:64] or env.get("REMOTE_PORT")
+    return (env.get("REMOTE_ADDR"), named if named else object())
