@@ -80,7 +80,19 @@ def test_a_gostop_round_in_korean_and_the_english_page(playwright_sync, tmp_path
         allowed = KEPT | romanised(page)
         left = sorted({*during, *after} - allowed)
         assert not left, " ".join(left)
+        # the new-game form in Korean, its house rules opened: Go-Stop's rules in Korean
+        page.goto(server.url + "/?lang=ko")
+        wait_ready(page)
+        page.select_option("#preset", "gostop")
+        page.click("#house-rules-summary")
+        for group in page.locator("#house-rules-body details.option-group > summary").all():
+            group.click()
+        assert "스톱이나 고를 할 수 있습니다" in page.text_content("#house-rules-body")
+        left = sorted(set(latin_words(page)) - allowed)
+        assert not left, " ".join(left)
         # the switcher: English again, the same page as it always was
+        page.goto(page.url.split("?")[0].rsplit("/", 1)[0] + "/games/1")
+        wait_ready(page)
         page.click("#languages a[data-lang='en']")
         wait_ready(page)
         assert page.get_attribute("html", "lang") == "en"
@@ -101,6 +113,10 @@ def test_a_hachihachi_month_in_japanese(playwright_sync, tmp_path: Path) -> None
         page.select_option("#preset", "hachihachi")
         for i, name in enumerate(PLAYERS, start=1):
             page.fill(f"input[name='player-{i}']", name)
+        page.click("#house-rules-summary")                                 # its rules opened
+        for group in page.locator("#house-rules-body details.option-group > summary").all():
+            group.click()
+        assert "1 貫は" in page.text_content("#house-rules-body")
         home = latin_words(page)
         start_game(page)
         assert page.get_attribute("html", "lang") == "ja"                  # the choice is kept

@@ -1,7 +1,7 @@
 // The home page: the new-game form (rules preset, players, teams, first dealer, rounds)
 // and the list of games (open, export, delete after asking).
 import { api, askFirst, count, el, localTime, toast } from "./api.js";
-import { t, tr } from "./i18n.js";
+import { LANG, t, tr } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 let presets = [];
@@ -80,7 +80,7 @@ async function renderOptions() {
 // A value as a player reads it: a choice's or switch's words ("3 points", "yes").
 function shownValue(o, v) {
   const key = String(v);
-  if (o.words && key in o.words) return o.words[key];
+  if (o.words && key in o.words) return tr(o.words[key]);
   if (o.kind === "bool") return v ? t("yes") : t("no");
   return key;
 }
@@ -100,6 +100,9 @@ function optionNote(o, value) {
 
 // The option at `value` (as the form has it: text) as a player reads it.
 function optionSentence(o, value) {
+  if (LANG !== "en" && typeof o.template === "string" && o.template.includes("{}")) {
+    return tr(o.template).replace("{}", o.sentences ? shownValue(o, value) : value);   // in the page's language
+  }
   return o.sentences ? o.sentences[value] ?? o.sentence : o.template.replace("{}", value);
 }
 
@@ -123,9 +126,9 @@ function optionRow(o) {
   // among the ribbons ▾]."): its words are said once (issue 66: the sentence and the list
   // both said them). The whole sentence, hidden, is the summary's; a screen reader hears
   // it as the input's label.
-  const words = el("span", { class: "sentence", text: o.sentence, hidden: inline(o) });
-  const [before, after] = inline(o) ? o.template.split("{}") : ["", ""];
-  if (inline(o)) input.setAttribute("aria-label", o.sentence);
+  const words = el("span", { class: "sentence", text: optionSentence(o, String(o.value)), hidden: inline(o) });
+  const [before, after] = inline(o) ? tr(o.template).split("{}") : ["", ""];
+  if (inline(o)) input.setAttribute("aria-label", words.textContent);
   const note = el("div", { class: "small muted", text: optionNote(o, String(o.value)) });
   const follow = () => {
     words.textContent = optionSentence(o, optionValue(input));
