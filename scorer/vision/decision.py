@@ -167,6 +167,11 @@ def deck_decides(pool: Detections, kept: np.ndarray, rule: DeckRule, enrolled: i
         kept &= best >= rule.refuse
     taken = {int(c): int(i) for i, c in enumerate(cls) if kept[i]}
     sure = (best >= rule.accept) & (pool.loc_score >= rule.loc_threshold)
+    if not kept.any() and not rule.alone:
+        sure &= False
+    if rule.scale is not None and kept.any():
+        ratio = pool.heights() / float(np.median(pool.heights()[kept]))
+        sure &= kept | ((ratio >= rule.scale) & (ratio <= 1 / rule.scale))
     for i in np.nonzero(sure)[0][np.argsort(-best[sure], kind="stable")]:
         card = int(named[i])
         if kept[i] and cls[i] == card:

@@ -48,15 +48,22 @@ class DeckRule:
     by the generic decision whose best similarity to every enrolled card is under
     ``refuse`` (a Western card, a hand, a pile's edge) is not a card. A profile that holds
     fewer than ``min_cards`` cards refuses nothing (a partial deck does not know what
-    its missing cards look like)."""
+    its missing cards look like). With ``scale``, a box the deck adds must be the size of
+    the cards the generic decision kept (its long side within ``scale`` and 1 / ``scale``
+    of theirs: the cards of one deck on one table are one size, a card printed on the
+    deck's box is smaller); ``alone``: whether it adds cards to a frame where the generic
+    decision kept none."""
     loc_threshold: float = 0.1
     accept: float = 0.85
     refuse: float = 0.0
     min_cards: int = 48
+    scale: float | None = None
+    alone: bool = True
 
     def to_config(self) -> dict:
         return {"loc_threshold": self.loc_threshold, "accept": self.accept,
-                "refuse": self.refuse, "min_cards": self.min_cards}
+                "refuse": self.refuse, "min_cards": self.min_cards, "scale": self.scale,
+                "alone": self.alone}
 
 
 @dataclass(frozen=True)

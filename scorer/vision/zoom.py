@@ -6,7 +6,7 @@ edge. Seen again with a border around the frame (the frame's edges repeated), th
 card is smaller in the network's input and whole inside it, and the localiser scores it
 higher, or finds it where it found nothing (on v6's validation close-ups, a border of a
 quarter of each side lifted the close-up kinds' recall 0.928 -> 0.946 and 0.921 ->
-0.974, `docs/model-history.md`).
+0.974, `docs/history/v6-3-second-look.md`).
 
 Only a frame where the first look holds a close-up box among at most ``MAX_OTHERS`` other
 cards pays for the second look (a close-up box among many cards is a box across a pile:

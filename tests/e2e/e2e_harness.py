@@ -91,6 +91,10 @@ class FlickerDetector:
     def __getattr__(self, name: str) -> Any:      # the rest of the CardDetector: inner's
         return getattr(self.inner, name)
 
+    def follow(self, image: np.ndarray, quads: Any, sure: Any = None, **kwargs: Any) -> Any:
+        """Follows the page's tracks by reading the frame again (as ``detect``)."""
+        return self.detect(image, **kwargs)
+
     def detect(self, image: np.ndarray, *args: Any, **kwargs: Any) -> Any:
         found = self.inner.detect(image, *args, **kwargs)
         with self.lock:
@@ -124,6 +128,10 @@ class FaintDetector:
 
     def __getattr__(self, name: str) -> Any:      # the rest of the CardDetector: inner's
         return getattr(self.inner, name)
+
+    def follow(self, image: np.ndarray, quads: Any, sure: Any = None, **kwargs: Any) -> Any:
+        """Follows the page's tracks by reading the frame again (as ``detect``)."""
+        return self.detect(image, **kwargs)
 
     def detect(self, image: np.ndarray, profile: Any = None, crops: bool = False,
                weak: bool = False) -> Any:
@@ -163,6 +171,10 @@ class SceneDetector:
         self.scenes = list(scenes)
         self.small = [cv2.resize(s.image, (96, 54), interpolation=cv2.INTER_AREA).astype(np.float32)
                       for s in self.scenes]
+
+    def follow(self, image: np.ndarray, quads: Any, sure: Any = None, **kwargs: Any) -> Any:
+        """Follows the page's tracks by reading the frame again (as ``detect``)."""
+        return self.detect(image, **kwargs)
 
     def detect(self, image: np.ndarray, *args: Any, **kwargs: Any) -> Any:
         from support.fakes import detections_of

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import pickle
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -179,9 +180,10 @@ def score(det: Detector, data: list[Frame], rule: DeckRule | None,
 
 
 def grid() -> list[DeckRule]:
-    return [DeckRule(loc_threshold=lt, accept=a, refuse=r)
-            for lt, a, r in itertools.product((0.1, 0.15, 0.25), (0.8, 0.85, 0.9),
-                                              (0.0, 0.4, 0.5, 0.6))]
+    return [DeckRule(loc_threshold=lt, accept=a, refuse=r, scale=s, alone=al)
+            for lt, a, r, s, al in itertools.product((0.1, 0.15, 0.25), (0.8, 0.85, 0.9),
+                                                     (0.0, 0.5, 0.6), (None, 0.8, 0.85),
+                                                     (True, False))]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -198,6 +200,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tune", action="store_true", help="try the deck rule's grid (val only)")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--out", type=Path, default=None, help="write the figures (JSON) here")
+    ap.add_argument("--cache", type=Path, default=None,
+                    help="the classified frames: read from this file when it exists, else "
+                         "written to it (the same model, split and counts)")
     a = ap.parse_args(argv)
     if a.tune and a.split != "val":
         ap.error("--tune chooses on validation seeds only (--split val)")
@@ -208,10 +213,18 @@ def main(argv: list[str] | None = None) -> int:
                                      np.stack([c.crop for c in enrolled]), det)
     print(f"enrolled {len(enrolled)} cards of {HELD_OUT_SET} in "
           f"{time.perf_counter() - t0:.1f} s", flush=True)
-    data = frames(det, profile, a.split, a.per_kind, not a.no_printed)
-    data += western_frames(det, profile, a.split, a.western)
-    if a.photos_dir:
-        data += photo_frames(det, profile, a.photos_dir, a.split)
+    if a.cache is not None and a.cache.is_file():
+        with a.cache.open("rb") as fh:
+            data = pickle.load(fh)
+    else:
+        data = frames(det, profile, a.split, a.per_kind, not a.no_printed)
+        data += western_frames(det, profile, a.split, a.western)
+        if a.photos_dir:
+            data += photo_frames(det, profile, a.photos_dir, a.split)
+        if a.cache is not None:
+            a.cache.parent.mkdir(parents=True, exist_ok=True)
+            with a.cache.open("wb") as fh:
+                pickle.dump(data, fh)
     rules = grid() if a.tune else [det.settings.deck]
     res = {"model": str(a.model), "split": a.split, "per_kind": a.per_kind,
            "without": score(det, data, None, profile),
@@ -224,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
         row["more_false_cards"] = round(fig["no hanafuda"]["false_cards_per_frame"] -
                                         base["no hanafuda"]["false_cards_per_frame"], 4)
     best = max((r for r in res["with"] if r["more_false_cards"] <= 0),
-               key=lambda r: r["gain_all"], default=None)
+               key=lambda r: (r["gain_all"], -r["more_false_cards"]), default=None)
     res["best"] = best and best["rule"]
     for key in sorted(base):
         row = [base[key].get("f1", base[key].get("recall"))] + \

@@ -151,11 +151,8 @@ class OnWorkers:
         return self.scheduler.on_worker(lambda: self.detector.detect(*args, **kwargs))
 
     def follow(self, *args: Any, **kwargs: Any) -> Any:
-        """``Detector.follow`` on a worker, as ``detect`` (a detector without it detects)."""
-        inner = self.detector
-        run = inner.follow if callable(getattr(type(inner), "follow", None)) else \
-            (lambda image, quads, sure=None, **kw: inner.detect(image, **kw))
-        return self.scheduler.on_worker(lambda: run(*args, **kwargs))
+        """``Detector.follow`` on a worker, as ``detect``."""
+        return self.scheduler.on_worker(lambda: self.detector.follow(*args, **kwargs))
 
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self.detector, name)
