@@ -69,3 +69,39 @@ def test_a_port_in_use_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert proc.stderr.strip().count("\n") == 0 and "Traceback" not in proc.stderr
     assert f"port {port} is in use" in proc.stderr and f"--port {port + 1}" in proc.stderr
     assert "Open " not in proc.stdout
+
+
+def test_ctrl_c_stops_the_server_and_frees_its_port(tmp_path: Path) -> None:
+    """granian serves from its own threads; Ctrl-C (SIGINT) still ends `hanafuda serve`
+    at once, as any command's (status 130, one line, no traceback), and the port is
+    free again; SIGTERM ends it with status 0."""
+    import signal
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "webui", "serve", "--port", str(port),
+                             "--db", str(tmp_path / "g.db")], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        assert proc.stdout.readline().startswith("hanafuda-scorer: games in")
+        assert proc.stdout.readline().startswith("Open ")
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    with socket.socket() as again:
+        again.bind(("127.0.0.1", port))
+    proc = subprocess.Popen([sys.executable, "-m", "webui", "serve", "--port", str(port),
+                             "--db", str(tmp_path / "g.db")], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        assert proc.stdout.readline() and proc.stdout.readline().startswith("Open ")
+        time.sleep(1)
+        proc.terminate()
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0 and "Traceback" not in err, err

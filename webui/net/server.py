@@ -43,6 +43,7 @@ import ctypes
 import ctypes.util
 import os
 import resource
+import signal
 import socket
 import threading
 from pathlib import Path
@@ -77,6 +78,7 @@ class Server:
         self._signal = WorkerSignal()
         self._stopped = threading.Event()
         self._started = False
+        self._closed = False
         self._lock = threading.Lock()
         cert, key = (str(tls[0]), str(tls[1])) if tls is not None else (None, None)
         self._worker = WSGIWorker(
@@ -92,19 +94,29 @@ class Server:
     def start(self) -> None:
         """Serve in granian's threads; returns at once."""
         with self._lock:
-            if not self._started and not self._stopped.is_set():
+            if not self._started and not self._closed:
                 self._started = True
                 self._worker.serve_mtr(self._scheduler, self._loop, self._signal)
 
     def run(self) -> None:
-        """Serve until ``close()`` (or the process ends)."""
+        """Serve until ``close()``; in the main thread also until SIGTERM (then return)
+        or Ctrl-C (KeyboardInterrupt, as anywhere else in the command: granian's
+        runtime takes SIGINT over as it starts, so Python's handler is put back)."""
         self.start()
-        self._stopped.wait()
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            signal.signal(signal.SIGTERM, lambda *_: self._stopped.set())
+        try:
+            while not self._stopped.wait(0.5):       # a wait that lets the handlers run
+                pass
+        finally:
+            self.close()
 
     def close(self) -> None:
         with self._lock:
-            if self._stopped.is_set():
+            if self._closed:
                 return
+            self._closed = True
             self._stopped.set()
             if self._started:
                 self._signal.set()
