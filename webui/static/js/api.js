@@ -130,7 +130,7 @@ export function localTime(iso) {
 // A button that asks first: it becomes "<question>" (class `yesClass`) and `noText`
 // ("Keep it", or what not doing it means where that reads two ways); yes runs `onYes`,
 // the other `onNo` (both usually redraw what the button was in).
-export function askBefore(button, question, onYes, onNo, yesClass = "confirm", noText = "Keep it") {
+export function askBefore(button, question, onYes, onNo, yesClass = "confirm", noText = t("Keep it")) {
   button.addEventListener("click", () => {
     const yes = el("button", { type: "button", class: `danger ${yesClass}` }, question);
     const no = el("button", { type: "button", class: "keep" }, noText);

@@ -3,7 +3,7 @@
 // In a Korean-deck game (Go-Stop, Matgo: `useHwatu`) the months, cards and roles are shown
 // with their hwatu names from the server's one table (`deck.hwatu`), in the hwatu order
 // (paulownia 11, rain 12); the card codes stay the same.
-import { LANG } from "./i18n.js";
+import { LANG, t } from "./i18n.js";
 import { api, count, el } from "./api.js";
 
 export async function loadCards() {
@@ -106,7 +106,7 @@ export function pickCard(deck, title, flags = new Map(), { multi = false, pictur
   const chosenText = document.getElementById("picker-chosen");
   document.getElementById("picker-title").textContent = title;
   if (monthSel.options.length <= 1 || monthSel.dataset.korean !== String(deck.korean)) {
-    monthSel.replaceChildren(el("option", { value: "", text: "all" }),
+    monthSel.replaceChildren(el("option", { value: "", text: t("all") }),
       ...monthOrder(deck).map((number) => el("option", { value: number, text: monthLabel(deck, number) })));
     monthSel.dataset.korean = String(deck.korean);
   }
@@ -115,7 +115,7 @@ export function pickCard(deck, title, flags = new Map(), { multi = false, pictur
   grid.replaceChildren();
   const chosen = [];
   const showChosen = () => {
-    addBtn.textContent = chosen.length ? `Add ${count(chosen.length, "card")}` : "Add";
+    addBtn.textContent = chosen.length ? t("Add {cards}", { cards: count(chosen.length, "card") }) : t("Add");
     addBtn.disabled = !chosen.length;
     chosenText.textContent = chosen.map((code) => shownCode(deck, code)).join(" ");
   };

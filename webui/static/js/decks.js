@@ -3,6 +3,7 @@
 // /api/decks/preview; each crop comes back named by its place in the layout, the player
 // confirms or fixes it, and the confirmed crops are saved (POST /api/decks, or PUT to
 // replace a deck of that name).
+import { t } from "./i18n.js";
 import { api, askFirst, count, el, localTime, toast, upload } from "./api.js";
 import { LiveCapture } from "./camera.js";
 import { loadCards } from "./cards.js";
@@ -17,12 +18,12 @@ async function loadDecks() {
   $("no-decks").hidden = decks.length > 0;
   $("decks-body").replaceChildren(...decks.map((d) => {
     const path = `/api/decks/${encodeURIComponent(d.name)}`;
-    const del = el("button", { type: "button", class: "delete" }, "Delete");
-    askFirst(del, `Delete deck ${d.name} for good`, path, `deck ${d.name} deleted`, loadDecks);
+    const del = el("button", { type: "button", class: "delete" }, t("Delete"));
+    askFirst(del, t("Delete deck {name} for good", { name: d.name }), path, t("deck {name} deleted", { name: d.name }), loadDecks);
     return el("tr", { dataset: { deck: d.name } },
       el("td", { class: "name", text: d.name }), el("td", { class: "cards", text: `${d.cards}/48` }),
       el("td", { text: d.crops }), el("td", { title: d.updated_at, text: localTime(d.updated_at) }),
-      el("td", { class: "actions" }, el("a", { href: `${path}/export.json`, class: "export" }, "Export JSON"), " ", del));
+      el("td", { class: "actions" }, el("a", { href: `${path}/export.json`, class: "export" }, t("Export JSON")), " ", del));
   }));
 }
 
@@ -50,22 +51,22 @@ function setPhoto(n, blob) {
   if (blob) thumb.src = state.photos[n - 1].url; else thumb.removeAttribute("src");
   slot.querySelector(".clear").hidden = !blob;
   slot.classList.toggle("has-photo", !!blob);
-  slot.querySelector(".photo-status").textContent = blob ? `photo ${n} ready` : "no photo yet";
+  slot.querySelector(".photo-status").textContent = blob ? t("photo {n} ready", { n }) : t("no photo yet");
 }
 
 async function openCamera(n) {
   state.shooting = n;
-  $("snap").textContent = `Take photo ${n}`;
+  $("snap").textContent = t("Take photo {n}", { n });
   $("enrol-camera").hidden = false;
   $("enrol-error").textContent = "";
   if (state.camera.stream) return;
   try {
-    $("camera-status").textContent = "starting the camera…";
+    $("camera-status").textContent = t("starting the camera…");
     await state.camera.start();
     $("camera-status").textContent = "";
   } catch (err) {
     $("enrol-camera").hidden = true;
-    $("enrol-error").textContent = `camera: ${err.message}`;
+    $("enrol-error").textContent = `${t("camera")}: ${err.message}`;
   }
 }
 
@@ -76,7 +77,7 @@ function closeCamera() {
 
 async function snap() {
   const canvas = state.camera.grab(PHOTO_SIDE);
-  if (!canvas) { $("camera-status").textContent = "waiting for the camera…"; return; }
+  if (!canvas) { $("camera-status").textContent = t("waiting for the camera…"); return; }
   const n = state.shooting;
   setPhoto(n, await new Promise((res) => canvas.toBlob(res, "image/jpeg", 0.92)));
   const next = [1, 2, 3, 4].find((k) => !state.photos[k - 1]);
@@ -89,11 +90,11 @@ async function findCards() {
   state.photos.forEach((p, i) => { if (p) form.append("images", p.blob, `photo-${i + 1}.jpg`); });
   for (const f of state.scans) form.append("images", await shrink(f, SCAN_SIDE, 150_000), f.name);
   if (!form.has("images")) {
-    $("enrol-error").textContent = "take or choose the four layout photos first (or card images named by code)";
+    $("enrol-error").textContent = t("take or choose the four layout photos first (or card images named by code)");
     return;
   }
   $("find-cards").disabled = true;
-  $("find-status").textContent = "finding the cards…";
+  $("find-status").textContent = t("finding the cards…");
   try {
     showReview(await upload("/api/decks/preview", form));
     $("find-status").textContent = "";
@@ -107,8 +108,8 @@ async function findCards() {
 }
 
 function codeSelect(item) {
-  const sel = el("select", { class: "code", "aria-label": `card from ${item.source}` },
-    el("option", { value: "", text: "(leave out)" }),
+  const sel = el("select", { class: "code", "aria-label": t("card from {source}", { source: item.source }) },
+    el("option", { value: "", text: t("(leave out)") }),
     state.cards.cards.map((c) => el("option", { value: c.code, text: `${c.code} ${c.name}` })));
   sel.value = item.code;
   return sel;
@@ -121,7 +122,7 @@ function showReview(res) {
     const fig = el("figure", { class: "enrol-crop", dataset: { index: i, code: item.code } },
       el("img", { src: item.crop, alt: `${item.code} ${item.name}` }), sel,
       el("figcaption", { class: "small muted" }, item.source,
-        item.read_as ? el("span", { class: "read-as", text: ` · the network reads ${item.read_as}` }) : null));
+        item.read_as ? el("span", { class: "read-as", text: ` · ${t("the network reads {code}", { code: item.read_as })}` }) : null));
     sel.addEventListener("change", () => {
       item.code = sel.value;
       fig.dataset.code = item.code;
@@ -131,9 +132,9 @@ function showReview(res) {
     return fig;
   }));
   const where = [res.photos ? count(res.photos, "photo") : "",
-    res.scans ? count(res.scans, "card image") : ""].filter(Boolean).join(" and ");
-  $("review-summary").textContent = `${count(res.cards.length, "card")} found in ${where} (${res.seconds} s). ` +
-    "Each is named by its place in the layout: fix any name that is wrong, or leave a card out.";
+    res.scans ? count(res.scans, "card image") : ""].filter(Boolean).join(t(" and "));
+  $("review-summary").textContent = t("{cards} found in {where} ({s} s). Each is named by its place in the layout: " +
+    "fix any name that is wrong, or leave a card out.", { cards: count(res.cards.length, "card"), where, s: res.seconds });
   $("review").hidden = false;
   $("save-error").textContent = "";
   $("replace-deck").hidden = true;
@@ -148,8 +149,8 @@ function refresh() {
     fig.classList.toggle("duplicate", twice.includes(fig.dataset.code));
   }
   const missing = state.cards.cards.map((c) => c.code).filter((code) => !count.has(code));
-  $("missing").textContent = (missing.length ? `Missing (read by the network alone): ${missing.join(" ")}. ` : "All 48 cards. ") +
-    (twice.length ? `Given twice: ${twice.join(" ")} — fix one of each.` : "");
+  $("missing").textContent = (missing.length ? `${t("Missing (read by the network alone): {codes}.", { codes: missing.join(" ") })} `
+    : `${t("All 48 cards.")} `) + (twice.length ? t("Given twice: {codes} — fix one of each.", { codes: twice.join(" ") }) : "");
   $("missing").classList.toggle("error-message", twice.length > 0);
   $("save-deck").disabled = twice.length > 0 || count.size === 0;
 }
@@ -162,7 +163,7 @@ async function saveDeck(replace) {
   try {
     const rec = replace ? await api("PUT", `/api/decks/${encodeURIComponent(name)}`, { cards })
       : await api("POST", "/api/decks", { name, cards });
-    toast(`deck ${rec.name} saved: ${rec.cards} of 48 cards`);
+    toast(t("deck {name} saved: {n} of 48 cards", { name: rec.name, n: rec.cards }));
     $("review").hidden = true;
     state.items = [];
     for (const n of [1, 2, 3, 4]) setPhoto(n, null);
@@ -173,7 +174,7 @@ async function saveDeck(replace) {
   } catch (err) {
     $("save-error").textContent = err.status === 409 ? `${err.message}.` : err.message;
     $("replace-deck").hidden = err.status !== 409;
-    $("replace-deck").textContent = `Replace deck ${name}`;
+    $("replace-deck").textContent = t("Replace deck {name}", { name });
   } finally {
     refresh();
   }

@@ -1,6 +1,7 @@
 // A camera's own frame rate (frames answered a second, over the last few seconds) and
 // what its status line says when the laptop is full: with many tables on one laptop each
 // camera gets its turn, fewer frames than it asks for, and says so instead of stalling.
+import { t, tr } from "./i18n.js";
 export const WINDOW_MS = 5000;
 
 export class FrameRate {
@@ -24,11 +25,11 @@ export class FrameRate {
     return this.times.length / (span / 1000);
   }
 
-  text(now) { return `${this.perSecond(now).toFixed(1)} frames a second`; }
+  text(now) { return t("{n} frames a second", { n: this.perSecond(now).toFixed(1) }); }
 }
 
 // The status line for a frame the server skipped (503): its message says the laptop is
 // full and how many cameras share it; this camera's own rate goes first.
 export function busyText(rate, now, message) {
-  return `${rate.text(now)} here: ${message || "this laptop is full, this frame was skipped"}`;
+  return `${t("{rate} here:", { rate: rate.text(now) })} ${tr(message) || t("this laptop is full, this frame was skipped")}`;
 }

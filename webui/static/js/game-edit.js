@@ -7,7 +7,7 @@ import { $, base, draftOf, openDraft, openRound, pictures, pileOf, roundWord, ro
   shownCodes, staleOf, state, storeExpected, unsavedOwners, usedFlags } from "./game-state.js";
 import { context, formWords, missingContext, render, renderDeck, showPileError, showRoundError } from "./game-render.js";
 import { fieldUnsaid, forgetForm, formKey } from "./month-form.js";
-import { t } from "./i18n.js";
+import { t, tr } from "./i18n.js";
 
 // A 409 for a stale write: the pile as it is now, and this screen's change kept as a draft
 // made on the pile it saw, shown as its changes ("add 09-1") to apply onto the pile now.
@@ -63,7 +63,7 @@ export async function correction(owner, action, oldCode, newCode) {
     pileOf(owner).note = "";
     state.game = data.game;
     render();
-    toast("correction saved");
+    toast(t("correction saved"));
   } catch (err) {
     if (err.status === 409 && err.data && err.data.stale && seen) {
       // kept as a draft made on the pile this page saw: the change is not lost
@@ -76,7 +76,7 @@ export async function correction(owner, action, oldCode, newCode) {
 }
 
 export async function fixCard(owner, code) {
-  const pick = await pickCard(state.deck, `Replace ${shownCode(state.deck, code)} ${cardLabel(state.deck, code)} with…`, usedFlags(owner));
+  const pick = await pickCard(state.deck, t("Replace {card} with…", { card: `${shownCode(state.deck, code)} ${cardLabel(state.deck, code)}` }), usedFlags(owner));
   if (!pick || pick === code) return;
   await replaceCard(owner, code, pick);
 }
@@ -88,7 +88,7 @@ export async function replaceCard(owner, code, pick) {
 }
 
 export async function addCard(owner) {
-  const picks = await pickCard(state.deck, `Add cards to ${owner}'s pile`, usedFlags(owner),
+  const picks = await pickCard(state.deck, t("Add cards to {owner}'s pile", { owner }), usedFlags(owner),
     { multi: true, pictures: pictures() });
   for (const pick of picks) await correction(owner, "add", null, pick);
 }
@@ -123,7 +123,7 @@ export async function setDeck() {
   try {
     state.game = await api("PATCH", base, { deck });
     state.deckFallback = null;
-    toast(deck ? `cards are read with deck ${deck}` : "no deck profile");
+    toast(deck ? t("cards are read with deck {deck}", { deck }) : t("no deck profile"));
   } catch (err) { toast(err.message, true); }
   renderDeck();
 }
@@ -132,7 +132,7 @@ export async function setLearn() {
   const learn = $("learn-deck").checked;
   try {
     state.game = await api("PATCH", base, { learn });
-    toast(learn ? `confirmed ${roundWord()}s will teach deck ${state.game.deck}` : "learning off");
+    toast(learn ? t("each confirmed {round} will teach deck {deck}", { round: roundWord(), deck: state.game.deck }) : t("learning off"));
   } catch (err) { toast(err.message, true); }
   renderDeck();
 }
@@ -140,7 +140,7 @@ export async function setLearn() {
 export async function confirmRound() {
   $("round-error").textContent = "";
   const unsaved = unsavedOwners();
-  if (unsaved.length) { showRoundError(new Error(`save ${unsaved.join(", ")}'s pile first`)); return; }
+  if (unsaved.length) { showRoundError(new Error(t("save {owners}'s pile first", { owners: unsaved.join(", ") }))); return; }
   const [missing] = missingContext();
   if (missing) {
     const { field, input } = missing;
@@ -166,10 +166,10 @@ export async function confirmRound() {
     const later = rescored.filter((c) => c.round_number !== data.round.number).map((c) => c.round_number);
     const done = t("{Round} {n} confirmed:", { Round: roundWord(true), n: data.round.number }) + " " +
       (data.round.result.winner ? t("{winner} wins it", { winner: data.round.result.winner }) : t("nobody won it")) +
-      (later.length ? `; ${roundsNamed(later)} re-scored ` +
-        `(what changed is listed above ${roundWord()} ${data.round.number}'s result)` : "");
-    if (data.learned) toast(`${done}; ${count(data.learned, "card crop")} learned for deck ${data.game.deck}`);
-    else if (data.learn_note) toast(`${done}; ${data.learn_note}`);
+      (later.length ? `; ${t("{later} re-scored (what changed is listed above {round} {n}'s result)",
+        { later: roundsNamed(later), round: roundWord(), n: data.round.number })}` : "");
+    if (data.learned) toast(`${done}; ${t("{crops} learned for deck {deck}", { crops: count(data.learned, "card crop"), deck: data.game.deck })}`);
+    else if (data.learn_note) toast(`${done}; ${tr(data.learn_note)}`);
     else toast(done);          // replaces any toast left, a refused attempt's among them
     $("last-result").scrollIntoView({ block: "nearest" });
   } catch (err) { showRoundError(new Error(formWords(err.message))); }

@@ -142,7 +142,8 @@ export function renderPiles() {
       el("header", {}, el("h3", { text: owner }), el("span", { class: "status", text: `${count(codes.length, "card")}${checks} · ${status}` })),
       pileOf(owner).note ? el("p", { class: "pile-error error-message", role: "alert", text: pileOf(owner).note }) : null,
       elsewhere !== undefined ? el("p", { class: "elsewhere count-note", role: "status",
-        text: t("{cards} of {owner}'s pile not saved yet in another tab", { cards: count(elsewhere, "card"), owner }) }) : null,
+        text: t(elsewhere === 1 ? "{cards} of {owner}'s pile is not saved yet in another tab" : "{cards} of {owner}'s pile are not saved yet in another tab",
+          { cards: count(elsewhere, "card"), owner }) }) : null,
       el("ul", { class: "cards" }, codes.map((code) => cardItem(owner, code, true, reasons))),
       stale ? changesBox(owner, stale) : null,
       countField(owner, codes.length, reasons.size),
@@ -264,7 +265,7 @@ function showNeeded() {
       .filter((i) => Number(i.value) > 0).map((i) => i.dataset.player);
     row.hidden = callers.length < 2;
     const input = row.querySelector("input");
-    if (input && callers.length >= 2) input.placeholder = `e.g. ${callers.join(", ")} (who called first)`;
+    if (input && callers.length >= 2) input.placeholder = t("e.g. {players} (who called first)", { players: callers.join(", ") });
   }
 }
 
@@ -387,7 +388,7 @@ export function renderDeck() {
   select.value = g.deck || "";
   $("learn-label").hidden = !g.deck;
   $("learn-deck").checked = !!g.learn;
-  const note = g.deck_note || (state.deckFallback && `reading without the deck profile: ${state.deckFallback}`);
+  const note = tr(g.deck_note) || (state.deckFallback && t("reading without the deck profile: {why}", { why: tr(state.deckFallback) }));
   $("deck-note").hidden = !note;
   $("deck-note").textContent = note || "";
 }
@@ -409,10 +410,10 @@ function renderHistory() {
     const fixed = earlier && wasFixed(g.corrections, r.number);    // else scored again with an earlier fix
     const later = done.filter((d) => d.number > r.number).map((d) => d.number);
     const reopen = el("button", { type: "button", class: "reopen",
-      title: `fix this ${roundWord()}'s piles; confirming it again scores it and the ${roundWord()}s after it anew` },
-      `Reopen ${roundWord()} ${r.number} to fix it`);
-    askBefore(reopen, `Reopen ${roundWord()} ${r.number}${g.finished ? " of this finished game" : ""}` +
-      (later.length ? ` (${roundsNamed(later)} will be scored again)` : ""),
+      title: t("fix this {round}'s piles; confirming it again scores it and those after it anew", { round: roundWord() }) },
+      t("Reopen {round} {n} to fix it", { round: roundWord(), n: r.number }));
+    askBefore(reopen, t(g.finished ? "Reopen {round} {n} of this finished game" : "Reopen {round} {n}", { round: roundWord(), n: r.number }) +
+      (later.length ? ` (${t("{later} will be scored again", { later: roundsNamed(later) })})` : ""),
     () => actions.reopen(r.number), renderHistory, "confirm-reopen");
     return el("details", { class: "round", dataset: { round: r.number } },
       el("summary", { text: t("{Round} {n} — dealer {dealer} — winner {winner}", { Round: roundWord(true), n: r.number,

@@ -241,7 +241,7 @@ export function otherOwnerOf(owner, code) {
 export function usedFlags(owner) {
   const flags = new Map();
   for (const o of state.game.owners) {
-    for (const code of shownCodes(o)) flags.set(code, o === owner ? "in this pile" : `in ${o}'s pile`);
+    for (const code of shownCodes(o)) flags.set(code, o === owner ? t("in this pile") : t("in {owner}'s pile", { owner: o }));
   }
   return flags;
 }

@@ -2,6 +2,7 @@
 // round, its result, the standings with a chart, and the rounds played. The page's state
 // and pile drafts are game-state.js, capture game-capture.js, the writes game-edit.js and
 // the rendering game-render.js; this module loads the game and wires them together.
+import { t } from "./i18n.js";
 import { api, toast } from "./api.js";
 import { loadCards, useHwatu, wordsOf } from "./cards.js";
 import { endCapture, forgetCamera, photo, showSide, startCapture } from "./game-capture.js";
@@ -61,7 +62,7 @@ async function main() {
   $("zoom-close").addEventListener("click", () => { $("zoom").hidden = true; });
   $("zoom").addEventListener("click", (e) => { if (e.target === $("zoom")) $("zoom").hidden = true; });
   const kept = restorePiles();
-  if (kept.length) toast(`unsaved ${kept.join(", ")} pile kept from before: save it or discard it`);
+  if (kept.length) toast(t("unsaved {owners} pile kept from before: save it or discard it", { owners: kept.join(", ") }));
   render();
   // another tab's unsaved piles (drafts.js): shown as they change; this tab's go with it
   const unsaved = () => unsavedKey(gameId, state.game.open_round);

@@ -1,6 +1,7 @@
 // A reopened round confirmed again scores it and the rounds after it anew; the game's
 // correction log keeps each round's result before and after ("rescore"). Pure helpers
 // that read that log: what the last confirmation changed, and a round's earlier result.
+import { t } from "./i18n.js";
 import { signed } from "./api.js";
 
 // What the game's last confirmation changed when it confirmed a reopened round again,
@@ -53,5 +54,5 @@ export function earlierResult(corrections, number) {
 // "dealer Bob · Ann 20, Bob 40 · winner Bob": a result in one line.
 export function resultLine(result) {
   const scores = Object.entries(result.scores || {}).map(([o, s]) => `${o} ${signed(s)}`).join(", ");
-  return `dealer ${result.dealer || "—"} · ${scores} · winner ${result.winner || "nobody"}`;
+  return t("dealer {dealer} · {scores} · winner {winner}", { dealer: result.dealer || "—", scores, winner: result.winner || t("nobody") });
 }

@@ -5,6 +5,7 @@
 // is lost. The
 // browser turns the picture upright by its EXIF orientation as it decodes it, so the
 // boxes the server returns are those of the picture as the player sees it.
+import { t } from "./i18n.js";
 
 export const PHOTO_SIDE = 1920;        // at least the detector's useful side (1792)
 const QUALITY = 0.9;
@@ -59,7 +60,8 @@ export async function shrinkPhoto(file, maxSide = PHOTO_SIDE) {
   const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", QUALITY));
   if (!blob) return { blob: file, width, height, note: "" };
   return { blob, width: canvas.width, height: canvas.height,
-    note: `photo ${width}×${height} (${megabytes(file.size)}) sent as ${canvas.width}×${canvas.height} (${megabytes(blob.size)})` };
+    note: t("photo {w}×{h} ({size}) sent as {sw}×{sh} ({sent})", { w: width, h: height, size: megabytes(file.size),
+      sw: canvas.width, sh: canvas.height, sent: megabytes(blob.size) }) };
 }
 
 // The message for a photo the server refused as too large (its JSON 413): the size of
@@ -68,9 +70,9 @@ export async function shrinkPhoto(file, maxSide = PHOTO_SIDE) {
 // not made smaller (issue 66).
 export function tooLargeText(sent, err, unread = "") {
   const limit = err.data && err.data.limit_bytes;
-  const why = unread ? ` — this browser cannot open a ${unread} photo, so it was sent as it is, not made ` +
-    "smaller: save it as a JPEG (an iPhone: Settings › Camera › Formats › Most Compatible) and upload that" : "";
+  const why = unread ? ` — ${t("this browser cannot open a {format} photo, so it was sent as it is, not made smaller: " +
+    "save it as a JPEG (an iPhone: Settings › Camera › Formats › Most Compatible) and upload that", { format: unread })}` : "";
   if (!limit) return err.message + why;
   const [size, cap] = apart(err.data.size_bytes || sent.size, limit);
-  return `this photo is ${size}; the limit is ${cap}${why}`;
+  return t("this photo is {size}; the limit is {cap}", { size, cap }) + why;
 }
