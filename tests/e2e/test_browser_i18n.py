@@ -71,6 +71,8 @@ def test_a_gostop_round_in_korean_and_the_english_page(playwright_sync, tmp_path
         page.click("article.pile[data-owner='Cy'] button.add")
         pick_several(page, ["10-4"])
         save_pile(page, "Cy")
+        page.click("#confirm-round")                          # who stopped is not chosen: said in Korean
+        page.wait_for_selector("#round-error:text('선택되지 않았습니다')")
         page.select_option("#ctx-stopped_by", "Ann")
         page.fill("[data-key='goes'][data-player='Bob']", "1")
         during = latin_words(page)

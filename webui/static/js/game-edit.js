@@ -144,7 +144,8 @@ export async function confirmRound() {
   const [missing] = missingContext();
   if (missing) {
     const { field, input } = missing;
-    showRoundError(new Error(`“${field.label}” is not chosen: choose the player, or ${field.nobody || "nobody"}`));
+    showRoundError(new Error(t("“{label}” is not chosen: choose the player, or {nobody}",
+      { label: tr(field.label), nobody: tr(field.nobody || "nobody") })));
     input.focus();
     return;
   }

@@ -308,11 +308,11 @@ export function context() {
 export function formWords(message) {
   let out = message;
   for (const f of state.game.context_fields || []) {
-    const label = `“${f.label}”`;
+    const label = `“${tr(f.label)}”`;
     out = f.key.includes("_") ? out.replace(new RegExp(`(?<![\\w-])${f.key}(?![\\w-])`, "g"), label)
       : out.replaceAll(`(${f.key})`, `(${label})`);
   }
-  return out;
+  return tr(out);         // in the page's language where the catalogue has its shape
 }
 
 // The required fields left unchosen (who stopped): [{field, input}].
