@@ -1,11 +1,12 @@
 """The words the page, the server and the ``hanafuda`` command say, in the players' language.
 
 English is the source text; each other language is one gettext catalogue,
-``scorer/locales/<lang>/LC_MESSAGES/messages.po`` (Babel's format: ``pybabel extract`` and
-``pybabel update`` keep it, ``babel.cfg`` says where the words are). A new language is a
-new catalogue file, no code. The ``.po`` is read as it is (compiled in memory on first
-use), so a fresh clone needs no build step; a ``messages.mo`` beside it, newer than it, is
-read instead.
+``scorer/locales/<lang>/LC_MESSAGES/messages.po`` (Babel's format), started from the
+template ``scorer/locales/messages.pot`` (``pybabel init``): every word of the code
+(``babel.cfg`` says where: ``pybabel extract``) and the server's sentences as the page
+translates them by shape and term. A new language is a new catalogue file, no code.
+The ``.po`` is read as it is (compiled in memory on first use), so a fresh clone needs no
+build step; a ``messages.mo`` beside it, newer than it, is read instead.
 
 ``gettext(lang, text)`` translates one message; ``catalogue(lang)`` is every translated
 message of a language (what the page's scripts get); ``best_language(wanted)`` picks from

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from babel.messages.extract import extract_from_dir
+from babel.messages.pofile import read_po
 
 from scorer import i18n
 from web_helpers import CSRF, make_app
@@ -114,6 +115,13 @@ def test_every_word_the_page_and_the_command_say_is_in_each_catalogue() -> None:
     for lang in ("ja", "ko"):
         missing = sorted(said - set(i18n.catalogue(lang)))
         assert not missing, (lang, missing)
+
+
+def test_the_template_holds_every_message_a_catalogue_translates() -> None:
+    with (REPO / "scorer" / "locales" / "messages.pot").open("rb") as f:
+        template = {m.id for m in read_po(f) if m.id}
+    for lang in ("ja", "ko"):
+        assert set(i18n.catalogue(lang)) <= template, lang
 
 
 def test_the_catalogues_are_files_read_with_no_build_step(tmp_path: Path) -> None:
