@@ -261,3 +261,27 @@ console.log(JSON.stringify([r.perSecond(9500), slow.perSecond(9500),
     fast, slow, busy, none = json.loads(out)
     assert fast == 2.2 and slow == 1.0 and none == 0    # 11 and 5 frames in the 5 s window
     assert busy.startswith("1.0 frames a second here: this laptop is full")
+
+
+def test_an_address_refused_often_waits_for_its_refusals() -> None:
+    """Issue 68, N13b: 32 connections sending 7,000-cookie requests got 88,000 431s in
+    20 s, each one Python's work. After ``free_refusals`` refusals in the window an
+    address's further refusals wait ``pit`` seconds each, on at most ``pit_slots``
+    threads: past them it is answered at once (a thread is never held for it)."""
+    from webui.net.shares import Shares
+    shares = Shares(free_refusals=3, pit=0.2, pit_slots=1)
+    for _ in range(3):
+        shares.tarpit("10.0.0.2")
+    assert shares.pitted == 0                           # its first refusals: at once
+    done = threading.Event()
+
+    def refused() -> None:
+        shares.tarpit("10.0.0.2")
+        done.set()
+    threading.Thread(target=refused, daemon=True).start()
+    _wait(lambda: shares.pitted == 1, "the fourth refusal did not wait")
+    assert not done.is_set()
+    shares.tarpit("10.0.0.2")                           # its one slot held: at once
+    assert shares.pitted == 1
+    shares.tarpit("10.0.0.3")                           # another address: at once
+    assert done.wait(10)

@@ -7,7 +7,8 @@ In the order a request meets them (each answer JSON, with the page's security he
    more than ``cookie_pairs`` (100) pairs in its ``Cookie`` header: 431; more than
    ``query_pairs`` (100) query parameters: 414 (issue 68, N13b: 7,000 of either, parsed
    by Werkzeug on every request of 32 connections, took a camera to 1.1 fps). Header
-   lines are granian's (over 100: 431, before Python sees the request).
+   lines are granian's (over 100: 431, before Python sees the request). An address
+   refused often waits a second for each further refusal (``Shares.tarpit``).
 2. **A body it can size**: a chunked upload (``Transfer-Encoding``) is answered 411,
    Length Required (browsers send a photo with its length; N15: one guest's body in
    1-byte chunks held the old event loop for 25 s); a Content-Length over the upload
@@ -105,11 +106,13 @@ class Guard:
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         path = environ.get("PATH_INFO", "")
+        ip = environ.get("REMOTE_ADDR") or "?"
         refused = self._head(environ, start_response, path)
         if refused is not None:
+            self.shares.tarpit(ip)      # an address refused often waits for its answers
             return refused
-        ip = environ.get("REMOTE_ADDR") or "?"
         if self.shares.crowded_at(ip):
+            self.shares.tarpit(ip)
             return self._crowded(start_response, path)
         guest = not self._admits(environ)
         length = int(environ.get("CONTENT_LENGTH") or 0)
@@ -126,6 +129,7 @@ class Guard:
                 with self.shares.turn(ip, guest):
                     return self.app(environ, start_response)
         except Crowded:
+            self.shares.tarpit(ip)
             return self._crowded(start_response, path)
 
     @staticmethod

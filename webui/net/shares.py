@@ -22,6 +22,11 @@ beside it. Here a request waits for its **turn** (on its thread, using no CPU):
   N17: 8 connections pipelining 500 health checks each ran Flask back to back, and the
   camera beside them, whose inference needs the interpreter between its C calls, fell
   to 1.2 fps). Alone, an address is never slowed.
+* an address refused more than ``free_refusals`` times in ``refusal_window`` seconds
+  (a flood of 7,000-cookie requests, N13b: 88,000 431s in 20 s, 0.9 of a core) has its
+  further refusals answered only after ``pit`` seconds (``tarpit``), on at most
+  ``pit_slots`` threads per address and ``pit_total`` in all (past them, at once): its
+  connections then wait instead of asking again.
 """
 
 from __future__ import annotations
@@ -63,7 +68,9 @@ class Shares:
 
     def __init__(self, running: int = 16, guest_running: int = 2, in_flight: int = 64,
                  guest_in_flight: int = 4, most: int = 192, rate: float = 60.0,
-                 burst: float = 120.0, together: float = 2.0) -> None:
+                 burst: float = 120.0, together: float = 2.0, free_refusals: int = 20,
+                 refusal_window: float = 10.0, pit: float = 1.0, pit_slots: int = 32,
+                 pit_total: int = 96) -> None:
         self.running_most = max(1, running)
         self.per_address = max(1, running - max(1, running // 4))
         self.guest_running = max(1, guest_running)
@@ -82,6 +89,11 @@ class Shares:
         self.served: Counter[str] = Counter()           # turns given per address (tests)
         self.crowded = 0                                # answered 503 at once
         self.slowed = 0                                 # made to wait for its rate
+        self.free_refusals, self.refusal_window = free_refusals, refusal_window
+        self.pit, self.pit_slots, self.pit_total = pit, pit_slots, pit_total
+        self._refusals: OrderedDict[str, tuple[int, float]] = OrderedDict()
+        self._pitted: Counter[str] = Counter()
+        self.pitted = 0                                 # refusals made to wait
 
     # ---------------------------------------------------------------- the rate
     def _pace(self, ip: str, now: float) -> float:
@@ -103,6 +115,31 @@ class Shares:
             return 0.0
         self.slowed += 1
         return wait
+
+    # ---------------------------------------------------------------- refusals
+    def tarpit(self, ip: str) -> None:
+        """Called before a refusal of ``ip`` is answered: wait ``pit`` seconds if the
+        address is refused often (see the module), within the slots."""
+        now = time.monotonic()
+        with self._cv:
+            count, since = self._refusals.pop(ip, (0, now))
+            if now - since > self.refusal_window:
+                count, since = 0, now
+            self._refusals[ip] = (count + 1, since)
+            while len(self._refusals) > 4096:
+                self._refusals.popitem(last=False)
+            if count < self.free_refusals or self._pitted[ip] >= self.pit_slots \
+                    or sum(self._pitted.values()) >= self.pit_total:
+                return
+            self._pitted[ip] += 1
+            self.pitted += 1
+        try:
+            time.sleep(self.pit)
+        finally:
+            with self._cv:
+                self._pitted[ip] -= 1
+                if self._pitted[ip] <= 0:
+                    del self._pitted[ip]
 
     # ---------------------------------------------------------------- turns
     def crowded_at(self, ip: str) -> bool:
