@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import gettext as _gettext
 import os
+import re
 from functools import lru_cache
 from io import BytesIO
 from pathlib import Path
@@ -109,3 +110,52 @@ def command_language() -> str:
         value = os.environ.get(var, "")
         wanted += [part.split(".")[0] for part in value.split(":") if part and part not in ("C", "POSIX")]
     return best_language(wanted)
+
+
+_PLACE = re.compile(r"\{(\w+)\}")
+
+
+@lru_cache(maxsize=None)
+def _shapes(lang: str) -> tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...]:
+    """The catalogue's "shape:" entries (``shape:{p} wins the round``) as patterns, the
+    most words of their own first (as ``static/js/i18n.js`` orders them)."""
+    out = []
+    for key in catalogue(lang):
+        if not key.startswith("shape:"):
+            continue
+        keys: list[str] = []
+        parts: list[str] = []
+        for part in re.split(r"(\{\w+\})", key[len("shape:"):]):
+            m = _PLACE.fullmatch(part)
+            if m:
+                keys.append(m.group(1))
+                parts.append("(.+?)")
+            else:
+                parts.append(re.escape(part))
+        out.append((key, tuple(keys), re.compile("^" + "".join(parts) + "$", re.S)))
+    out.sort(key=lambda s: -len(_PLACE.sub("", s[0])))
+    return tuple(out)
+
+
+def sentence(lang: str, text: str) -> str:
+    """A sentence the engine wrote ("Ann wins the round"), in ``lang``, as the page says it
+    (``static/js/i18n.js`` ``tr``): the catalogue's entry, else each part of a "; "-joined
+    line on its own, else the first shape that fits ("shape:{p} wins the round", its places
+    said in turn), else its terms one by one ("word:samgwang"); else as written."""
+    if lang == SOURCE or not text:
+        return text
+    cat = catalogue(lang)
+    if text in cat:
+        return cat[text]
+    if "; " in text:
+        return "; ".join(sentence(lang, part) for part in text.split("; "))
+    for key, keys, pattern in _shapes(lang):
+        m = pattern.match(text)
+        if m:
+            return _fill(cat[key], {k: sentence(lang, v) for k, v in zip(keys, m.groups())})
+    return re.sub(r"[A-Za-z][A-Za-z-]*[A-Za-z]", lambda w: cat.get(f"word:{w.group(0)}", w.group(0)), text)
+
+
+def _fill(text: str, values: dict[str, str]) -> str:
+    """``text``'s ``{places}`` filled from ``values`` (a place not given stays)."""
+    return _PLACE.sub(lambda p: values.get(p.group(1), p.group(0)), text)

@@ -144,3 +144,32 @@ def test_the_command_speaks_the_shells_language() -> None:
     assert "화투 패를 알아보고" in korean and "점수를 계산하기" in korean
     assert "花札を認識" in helped({"HANAFUDA_LANG": "ja"})
     assert "Recognise hanafuda cards" in helped({"LANG": "C.UTF-8"})
+
+
+LINES = ["Ann wins the round", "Ann: samgwang 3 = 3; stops and receives 12",
+         "Bob: pays 3 × 2 gwang-bak = 6 + Cy's share 6 (go-bak) = 12",
+         "Bob pays Ann 7 kan: dekiyaku akatan 7 kan",
+         "Ann: 15 card points (not settled: Ann ended the month); dekiyaku akatan 7 kan; net +14 kan"]
+
+
+def test_the_engines_sentences_by_shape() -> None:
+    assert i18n.sentence("ko", LINES[0]) == "Ann 승리"
+    assert i18n.sentence("ja", LINES[3]) == "Bob が Ann に 7 貫 を払う: 出来役 赤短 7 貫"
+    for lang in ("ja", "ko"):
+        for line in LINES:
+            said = i18n.sentence(lang, line)
+            assert not set(re.findall(r"[A-Za-z]{2,}", said)) - {"Ann", "Bob", "Cy"}, (lang, said)
+    assert i18n.sentence("en", LINES[1]) == LINES[1]
+    assert i18n.sentence("ko", "a sentence of no shape") == "a sentence of no shape"
+
+
+def test_the_command_scores_in_the_shells_language() -> None:
+    args = ["score", "--rules", "gostop", "--pile", "Ann=01-1,03-1,08-1", "--pile", "Bob=10-3",
+            "--pile", "Cy=10-4", "--stopped-by", "Ann", "--goes", "Bob=1"]
+
+    def scored(env: dict[str, str]) -> str:
+        return subprocess.run([sys.executable, "-m", "scorer.cli", *args], capture_output=True, text=True,
+                              env={"PATH": "/usr/bin:/bin", **env}, cwd=REPO, check=True).stdout
+    korean = scored({"HANAFUDA_LANG": "ko"})
+    assert "Ann 승리" in korean and "다음 선은 Ann" in korean and "Bob에게 광이 없음" in korean
+    assert "Ann wins the round" in scored({"LANG": "C.UTF-8"})

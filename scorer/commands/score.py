@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from scorer.commands.context_args import (add_context_args, check_flags_fit,
                                           context_from_args, flag_words, pairs)
 from scorer.commands.rules import add_rules_args, ruleset_from_args
 from scorer.errors import InputError
+from scorer.i18n import command_language, gettext, sentence
 from scorer.rules import RoundInput, RoundResult, RuleSet, get_variant, score_round
 from scorer.rules import gostop
 from scorer.rules.context import reword
@@ -236,14 +238,20 @@ def _say_required(context: dict[str, Any], rs: RuleSet, from_file: bool) -> None
                          f"{flag} {spec.nobody or 'nobody'}")
 
 
+def say(lang: str, text: str, **values: object) -> str:
+    """``text`` ("{owner} yaku: {list}") in ``lang``, its places filled."""
+    return re.sub(r"\{(\w+)\}", lambda m: str(values.get(m.group(1), m.group(0))), gettext(lang, text))
+
+
 def format_result(res: RoundResult) -> str:
     rows = list(res.results.values())
     width = max([len(r.owner) for r in rows] + [6])
     multiplies = get_variant(res.game).multiplies
-    cards = "base" if res.game == "gostop" else "cards"     # Go-Stop: the pile's base points
-    head = f"{'player':<{width}}  {cards:>5}  {'yaku':>4}  " + \
-        ("mult" if multiplies else "penalty") + "  score"
-    lines = [f"{res.ruleset} round, dealer {res.dealer}", head]
+    lang = command_language()       # the shell's language: the engine's sentences in it
+    cards = gettext(lang, "base" if res.game == "gostop" else "cards")   # Go-Stop: the pile's base points
+    head = f"{gettext(lang, 'player'):<{width}}  {cards:>5}  {gettext(lang, 'yaku'):>4}  " + \
+        gettext(lang, "mult" if multiplies else "penalty") + "  " + gettext(lang, "score")
+    lines = [say(lang, "{ruleset} round, dealer {dealer}", ruleset=res.ruleset, dealer=res.dealer), head]
     for r in rows:
         mid = f"×{r.multiplier:<3}" if multiplies else f"{r.penalty:>7}"
         net = r.details.get("net_text")       # Hachi-Hachi: the net in kan and mon too
@@ -252,13 +260,14 @@ def format_result(res: RoundResult) -> str:
     lines.append("")
     for r in rows:
         if r.yaku:
-            lines.append(f"{r.owner} yaku: " + ", ".join(f"{y.name} ({y.points})"
-                                                       for y in r.yaku))
-    lines += res.explanation
+            lines.append(say(lang, "{owner} yaku: {list}", owner=r.owner, list=", ".join(
+                f"{sentence(lang, y.name)} ({y.points})" for y in r.yaku)))
+    lines += [sentence(lang, line) for line in res.explanation]
     for r in rows:                  # Go-Stop's baks, applied or escaped, with the reason
         for b in r.details.get("baks", []):
             lines.append(f"{r.owner}: {b['name']} {b['korean']} "
-                         f"{'applies' if b['applies'] else 'escaped'}: {b['reason']}")
+                         f"{gettext(lang, 'applies' if b['applies'] else 'escaped')}: "
+                         f"{sentence(lang, b['reason'])}")
     return "\n".join(lines)
 
 

@@ -176,6 +176,7 @@ def test_house_rules_read_as_sentences_and_the_header_agrees(playwright_sync, tm
     with ServerThread(app) as server:
         browser = launch(playwright_sync, write_y4m(tmp_path / "a.y4m", cv2.imread(str(SCENE_JPEG))))
         page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.goto(server.url + "/?lang=en")      # English chosen (a Go-Stop game starts in Korean)
         fill_new_game(page, server.url, ("Ann", "Bob", "Cy"), "gostop")
         page.click("#house-rules-summary")
         for group in page.locator("#house-rules-body details.option-group > summary").all():

@@ -12,14 +12,15 @@ export function t(text, values = {}) {
   return said.replace(/\{(\w+)\}/g, (all, key) => (key in values ? String(values[key]) : all));
 }
 
-// The catalogue's patterns: an entry with {places} ("{name} wins the round") matches a
-// server's sentence of that shape, each place any text (itself translated where the
-// catalogue knows it). The most words of its own first, so the most particular wins.
+// The catalogue's shapes: a "shape:" entry with {places} ("shape:{p} wins the round")
+// matches a server's sentence of that shape, each place any text (itself translated
+// where the catalogue knows it). The most words of its own first, so the most particular
+// wins (scorer/i18n.py `sentence` says the command's the same way).
 const literal = (k) => k.replace(/\{\w+\}/g, "").length;
-const patterns = Object.keys(catalogue).filter((k) => /\{\w+\}/.test(k)).sort((a, b) => literal(b) - literal(a))
+const patterns = Object.keys(catalogue).filter((k) => k.startsWith("shape:")).sort((a, b) => literal(b) - literal(a))
   .map((k) => {
     const keys = [];
-    const source = k.split(/(\{\w+\})/).map((part) => {
+    const source = k.slice("shape:".length).split(/(\{\w+\})/).map((part) => {
       const m = /^\{(\w+)\}$/.exec(part);
       if (m) { keys.push(m[1]); return "(.+?)"; }
       return part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
