@@ -21,7 +21,7 @@ from typing import Iterable, Sequence
 
 from scorer import __version__
 from scorer.errors import InputError
-from scorer.i18n import command_language, gettext
+from scorer.i18n import command_language, gettext, sentence
 
 COMMAND_MODULES: tuple[str, ...] = (
     "scorer.commands.yaku",
@@ -97,7 +97,9 @@ def main(argv: Sequence[str] | None = None, extra: Iterable[ModuleType] = ()) ->
     try:
         return int(args.func(args) or 0)
     except InputError as exc:
-        print(f"hanafuda {args.command}: {gettext(command_language(), 'error')}: {exc}", file=sys.stderr)
+        lang = command_language()
+        print(f"hanafuda {args.command}: {gettext(lang, 'error')}: {sentence(lang, str(exc))}",
+              file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print(gettext(command_language(), "interrupted"), file=sys.stderr)

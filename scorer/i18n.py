@@ -139,20 +139,24 @@ def _shapes(lang: str) -> tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ..
 
 def sentence(lang: str, text: str) -> str:
     """A sentence the engine wrote ("Ann wins the round"), in ``lang``, as the page says it
-    (``static/js/i18n.js`` ``tr``): the catalogue's entry, else each part of a "; "-joined
-    line on its own, else the first shape that fits ("shape:{p} wins the round", its places
-    said in turn), else its terms one by one ("word:samgwang"); else as written."""
+    (``static/js/i18n.js`` ``tr``): the catalogue's entry, else the first shape that fits
+    ("shape:{p} wins the round", its places said in turn; a "; "-joined line only by a
+    shape with "; " in it), else each part of such a line on its own, else its terms one
+    by one ("word:samgwang"); else as written."""
     if lang == SOURCE or not text:
         return text
     cat = catalogue(lang)
     if text in cat:
         return cat[text]
-    if "; " in text:
-        return "; ".join(sentence(lang, part) for part in text.split("; "))
+    joined = "; " in text               # parts said one by one, unless a shape holds them all
     for key, keys, pattern in _shapes(lang):
+        if joined and "; " not in key:
+            continue
         m = pattern.match(text)
         if m:
             return _fill(cat[key], {k: sentence(lang, v) for k, v in zip(keys, m.groups())})
+    if joined:
+        return "; ".join(sentence(lang, part) for part in text.split("; "))
     return re.sub(r"[A-Za-z][A-Za-z-]*[A-Za-z]", lambda w: cat.get(f"word:{w.group(0)}", w.group(0)), text)
 
 

@@ -173,3 +173,11 @@ def test_the_command_scores_in_the_shells_language() -> None:
     korean = scored({"HANAFUDA_LANG": "ko"})
     assert "Ann 승리" in korean and "다음 선은 Ann" in korean and "Bob에게 광이 없음" in korean
     assert "Ann wins the round" in scored({"LANG": "C.UTF-8"})
+
+
+def test_a_refusal_of_the_command_in_the_shells_language() -> None:
+    out = subprocess.run([sys.executable, "-m", "scorer.cli", "score", "--rules", "hachihachi", "--pile",
+                          "Ann=01-2", "--pile", "Bob=01-3", "--pile", "Cy="], capture_output=True, text=True,
+                         env={"PATH": "/usr/bin:/bin", "HANAFUDA_LANG": "ja"}, cwd=REPO)
+    assert out.returncode != 0
+    assert "エラー: 取り札は 2 枚ですが" in out.stderr and "(--stopped-by)" in out.stderr

@@ -29,16 +29,19 @@ const patterns = Object.keys(catalogue).filter((k) => k.startsWith("shape:")).so
   });
 
 // A server's text (a preset's title, a field's label, an explanation line) in the page's
-// language: the catalogue's entry, else each part of a "; "-joined line on its own, else
-// a pattern's, else its terms one by one; any other as it is.
+// language: the catalogue's entry, else a shape's (a "; "-joined line only by a shape with
+// "; " in it), else each part of such a line on its own, else its terms one by one; any
+// other as it is (scorer/i18n.py `sentence` is the same in Python).
 export function tr(text) {
   if (typeof text !== "string" || LANG === "en" || !text) return text;
   if (catalogue[text]) return catalogue[text];
-  if (text.includes("; ")) return text.split("; ").map(tr).join("; ");
+  const joined = text.includes("; ");    // parts said one by one, unless a shape holds them all
   for (const p of patterns) {
+    if (joined && !p.key.includes("; ")) continue;
     const m = p.re.exec(text);
     if (m) return t(p.key, Object.fromEntries(p.keys.map((k, i) => [k, tr(m[i + 1])])));
   }
+  if (joined) return text.split("; ").map(tr).join("; ");
   // a game's own terms inside a line no pattern knows ("samgwang 3 = 3"): the catalogue's
   // "word:" entries ("word:samgwang" -> 삼광), word by word
   return text.replace(/[A-Za-z][A-Za-z-]*[A-Za-z]/g, (w) => catalogue[`word:${w}`] ?? w);
