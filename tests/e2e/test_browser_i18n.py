@@ -82,6 +82,16 @@ def test_a_gostop_round_in_korean_and_the_english_page(playwright_sync, tmp_path
         allowed = KEPT | romanised(page)
         left = sorted({*during, *after} - allowed)
         assert not left, " ".join(left)
+        # a game with a house rule: its header says the rule in Korean too
+        gid = page.evaluate("""() => fetch('/api/games', { method: 'POST', headers: { 'Content-Type':
+            'application/json', 'X-Requested-With': 'hanafuda' }, body: JSON.stringify({ preset: 'gostop',
+            players: ['Ann', 'Bob', 'Cy'], options: { stop_minimum: '5' } }) })
+            .then((r) => r.json()).then((g) => g.id)""")
+        page.goto(f"{server.url}/games/{gid}")
+        wait_ready(page)
+        page.wait_for_selector("#game-info:has-text('5점이 있어야 스톱이나 고를 할 수 있습니다')")
+        left = sorted(set(latin_words(page)) - allowed)
+        assert not left, " ".join(left)
         # the new-game form in Korean, its house rules opened: Go-Stop's rules in Korean
         page.goto(server.url + "/?lang=ko")
         wait_ready(page)

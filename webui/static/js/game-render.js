@@ -9,6 +9,7 @@ import { earlierResult, resultLine, wasFixed } from "./rescore.js";
 import { gostopTable, sumWords } from "./result-gostop.js";
 import { hachihachiTable, isHachihachi, kanMon } from "./result-hachihachi.js";
 import { photoField } from "./context-photo.js";
+import { houseRules } from "./house-words.js";
 import { LANG, t, tr } from "./i18n.js";
 import { cardsNamed, dropSitters, formKey, pickButton, restoreForm, sittersField, sittersIn, storeForm } from "./month-form.js";
 import { $, checksOf, draftOf, elsewhereOf, labelOf, markStale, openRound, otherOwnerOf, pileOf, roundWord, roundsNamed, shownCodes,
@@ -433,9 +434,9 @@ export function render() {
   $("round-error").textContent = "";       // an error is about the state before this change
   $("game-title").textContent = `${t("Game {id}", { id: g.id })}: ${g.players.join(", ")}`;
   // the preset's description, or (house rules changed it) the rules that differ, in words
-  const house = g.ruleset.house_rules || [];
+  const house = houseRules(g.ruleset, render);        // in the page's language
   $("game-info").textContent = `${tr(g.ruleset.title || g.ruleset.name)} — ` +
-    (house.length ? t("house rules: {rules} The rest as the preset.", { rules: house.map(tr).join(" ") }) : tr(g.ruleset.description)) +
+    (house.length ? t("house rules: {rules} The rest as the preset.", { rules: house.join(" ") }) : tr(g.ruleset.description)) +
     (g.teams ? ` · ${t("teams {teams}", { teams: g.owners.join(" vs ") })}` : "") +
     ` · ${t(state.game.round_word === "month" ? "{n} months" : "{n} rounds", { n: g.rounds_planned })}`;
   renderDeck();

@@ -1,7 +1,8 @@
 // The home page: the new-game form (rules preset, players, teams, first dealer, rounds)
 // and the list of games (open, export, delete after asking).
 import { api, askFirst, count, el, localTime, toast } from "./api.js";
-import { LANG, t, tr } from "./i18n.js";
+import { t, tr } from "./i18n.js";
+import { optionSentence, shownValue } from "./house-words.js";
 
 const $ = (id) => document.getElementById(id);
 let presets = [];
@@ -77,14 +78,6 @@ async function renderOptions() {
   showChanged();
 }
 
-// A value as a player reads it: a choice's or switch's words ("3 points", "yes").
-function shownValue(o, v) {
-  const key = String(v);
-  if (o.words && key in o.words) return tr(o.words[key]);
-  if (o.kind === "bool") return v ? t("yes") : t("no");
-  return key;
-}
-
 // The note under an option, following its input: the game's usual rule (or the preset's
 // where it differs from it); once changed, that it is a house rule and what the preset has.
 function optionNote(o, value) {
@@ -96,14 +89,6 @@ function optionNote(o, value) {
   }
   return usual === null || usual === preset ? t("the game's usual rule")
     : t("the game's usual rule is {usual}; this preset has {preset}", { usual, preset });
-}
-
-// The option at `value` (as the form has it: text) as a player reads it.
-function optionSentence(o, value) {
-  if (LANG !== "en" && typeof o.template === "string" && o.template.includes("{}")) {
-    return tr(o.template).replace("{}", o.sentences ? shownValue(o, value) : value);   // in the page's language
-  }
-  return o.sentences ? o.sentences[value] ?? o.sentence : o.template.replace("{}", value);
 }
 
 // An option as a sentence at its value (it follows the input), the input, and the
