@@ -56,6 +56,9 @@ def main(argv=None) -> int:
                         "'eighth': the eighth model (the ship rule's speed reference before "
                         "v6), read from the repository's history; 'precise': the same "
                         "model with onnxruntime's precise int8 products")
+    p.add_argument("--weak", action="store_true",
+                   help="read every frame as the live camera does (with its weak readings), "
+                        "with and without the profile")
     p.add_argument("--precise-int8", action="store_true",
                    help="the precise int8 products even where this CPU's fast ones are exact")
     a = p.parse_args(argv)
@@ -85,7 +88,7 @@ def main(argv=None) -> int:
                      tta=False if a.no_tta else None, precise_int8=True if precise else None) \
         if a.compare else None
     profile = (lambda: decks.profile(a.profile, det)) if decks is not None else None
-    timed = _timed(det, frames, other, profile)
+    timed = _timed(det, frames, other, profile, a.weak)
     whole_deck = []
     for _ in range(5 if decks is not None else 0):   # after the frames: its garbage
         t0 = time.perf_counter()                     # would slow the next frame
@@ -149,19 +152,20 @@ class Timed:
 
 
 def _timed(det, frames: list[bytes], other=None,
-           profile: Callable[[], Any] | None = None) -> Timed:
+           profile: Callable[[], Any] | None = None, weak: bool = False) -> Timed:
     """Time ``det`` on ``frames`` by ``training.measure.timing.alternating_ms``, taking turns
     frame by frame with detection under the deck profile that ``profile()`` reads (when
-    given) and with the ``other`` detector (when given)."""
+    given) and with the ``other`` detector (when given); ``weak``: every run reads the
+    frames as the live camera does."""
     from scorer.vision import decode_image
 
     mine: list[tuple] = []
     theirs: list[tuple] = []
-    runs: list[Callable[[bytes], object]] = [_recording(det, mine)]
+    runs: list[Callable[[bytes], object]] = [_recording(det, mine, weak)]
     if profile is not None:
-        runs.append(lambda data: det.detect(decode_image(data), profile=profile()))
+        runs.append(lambda data: det.detect(decode_image(data), profile=profile(), weak=weak))
     if other is not None:
-        runs.append(_recording(other, theirs))
+        runs.append(_recording(other, theirs, weak))
     ms = alternating_ms(runs, frames)
     out = Timed(rows=[rec[:4] + (total,) for rec, total in zip(mine[WARM_UP:], ms[0])],
                 found=[rec[4] for rec in mine[WARM_UP:]])
@@ -172,7 +176,7 @@ def _timed(det, frames: list[bytes], other=None,
     return out
 
 
-def _recording(det, records: list[tuple]) -> Callable[[bytes], None]:
+def _recording(det, records: list[tuple], weak: bool = False) -> Callable[[bytes], None]:
     """A run for ``alternating_ms``: decode a frame and detect with ``det``, appending
     (decode ms, localise ms, classify ms, detect ms, cards found) to ``records``."""
     from scorer.vision import decode_image
@@ -181,7 +185,7 @@ def _recording(det, records: list[tuple]) -> Callable[[bytes], None]:
         t0 = time.perf_counter()
         img = decode_image(data)
         t1 = time.perf_counter()
-        d = det.detect(img)
+        d = det.detect(img, weak=weak)
         records.append(((t1 - t0) * 1e3, d.timings["localise"], d.timings["classify"],
                         (time.perf_counter() - t1) * 1e3, len(d)))
     return run

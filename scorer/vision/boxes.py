@@ -46,12 +46,18 @@ def found_boxes(localiser: Localiser, refine: Refine, s: DetectionSettings, img:
 
 def weaker_boxes(localiser: Localiser, s: DetectionSettings, img: np.ndarray,
                  maps: tuple[np.ndarray, float], raw: np.ndarray, cards: np.ndarray,
-                 threshold: float, most: int) -> tuple[np.ndarray, np.ndarray]:
+                 threshold: float, most: int, sizes: tuple[float, float] | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
     """The rectangles (N,5) the localiser finds at ``threshold`` beyond ``raw`` (the boxes
     it found at its own thresholds) and off the cards' quads ``cards`` (IoU over
     ``WEAK_IOU``), the ``most`` best-scored, and their scores: a frame of many faint
-    peaks costs at most that many boxes more."""
+    peaks costs at most that many boxes more. ``sizes``: only boxes whose long side lies
+    in (low, high) pixels."""
     rects, scores = localiser.decode(img, maps, threshold)
+    if sizes is not None and len(rects):
+        long = rect_long_sides(rects)
+        keep = (long >= sizes[0]) & (long <= sizes[1])
+        rects, scores = rects[keep], scores[keep]
     quads = [rect_to_quad(*r) for r in rects]
     known = [rect_to_quad(*r) for r in raw]
     new = [i for i, q in enumerate(quads)

@@ -118,8 +118,7 @@ class Detector:
     @property
     def useful_side(self) -> int:
         """The longest image side worth decoding: the smallest card the localiser finds
-        (about 40 px tall in its input) is then still cut at the classifier's crop height,
-        so a frame decoded smaller than its stored size reads the same."""
+        (about 40 px tall in its input) is then still cut at the classifier's height."""
         return int(np.ceil(max(self.in_w, self.in_h) * self.crop_h / 40))
 
     # ------------------------------------------------------------------ the networks
@@ -168,11 +167,11 @@ class Detector:
         return found_boxes(self.localiser, self._refined, self.settings, img, maps)
 
     def _weak_boxes(self, img: np.ndarray, maps: tuple[np.ndarray, float], raw: np.ndarray,
-                    cards: Detections, threshold: float, profile=None,
-                    crops: bool = False) -> Detections:
+                    cards: Detections, threshold: float, profile=None, crops: bool = False,
+                    sizes: tuple[float, float] | None = None) -> Detections:
         """``weaker_boxes`` refined and classified."""
         rects, scores = weaker_boxes(self.localiser, self.settings, img, maps, raw, cards.quads,
-                                     threshold, WEAK_MAX)
+                                     threshold, WEAK_MAX, sizes)
         return self._classified(img, self._refined(img, rects), scores, profile, crops)
 
     def _classified(self, img: np.ndarray, rects: np.ndarray, scores: np.ndarray,
@@ -223,11 +222,13 @@ class Detector:
         raw, rects, scores = self._boxes(img, maps)
         t1 = time.perf_counter()
         found = self._classified(img, rects, scores, profile, crops)
-        extra = None
-        if weak or profile is not None:
+        extra, kept = None, found[self.pick(found)]
+        if weak:
             low = min(WEAK_LOC_THRESHOLD, self.settings.deck.loc_threshold)
-            extra = self._weak_boxes(img, maps, raw, found[self.pick(found)], low, profile,
-                                     crops)
+            extra = self._weak_boxes(img, maps, raw, kept, low, profile, crops)
+        elif profile is not None and (len(kept) or self.settings.deck.alone):
+            extra = self._weak_boxes(img, maps, raw, kept, self.settings.deck.loc_threshold,
+                                     profile, crops, deck_sizes(kept, self.settings.deck))
         det = decide(found, self.settings, profile, extra, weak)
         t2 = time.perf_counter()
         det.timings = {"localise": round((t1 - t0) * 1e3, 2),
@@ -260,6 +261,16 @@ class Detector:
                        "classify": round((t2 - t1) * 1e3, 2),
                        "infer": round((t2 - t0) * 1e3, 2), "total": round((t2 - t0) * 1e3, 2)}
         return det
+
+
+def deck_sizes(kept: Detections, rule) -> tuple[float, float] | None:
+    """The long sides (pixels) of the boxes worth reading for a deck whose rule checks
+    their size (``DeckRule.scale``) against the ``kept`` cards: a margin wider than the
+    rule's, as the refiner still moves them."""
+    if rule.scale is None or not len(kept):
+        return None
+    median = float(np.median(kept.heights()))
+    return median * rule.scale * 0.8, median / (rule.scale * 0.8)
 
 
 def _checked(img: np.ndarray) -> np.ndarray:

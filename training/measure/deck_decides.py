@@ -34,6 +34,7 @@ from tqdm import tqdm
 
 from scorer.vision import Detections, Detector
 from scorer.vision.decision import decide, pick
+from scorer.vision.detector import deck_sizes
 from scorer.vision.enrol import enrol_folder
 from scorer.vision.profile import DeckProfile
 from scorer.vision.settings import WEAK_LOC_THRESHOLD, DeckRule
@@ -76,8 +77,10 @@ def printed(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def read_frame(det: Detector, profile: DeckProfile, img: np.ndarray, name: str,
-               cards: list) -> Frame:
-    """``img``'s boxes as ``Detector.detect`` reads them with and without ``profile``."""
+               cards: list, grid: bool = False) -> Frame:
+    """``img``'s boxes as ``Detector.detect`` reads a still with and without ``profile``
+    (the weaker boxes as its deck rule reads them; with ``grid``, every box down to the
+    lowest localiser threshold the grid tries, for any rule to pick from)."""
     img = np.ascontiguousarray(img)
     maps = det.localiser.heatmap(img)
     raw, rects, scores = det._boxes(img, maps)
@@ -91,13 +94,19 @@ def read_frame(det: Detector, profile: DeckProfile, img: np.ndarray, name: str,
     else:
         plain = det._classified(img, rects, scores)
         found = det._classified(img, rects, scores, profile)
-    low = min(WEAK_LOC_THRESHOLD, det.settings.deck.loc_threshold)
-    extra = det._weak_boxes(img, maps, raw, found[pick(found, det.settings)], low, profile)
+    rule, kept = det.settings.deck, found[pick(found, det.settings)]
+    if grid:
+        extra = det._weak_boxes(img, maps, raw, kept, WEAK_LOC_THRESHOLD, profile)
+    elif len(kept) or rule.alone:
+        extra = det._weak_boxes(img, maps, raw, kept, rule.loc_threshold, profile,
+                                sizes=deck_sizes(kept, rule))
+    else:
+        extra = det._classified(img, rects[:0], scores[:0], profile)
     return Frame(name, plain, found, extra, cards)
 
 
 def frames(det: Detector, profile: DeckProfile, split: str, per_kind: int,
-           with_printed: bool = True) -> list[Frame]:
+           with_printed: bool = True, grid: bool = False) -> list[Frame]:
     lib = get_library()
     real, shift = SPLITS[split]
     out = []
@@ -108,15 +117,15 @@ def frames(det: Detector, profile: DeckProfile, split: str, per_kind: int,
         for k in tqdm(range(per_kind), desc=name, unit="scene", mininterval=10):
             img, cards, _ = scene(lib, realistic_seed(SEED_RANGES[seeds][0], kind, k), kind,
                                   [HELD_OUT_SET])
-            out.append(read_frame(det, profile, img, name, cards))
+            out.append(read_frame(det, profile, img, name, cards, grid))
             if with_printed:
                 out.append(read_frame(det, profile, printed(img, rng), "printed " + name,
-                                      cards))
+                                      cards, grid))
     return out
 
 
-def western_frames(det: Detector, profile: DeckProfile, split: str, per_kind: int
-                   ) -> list[Frame]:
+def western_frames(det: Detector, profile: DeckProfile, split: str, per_kind: int,
+                   grid: bool = False) -> list[Frame]:
     from training.data.western import SEED_OFFSET, WESTERN_KINDS as ALL_KINDS, western_scene
     lib = get_library()
     start = SEED_RANGES["val" if split == "val" else "test"][0] + SEED_OFFSET
@@ -125,12 +134,12 @@ def western_frames(det: Detector, profile: DeckProfile, split: str, per_kind: in
         first = start + ALL_KINDS.index(kind) * 4_000   # as training.measure.western
         for k in range(per_kind):
             img = western_scene(lib, first + k, kind).image
-            out.append(read_frame(det, profile, img, kind, []))
+            out.append(read_frame(det, profile, img, kind, [], grid))
     return out
 
 
-def photo_frames(det: Detector, profile: DeckProfile, photos_dir: str, part: str
-                 ) -> list[Frame]:
+def photo_frames(det: Detector, profile: DeckProfile, photos_dir: str, part: str,
+                 grid: bool = False) -> list[Frame]:
     """The real photos of playing cards (no hanafuda): the test part, or for choosing the
     train part's validation share (each sitting's last quarter, which no round reads)."""
     from training.data.real_photos import split_by_sitting, split_photos
@@ -140,7 +149,7 @@ def photo_frames(det: Detector, profile: DeckProfile, photos_dir: str, part: str
     for path in tqdm(paths, desc=f"photos ({part})", unit="photo", mininterval=10):
         img = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if img is not None:
-            out.append(read_frame(det, profile, img, "photo", []))
+            out.append(read_frame(det, profile, img, "photo", [], grid))
     return out
 
 
@@ -198,6 +207,9 @@ def main(argv: list[str] | None = None) -> int:
                          "train part's validation share with --split val)")
     ap.add_argument("--no-printed", action="store_true", help="leave out the printed look")
     ap.add_argument("--tune", action="store_true", help="try the deck rule's grid (val only)")
+    ap.add_argument("--rule", type=json.loads, default=None,
+                    help="the deck rule to measure, a JSON object of DeckRule's fields "
+                         "(default: the model's)")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--out", type=Path, default=None, help="write the figures (JSON) here")
     ap.add_argument("--cache", type=Path, default=None,
@@ -207,6 +219,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.tune and a.split != "val":
         ap.error("--tune chooses on validation seeds only (--split val)")
     det = Detector(a.model, threads=a.threads)
+    if a.rule:
+        det = det.with_settings(det.settings.but(deck=DeckRule(**a.rule)))
     t0 = time.perf_counter()
     enrolled = enrol_folder(Path(DEFAULT_ART_DIR) / HELD_OUT_SET, det.crop_w, det.crop_h)
     profile = DeckProfile.from_crops(HELD_OUT_SET, [c.code for c in enrolled],
@@ -217,10 +231,10 @@ def main(argv: list[str] | None = None) -> int:
         with a.cache.open("rb") as fh:
             data = pickle.load(fh)
     else:
-        data = frames(det, profile, a.split, a.per_kind, not a.no_printed)
-        data += western_frames(det, profile, a.split, a.western)
+        data = frames(det, profile, a.split, a.per_kind, not a.no_printed, a.tune)
+        data += western_frames(det, profile, a.split, a.western, a.tune)
         if a.photos_dir:
-            data += photo_frames(det, profile, a.photos_dir, a.split)
+            data += photo_frames(det, profile, a.photos_dir, a.split, a.tune)
         if a.cache is not None:
             a.cache.parent.mkdir(parents=True, exist_ok=True)
             with a.cache.open("wb") as fh:
