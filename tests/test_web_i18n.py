@@ -181,3 +181,19 @@ def test_a_refusal_of_the_command_in_the_shells_language() -> None:
                          env={"PATH": "/usr/bin:/bin", "HANAFUDA_LANG": "ja"}, cwd=REPO)
     assert out.returncode != 0
     assert "エラー: 取り札は 2 枚ですが" in out.stderr and "(--stopped-by)" in out.stderr
+
+
+# the house rules each language has: a Japanese game's in Japanese, Go-Stop's in Korean,
+# Hachi-Hachi's in both
+HOUSE_RULES = {"ja": ("hachihachi", "koikoi", "hanaawase", "sakura"), "ko": ("gostop", "hachihachi")}
+
+
+def test_each_games_house_rules_are_in_its_players_language() -> None:
+    from scorer.rules import list_presets, option_rows
+    for lang, games in HOUSE_RULES.items():
+        have = i18n.catalogue(lang)
+        missing = sorted({text for rs in list_presets() if rs.game in games for row in option_rows(rs)
+                          for text in [row["template"], row["group"],
+                                       *(row.get("words", {}).values() if row["kind"] == "choice" else [])]
+                          if text not in have and not text.isdigit()})
+        assert not missing, (lang, missing)
