@@ -197,3 +197,20 @@ def test_each_games_house_rules_are_in_its_players_language() -> None:
                                        *(row.get("words", {}).values() if row["kind"] == "choice" else [])]
                           if text not in have and not text.isdigit()})
         assert not missing, (lang, missing)
+
+
+def test_every_games_round_form_is_in_both_languages(client) -> None:
+    from scorer.rules import list_presets
+    for rs in list_presets():
+        game = client.post("/api/games", json={"preset": rs.name, "players": ["Ann", "Bob", "Cy"]},
+                           headers=CSRF).get_json()
+        if "context_fields" not in game:              # a game for two
+            game = client.post("/api/games", json={"preset": rs.name, "players": ["Ann", "Bob"]},
+                               headers=CSRF).get_json()
+        for f in game["context_fields"]:
+            words = [f.get("label"), f.get("help"), f.get("nobody"),
+                     *(f.get("choice_labels") or f.get("choices") or [])]
+            for lang in ("ja", "ko"):
+                missing = [w for w in words if isinstance(w, str) and w and not w.isdigit()
+                           and w not in i18n.catalogue(lang)]
+                assert not missing, (rs.name, lang, missing)
