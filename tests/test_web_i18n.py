@@ -214,3 +214,19 @@ def test_every_games_round_form_is_in_both_languages(client) -> None:
                 missing = [w for w in words if isinstance(w, str) and w and not w.isdigit()
                            and w not in i18n.catalogue(lang)]
                 assert not missing, (rs.name, lang, missing)
+
+
+ROUNDS = [("sakura", {"Ann": ["01-1", "01-2", "02-2", "03-2", "08-1"], "Bob": ["06-2", "09-1"]}, {}),
+          ("koikoi", {"Ann": ["01-1", "03-1", "08-1", "02-2"], "Bob": ["06-2"]},
+           {"stopped_by": "Ann", "koikoi_calls": {"Bob": 1}}),
+          ("hanaawase", {"Ann": ["01-1", "03-1", "08-1"], "Bob": ["06-2"], "Cy": ["09-1"]}, {})]
+
+
+@pytest.mark.parametrize("preset, piles, context", ROUNDS)
+def test_the_japanese_games_rounds_said_in_both_languages(preset, piles, context) -> None:
+    from scorer.rules import RoundInput, get_ruleset, score_round
+    res = score_round(RoundInput(list(piles), piles, "Ann", None, context), get_ruleset(preset))
+    for lang in ("ja", "ko"):
+        for line in res.explanation:
+            said = i18n.sentence(lang, line)
+            assert not set(re.findall(r"[A-Za-z]{2,}", said)) - {"Ann", "Bob", "Cy"}, (lang, line, said)
