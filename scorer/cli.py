@@ -86,6 +86,12 @@ def build_parser(argv: Sequence[str] | None = None,
             subparsers.add_parser(name, help=f"(from {module_name}; see hanafuda {name} -h)")
     for choice in subparsers._choices_actions:      # each command's line, in the language
         choice.help = gettext(lang, choice.help) if choice.help else choice.help
+    if lang != "en":                                 # each command's words, and its options'
+        for sub in [parser, *subparsers.choices.values()]:
+            sub.description = gettext(lang, sub.description) if sub.description else sub.description
+            for action in sub._actions:             # (the round's facts say theirs: context_args)
+                if action.help and action.help != argparse.SUPPRESS:
+                    action.help = gettext(lang, action.help).replace("%", "%%")
     return parser
 
 

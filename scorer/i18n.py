@@ -140,9 +140,10 @@ def _shapes(lang: str) -> tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ..
 def sentence(lang: str, text: str) -> str:
     """A sentence the engine wrote ("Ann wins the round"), in ``lang``, as the page says it
     (``static/js/i18n.js`` ``tr``): the catalogue's entry, else the first shape that fits
-    ("shape:{p} wins the round", its places said in turn; a "; "-joined line only by a
-    shape with "; " in it), else each part of such a line on its own, else its terms one
-    by one ("word:samgwang"); else as written."""
+    ("shape:{p} wins the round", its places said in turn, a ``{raw...}`` place as it is;
+    a "; "-joined line only by a shape with "; " in it), else such a line's parts (the
+    longest runs the catalogue has first), else its terms one by one ("word:samgwang");
+    else as written."""
     if lang == SOURCE or not text:
         return text
     cat = catalogue(lang)
@@ -154,9 +155,15 @@ def sentence(lang: str, text: str) -> str:
             continue
         m = pattern.match(text)
         if m:
-            return _fill(cat[key], {k: sentence(lang, v) for k, v in zip(keys, m.groups())})
-    if joined:
-        return "; ".join(sentence(lang, part) for part in text.split("; "))
+            return _fill(cat[key], {k: v if k.startswith("raw") else sentence(lang, v)
+                                    for k, v in zip(keys, m.groups())})
+    if joined:                  # the longest run of parts the catalogue has, then the rest
+        parts, said = text.split("; "), []
+        while parts:
+            k = next((k for k in range(len(parts), 1, -1) if "; ".join(parts[:k]) in cat), 1)
+            said.append(sentence(lang, "; ".join(parts[:k])))
+            parts = parts[k:]
+        return "; ".join(said)
     return re.sub(r"[A-Za-z][A-Za-z-]*[A-Za-z]", lambda w: cat.get(f"word:{w.group(0)}", w.group(0)), text)
 
 

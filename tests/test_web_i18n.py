@@ -21,7 +21,7 @@ from web_helpers import CSRF, make_app
 REPO = Path(__file__).resolve().parents[1]
 KEYWORDS = {"_": None, "gettext": (2,), "ngettext": (1, 2), "say": None, "t": None, "tr": None}
 METHODS = [("webui/templates/**.html", "jinja2"), ("webui/static/js/**.js", "javascript"),
-           ("webui/app/**.py", "python"), ("scorer/cli.py", "python")]
+           ("webui/app/**.py", "python"), ("scorer/cli.py", "python"), ("scorer/commands/**.py", "python")]
 # words a translated page may keep: codes and names the players type, the language
 # switcher's "English", file formats, the command and URL a paragraph quotes
 KEPT = {"English", "CSV", "JSON", "QR", "Wi", "Fi", "README", "hanafuda", "serve", "detect",
@@ -230,3 +230,15 @@ def test_the_japanese_games_rounds_said_in_both_languages(preset, piles, context
         for line in res.explanation:
             said = i18n.sentence(lang, line)
             assert not set(re.findall(r"[A-Za-z]{2,}", said)) - {"Ann", "Bob", "Cy"}, (lang, line, said)
+
+
+def test_the_commands_options_in_the_shells_language() -> None:
+    out = subprocess.run([sys.executable, "-m", "scorer.cli", "score", "--help"], capture_output=True,
+                         text=True, env={"PATH": "/usr/bin:/bin", "HANAFUDA_LANG": "ko", "COLUMNS": "200"},
+                         cwd=REPO, check=True).stdout
+    options = out.split("options:", 1)[1].split("examples:", 1)[0]
+    assert "이 도움말을 보이고 끝냄" in options and "여러 번 가능, 한 사람씩" in options
+    assert "stop, nagari, instant 중 하나" in options          # the values as they are typed
+    said = " ".join(line.split("  ")[-1] for line in options.splitlines() if line.strip())
+    english = set(re.findall(r"\b(?:the|and|each|player|one|of|or|when|who|with)\b", said))
+    assert not english, english

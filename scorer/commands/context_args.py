@@ -19,6 +19,7 @@ import argparse
 from dataclasses import dataclass
 from typing import Any
 
+from scorer.i18n import command_language, gettext, sentence
 from scorer.errors import InputError
 from scorer.rules import VARIANTS, list_presets
 
@@ -57,16 +58,18 @@ class ContextOption:
 
     @property
     def help(self) -> str:
-        """The games, the label and help of the schema, and the values allowed."""
-        text = f"{', '.join(self.games)}: {self.field['label']}"
+        """The games, the label and help of the schema, and the values allowed, in the
+        shell's language (the values as they are typed)."""
+        lang = command_language()
+        text = ", ".join(sentence(lang, g) for g in self.games) + ": " + sentence(lang, self.field["label"])
         if self.field.get("help"):
-            text += f" — {self.field['help']}"
+            text += f" — {sentence(lang, self.field['help'])}"
         if "minimum" in self.field:
             text += f"; {self.field['minimum']}-{self.field['maximum']}"
         if self.field.get("choices"):
-            text += f"; one of {', '.join(self.field['choices'])}"
+            text += "; " + gettext(lang, "one of %(values)s", values=", ".join(self.field["choices"]))
         if self.per_player:
-            text += "; repeatable, one player each"
+            text += "; " + gettext(lang, "repeatable, one player each")
         return text
 
 

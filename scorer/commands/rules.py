@@ -8,6 +8,7 @@ import json
 import textwrap
 from typing import Any
 
+from scorer.i18n import command_language, gettext
 from scorer.rules import (VARIANTS, PRESETS, RuleSet, get_variant, get_ruleset, list_presets,
                           option_rows, parse_set_args)
 from scorer.rules.presets import yaku_names
@@ -20,8 +21,8 @@ RULES_FILE_HELP = ('house rules in TOML: preset = "koikoi" and an [options] tabl
 def add_rules_args(parser: argparse.ArgumentParser, required: bool = False) -> None:
     """Add --rules, --set and --rules-file to a command."""
     parser.add_argument("--rules", metavar="PRESET", default=None,
-                        help=f"rules preset: {', '.join(PRESETS)} (default: the rules "
-                             f"file's preset, else sakura)")
+                        help=gettext(command_language(), "rules preset: %(presets)s (default: the "
+                                     "rules file's preset, else sakura)", presets=", ".join(PRESETS)))
     parser.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
                         dest="set_options",
                         help="change one option of the preset (repeatable); "

@@ -248,9 +248,9 @@ def format_result(res: RoundResult) -> str:
     width = max([len(r.owner) for r in rows] + [6])
     multiplies = get_variant(res.game).multiplies
     lang = command_language()       # the shell's language: the engine's sentences in it
-    cards = gettext(lang, "base" if res.game == "gostop" else "cards")   # Go-Stop: the pile's base points
+    cards = gettext(lang, "base") if res.game == "gostop" else gettext(lang, "cards")   # Go-Stop: its base
     head = f"{gettext(lang, 'player'):<{width}}  {cards:>5}  {gettext(lang, 'yaku'):>4}  " + \
-        gettext(lang, "mult" if multiplies else "penalty") + "  " + gettext(lang, "score")
+        (gettext(lang, "mult") if multiplies else gettext(lang, "penalty")) + "  " + gettext(lang, "score")
     lines = [say(lang, "{ruleset} round, dealer {dealer}", ruleset=res.ruleset, dealer=res.dealer), head]
     for r in rows:
         mid = f"×{r.multiplier:<3}" if multiplies else f"{r.penalty:>7}"
@@ -266,7 +266,7 @@ def format_result(res: RoundResult) -> str:
     for r in rows:                  # Go-Stop's baks, applied or escaped, with the reason
         for b in r.details.get("baks", []):
             lines.append(f"{r.owner}: {b['name']} {b['korean']} "
-                         f"{gettext(lang, 'applies' if b['applies'] else 'escaped')}: "
+                         f"{gettext(lang, 'applies') if b['applies'] else gettext(lang, 'escaped')}: "
                          f"{sentence(lang, b['reason'])}")
     return "\n".join(lines)
 

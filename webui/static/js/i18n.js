@@ -39,9 +39,19 @@ export function tr(text) {
   for (const p of patterns) {
     if (joined && !p.key.includes("; ")) continue;
     const m = p.re.exec(text);
-    if (m) return t(p.key, Object.fromEntries(p.keys.map((k, i) => [k, tr(m[i + 1])])));
+    if (m) return t(p.key, Object.fromEntries(p.keys.map((k, i) => [k, k.startsWith("raw") ? m[i + 1] : tr(m[i + 1])])));
   }
-  if (joined) return text.split("; ").map(tr).join("; ");
+  if (joined) {                // the longest run of parts the catalogue has, then the rest
+    let parts = text.split("; ");
+    const said = [];
+    while (parts.length) {
+      let k = parts.length;
+      while (k > 1 && !catalogue[parts.slice(0, k).join("; ")]) k--;
+      said.push(tr(parts.slice(0, k).join("; ")));
+      parts = parts.slice(k);
+    }
+    return said.join("; ");
+  }
   // a game's own terms inside a line no pattern knows ("samgwang 3 = 3"): the catalogue's
   // "word:" entries ("word:samgwang" -> 삼광), word by word
   return text.replace(/[A-Za-z][A-Za-z-]*[A-Za-z]/g, (w) => catalogue[`word:${w}`] ?? w);
