@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from scorer.i18n import command_language, gettext
 from scorer.cards import DECK, MONTHS
 from scorer.errors import InputError
 
@@ -33,11 +34,12 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"cards": found}, ensure_ascii=False))
         return 0
+    lang = command_language()       # the months' and cards' names in the shell's language
     for m in MONTHS:
         if args.month is not None and m.number != args.month:
             continue
-        print(f"{m.number:02d} {m.english} ({m.japanese})")
+        print(f"{m.number:02d} {gettext(lang, m.english)} ({m.japanese})")
         for r in found:
             if r["month"] == m.number:
-                print(f"  {r['code']}  {r['kind']:<6}  {r['name']}")
+                print(f"  {r['code']}  {gettext(lang, str(r['kind'])):<6}  {gettext(lang, str(r['name']))}")
     return 0
