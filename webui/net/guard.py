@@ -72,6 +72,19 @@ def answer(start_response: StartResponse, status: int, reason: str, message: str
     return [body]
 
 
+def _whole(body: Iterable[bytes]) -> list[bytes]:
+    """The app's answer as one piece (granian writes a list at once; an iterator is
+    pulled a piece at a time from granian's runtime, each pull taking the GIL anew)."""
+    if isinstance(body, list):
+        return body
+    try:
+        return [b"".join(body)]
+    finally:
+        close = getattr(body, "close", None)
+        if close is not None:
+            close()
+
+
 def _closing(start_response: StartResponse) -> StartResponse:
     """``start_response`` that closes the connection after the answer."""
     def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
@@ -127,7 +140,7 @@ class Guard:
                     environ["wsgi.input"] = io.BytesIO(body)
                     environ["CONTENT_LENGTH"] = str(len(body))
                 with self.shares.turn(ip, guest):
-                    return self.app(environ, start_response)
+                    return _whole(self.app(environ, start_response))
         except Crowded:
             self.shares.tarpit(ip)
             return self._crowded(start_response, path)

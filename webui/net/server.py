@@ -77,6 +77,8 @@ class Server:
         self.effective_host, self.effective_port = sock.getsockname()[:2]
         self._signal = WorkerSignal()
         self._stopped = threading.Event()
+        self._drained = threading.Event()       # granian's runtime has stopped
+        self._signal.add_cb(self._drained.set)
         self._started = False
         self._closed = False
         self._lock = threading.Lock()
@@ -112,15 +114,20 @@ class Server:
         finally:
             self.close()
 
-    def close(self) -> None:
+    def close(self, wait: float = 10.0) -> None:
+        """Stop serving: the requests being served are finished (for at most ``wait``
+        seconds), so that granian's threads are done with Python before it exits."""
         with self._lock:
             if self._closed:
                 return
             self._closed = True
             self._stopped.set()
-            if self._started:
+            started = self._started
+            if started:
                 self._signal.set()
         self.socket.close()
+        if started:
+            self._drained.wait(wait)
 
 
 def _return_large_blocks(size: int = LARGE_BLOCK) -> bool:
