@@ -34,7 +34,7 @@ def _boxes(xs: list[float], loc: list[float], reads: list[tuple[int, float]],
                                  similarity=sim)
 
 
-RULE = DeckRule(loc_threshold=0.1, accept=0.85, refuse=0.5, min_cards=48)
+RULE = DeckRule(loc_threshold=0.1, accept=0.85, refuse=0.02, min_cards=48)
 
 
 def test_a_box_the_deck_knows_is_its_card_though_the_thresholds_drop_it():
@@ -69,8 +69,9 @@ def test_the_deck_renames_a_kept_box_and_frees_its_old_card_for_another():
 def test_a_kept_box_like_no_card_of_a_whole_deck_is_refused_a_partial_deck_refuses_none():
     pool = _boxes([100, 300], [0.9, 0.9], [(3, 0.95), (20, 0.9)], [{3: 0.9}, {3: 0.3}])
     picked = np.array([True, True])
-    assert deck_decides(pool, picked, RULE, 48)[0].tolist() == [True, False]
-    assert deck_decides(pool, picked, RULE, 12)[0].tolist() == [True, True]
+    assert deck_decides(pool, picked, RULE, 48, floor=0.5)[0].tolist() == [True, False]
+    assert deck_decides(pool, picked, RULE, 12, floor=0.5)[0].tolist() == [True, True]
+    assert deck_decides(pool, picked, RULE, 48, floor=None)[0].tolist() == [True, True]
 
 
 def test_without_a_profile_the_decision_is_the_generic_one():
@@ -86,15 +87,23 @@ def detector() -> Detector:
 
 
 def test_a_profile_adds_the_cards_the_generic_decision_drops(detector):
-    """The frame's cards enrolled from its own crops; thresholds no card passes: without
-    the deck nothing is read, with it every card, each once."""
+    """The frame's cards enrolled from their own crops; a classifier threshold the least
+    sure card misses: without the deck that card is dropped, with it every card is read,
+    each once; with no card kept at all, the deck adds none (the rule's ``alone``)."""
     img = decode_image(SCENE_JPEG.read_bytes())
     seen = detector.detect(img, crops=True)
     assert len(seen) == 4 and seen.crops is not None
     profile = DeckProfile.from_crops("table", seen.codes, seen.crops, detector)
-    strict = detector.with_settings(detector.settings.but(cls_threshold=1.01,
-                                                          large_cls_threshold=1.01))
-    assert strict.detect(img).codes == []
+    probs = np.sort(detector.candidates(img).confidence)[::-1]
+    cut = float(probs[2] + probs[3]) / 2           # between the two least sure cards
+    strict = detector.with_settings(detector.settings.but(cls_threshold=cut,
+                                                          large_cls_threshold=cut))
+    assert len(strict.detect(img)) == 3
     assert sorted(strict.detect(img, profile=profile).codes) == sorted(seen.codes)
     live = strict.detect(img, profile=profile, weak=True)
     assert sorted(live.codes) == sorted(seen.codes) and bool(live.sure.all())
+    none = detector.with_settings(detector.settings.but(cls_threshold=1.01,
+                                                        large_cls_threshold=1.01))
+    assert none.detect(img, profile=profile).codes == []
+    alone = none.with_settings(none.settings.but(deck=DeckRule(alone=True)))
+    assert sorted(alone.detect(img, profile=profile).codes) == sorted(seen.codes)

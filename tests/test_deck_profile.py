@@ -21,7 +21,7 @@ from scorer.store import GameStore
 from scorer.store.decks import MAX_CROPS_PER_CARD, DeckCard, DeckNotFound, DeckStore
 from scorer.store.schema import MIGRATIONS, connect, current_version, migrate
 from scorer.vision.enrol import LAYOUT_THRESHOLD, enrol_folder, enrol_layouts, layout_order
-from scorer.vision.profile import (CONFIDENT, DeckProfile, profile_from_cards,
+from scorer.vision.profile import (CONFIDENT, PARTIAL_VIEWS, DeckProfile, profile_from_cards,
                                    require_embedding)
 from training.data.scenes import get_library, render_scene
 
@@ -227,19 +227,21 @@ def test_profile_reembeds_crops_of_another_model() -> None:
     class Fake:
         has_embedding = True
         classifier_path = __file__
-        calls = 0
+        batches: list[int] = []
 
         def embed(self, crops):
-            Fake.calls += 1
+            Fake.batches.append(len(crops))
             return _unit(np.stack([[c.mean(), 1.0] for c in crops]))
 
     cards = [DeckCard("01-1", _crop(10), model="old", embedding=np.ones((2, 7))),
              DeckCard("01-2", _crop(200))]
     prof = profile_from_cards("d", cards, Fake())
-    assert Fake.calls == 1 and prof.embeddings.shape == (4, 2)
+    views = 2 * PARTIAL_VIEWS       # the deck's own partial views, embedded at each build
+    assert Fake.batches == [4, views] and prof.embeddings.shape == (4, 2)
     assert all(c.embedding.shape == (2, 2) and c.model != "old" for c in cards)
+    assert prof.own is not None and len(prof.own) == views
     profile_from_cards("d", cards, Fake())
-    assert Fake.calls == 1          # stored embeddings of this model are reused
+    assert Fake.batches == [4, views, views]    # stored embeddings of this model reused
 
 
 def test_migration_keeps_old_games(tmp_path) -> None:

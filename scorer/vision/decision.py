@@ -51,7 +51,8 @@ def decide(found: Detections, s: DetectionSettings, profile: Any = None,
     pool = found if extra is None else Detections.join([found, extra])
     kept = np.concatenate([picked, np.zeros(len(pool) - len(found), bool)])
     if profile is not None and pool.similarity is not None:
-        kept, named = deck_decides(pool, kept, s.deck, len(profile.cards))
+        floor = profile.floor(s.deck.refuse) if s.deck.refuse > 0 else None
+        kept, named = deck_decides(pool, kept, s.deck, len(profile.cards), floor)
         pool = pool[np.arange(len(pool))]
         pool.class_id, pool.confidence = named[0], named[1]
     cards = deck_order(pool[kept])
@@ -148,7 +149,8 @@ def select_cards(loc_score: np.ndarray, probs: np.ndarray, loc_threshold: float 
 
 
 # ---------------------------------------------------------------- 2. the deck decides
-def deck_decides(pool: Detections, kept: np.ndarray, rule: DeckRule, enrolled: int
+def deck_decides(pool: Detections, kept: np.ndarray, rule: DeckRule, enrolled: int,
+                 floor: float | None = None
                  ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
     """Step 2 over ``pool`` (boxes with ``similarity``, (N,48), each box's best cosine
     similarity to each enrolled card's prototypes, -inf for cards not enrolled) and the
@@ -158,13 +160,14 @@ def deck_decides(pool: Detections, kept: np.ndarray, rule: DeckRule, enrolled: i
     ``rule.accept`` is the card it matches, with at least that similarity as its
     confidence (the likeliest such boxes first; each card once, and not on a card kept,
     ``DECK_IOU``). With a whole deck enrolled (``rule.min_cards``), a kept box whose best
-    similarity is under ``rule.refuse`` is not a card."""
+    similarity is under ``floor`` (the deck's ``DeckProfile.floor`` at ``rule.refuse``) is
+    not a card."""
     sim = np.asarray(pool.similarity, np.float32)
     best, named = sim.max(1), sim.argmax(1).astype(np.int64)
     cls, conf = pool.class_id.copy(), pool.confidence.copy()
     kept = kept.copy()
-    if enrolled >= rule.min_cards:
-        kept &= best >= rule.refuse
+    if enrolled >= rule.min_cards and floor is not None:
+        kept &= best >= floor
     taken = {int(c): int(i) for i, c in enumerate(cls) if kept[i]}
     sure = (best >= rule.accept) & (pool.loc_score >= rule.loc_threshold)
     if not kept.any() and not rule.alone:

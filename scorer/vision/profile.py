@@ -49,6 +49,7 @@ BLEND_WEIGHT = 0.25
 TEMPERATURE = 0.05
 MIN_SIMILARITY = 0.75
 CONFIDENT = 0.6
+PARTIAL_VIEWS = 4   # a card's partial views a profile embeds to learn its floor
 
 
 def require_embedding(detector) -> None:
@@ -98,6 +99,9 @@ class DeckProfile:
     temperature: float = TEMPERATURE
     min_similarity: float = MIN_SIMILARITY
     confident: float = CONFIDENT
+    # each of the deck's own partial views' similarity to its card (``calibrated``):
+    # how alike a half-hidden card of this deck looks to this model
+    own: np.ndarray | None = None
     _ids: np.ndarray = field(init=False, repr=False)
     _grouped: np.ndarray = field(init=False, repr=False)
     _starts: np.ndarray = field(init=False, repr=False)
@@ -117,7 +121,14 @@ class DeckProfile:
                    **kw) -> "DeckProfile":
         """A profile from upright crops of named cards (each crop gives two prototypes)."""
         emb = embed_crops(detector, crops)
-        return cls(name, list(codes) * 2, emb, **kw)
+        return calibrated(cls(name, list(codes) * 2, emb, **kw), codes, crops, detector)
+
+    def floor(self, share: float) -> float | None:
+        """The similarity all but ``share`` of the deck's own partial views reach (None
+        when the profile was not calibrated)."""
+        if self.own is None or not len(self.own):
+            return None
+        return float(np.quantile(self.own, share))
 
     @property
     def cards(self) -> list[str]:
@@ -162,6 +173,25 @@ class DeckProfile:
         return np.where(use[:, None], out, probs).astype(np.float32)
 
 
+def calibrated(profile: DeckProfile, codes: Sequence[str], crops: np.ndarray, detector,
+               per_card: int = PARTIAL_VIEWS) -> DeckProfile:
+    """``profile`` with ``own``: the similarity of ``per_card`` partial views of each card
+    (``scorer.vision.partial``; one crop a card, the first of ``codes``/``crops``) to that
+    card. About 200 crops embedded once, when a profile is built."""
+    from scorer.vision.partial import partial_views
+    first = {card(c).class_index: i for i, c in reversed(list(enumerate(codes)))}
+    if not first:
+        return profile
+    ids = np.array(sorted(first), np.int64)
+    views = partial_views(np.stack([crops[first[int(k)]] for k in ids]), per_card)
+    emb = detector.embed(views)
+    if emb is None:
+        return profile
+    sim = profile.similarity(emb)
+    profile.own = np.sort(sim[np.arange(len(views)), np.repeat(ids, per_card)])
+    return profile
+
+
 def embed_cards(cards: Sequence[Any], detector) -> None:
     """Give each card (an object with ``crop``, ``model`` and ``embedding``, e.g.
     ``scorer.store.decks.DeckCard``) whose embeddings are missing or by another classifier
@@ -184,5 +214,7 @@ def profile_from_cards(name: str, cards: list, detector, **kw) -> DeckProfile:
         raise InputError(f"deck {name!r} has no cards")
     embed_cards(cards, detector)
     codes = [c.code for c in cards for _ in range(len(c.embedding))]
-    return DeckProfile(name, codes, np.concatenate([c.embedding for c in cards]), **kw)
+    profile = DeckProfile(name, codes, np.concatenate([c.embedding for c in cards]), **kw)
+    return calibrated(profile, [c.code for c in cards], np.stack([c.crop for c in cards]),
+                      detector)
 

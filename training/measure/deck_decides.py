@@ -168,7 +168,8 @@ def score(det: Detector, data: list[Frame], rule: DeckRule | None,
         scale = min(det.in_w / max(w, 1), det.in_h / max(h, 1))
         req = [c for c in f.cards if c.visible >= REQUIRED_VIS and c.height * scale >= MIN_PX]
         opt = [c for c in f.cards if c.visible > 0 and c not in req]
-        for key in (f.slice, "all" if f.cards else "no hanafuda"):
+        group = f.slice.rsplit(" ", 1)[0] + " (every kind)" if f.cards else f.slice
+        for key in {f.slice, group, "all" if f.cards else "no hanafuda"}:
             tallies.setdefault(key, Tally()).add(pred, [c.class_id for c in req],
                                                  [c.class_id for c in opt])
         seen = {EQUIV[i] for i in pred}
@@ -191,7 +192,7 @@ def score(det: Detector, data: list[Frame], rule: DeckRule | None,
 def grid() -> list[DeckRule]:
     return [DeckRule(loc_threshold=lt, accept=a, refuse=r, scale=s, alone=al)
             for lt, a, r, s, al in itertools.product((0.1, 0.15, 0.25), (0.8, 0.85, 0.9),
-                                                     (0.0, 0.5, 0.6), (None, 0.8, 0.85),
+                                                     (0.0, 0.01, 0.02, 0.05), (None, 0.8, 0.85),
                                                      (True, False))]
 
 
@@ -229,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{time.perf_counter() - t0:.1f} s", flush=True)
     if a.cache is not None and a.cache.is_file():
         with a.cache.open("rb") as fh:
-            data = pickle.load(fh)
+            data = [f if isinstance(f, Frame) else Frame(*f) for f in pickle.load(fh)]
     else:
         data = frames(det, profile, a.split, a.per_kind, not a.no_printed, a.tune)
         data += western_frames(det, profile, a.split, a.western, a.tune)
@@ -237,8 +238,8 @@ def main(argv: list[str] | None = None) -> int:
             data += photo_frames(det, profile, a.photos_dir, a.split, a.tune)
         if a.cache is not None:
             a.cache.parent.mkdir(parents=True, exist_ok=True)
-            with a.cache.open("wb") as fh:
-                pickle.dump(data, fh)
+            with a.cache.open("wb") as fh:   # plain tuples: the module runs as __main__
+                pickle.dump([(f.slice, f.plain, f.found, f.extra, f.cards) for f in data], fh)
     rules = grid() if a.tune else [det.settings.deck]
     res = {"model": str(a.model), "split": a.split, "per_kind": a.per_kind,
            "without": score(det, data, None, profile),
