@@ -107,3 +107,29 @@ def test_a_profile_adds_the_cards_the_generic_decision_drops(detector):
     assert none.detect(img, profile=profile).codes == []
     alone = none.with_settings(none.settings.but(deck=DeckRule(alone=True)))
     assert sorted(alone.detect(img, profile=profile).codes) == sorted(seen.codes)
+
+
+@pytest.mark.art
+def test_a_whole_enrolled_deck_refuses_drawn_western_cards_read_surely(detector):
+    """Every box the localiser proposes on the drawn Western pile, read surely as a
+    hanafuda card (as piece 13 read one of them as 10-1 at 0.95): the generic decision
+    keeps them all; a whole enrolled deck (an art set's 48 card images) finds none of
+    them like its cards' own partial views, and refuses every one."""
+    from scorer.vision.enrol import enrol_folder
+    from training import DEFAULT_ART_DIR
+    img = decode_image((SCENE_JPEG.parent / "western-drawn-pile.jpg").read_bytes())
+    cards = enrol_folder(DEFAULT_ART_DIR / "louie-mantia", detector.crop_w, detector.crop_h)
+    profile = DeckProfile.from_crops("louie", [c.code for c in cards],
+                                     np.stack([c.crop for c in cards]), detector)
+    loose = detector.with_settings(detector.settings.but(
+        loc_threshold=0.1, large_threshold=0.1, beside=None))
+    found = loose.candidates(img, profile=profile)
+    assert len(found) >= 5
+    sure = np.full((len(found), 49), 0.001, np.float32)
+    sure[np.arange(len(found)), np.arange(len(found)) % 48] = 0.95   # one card each
+    read = Detections.from_quads(found.quads, found.loc_score, sure, found.image_size,
+                                 similarity=found.similarity)
+    assert len(decide(read, loose.settings)) == len(found)
+    assert len(decide(read, loose.settings, profile)) == 0
+    # each of them under the floor of the deck's own partial views
+    assert profile.floor(loose.settings.deck.refuse) > float(found.similarity.max())
