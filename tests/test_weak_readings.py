@@ -114,7 +114,9 @@ def test_a_frame_of_many_faint_peaks_reads_at_most_weak_max_of_them(detector, mo
     scores = np.linspace(0.11, 0.3, n).astype(np.float32)
     monkeypatch.setattr(detector.localiser, "decode", lambda *a, **k: (rects, scores))
     empty = Detections(image_size=(w, h))
-    extra = detector._weak_boxes(img, None, rects[:0], empty, WEAK_LOC_THRESHOLD)
+    from scorer.vision.boxes import FoundBoxes
+    none = FoundBoxes(rects[:0], rects[:0], scores[:0], rects[:0], scores[:0])
+    extra = detector._weak_boxes(img, None, none, empty, WEAK_LOC_THRESHOLD)
     assert len(extra) == WEAK_MAX
     assert sorted(extra.loc_score.tolist()) == sorted(scores[-WEAK_MAX:].tolist())
 

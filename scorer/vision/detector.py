@@ -19,7 +19,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from scorer.errors import InputError
-from scorer.vision.boxes import found_boxes, weaker_boxes
+from scorer.vision.boxes import FoundBoxes, found_boxes, weaker_boxes
 from scorer.vision.cpu import cpu_flags, fast_int8_is_exact
 from scorer.vision.decision import decide, deck_order, pick, reported
 from scorer.vision.detections import NUM_CARDS, Detections
@@ -153,25 +153,24 @@ class Detector:
     def boxes(self, img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The refined rectangles (N,5) that ``detect`` classifies, and their scores."""
         img = _checked(img)
-        _, rects, scores = self._boxes(img, self.localiser.heatmap(img))
-        return rects, scores
+        found = self._boxes(img, self.localiser.heatmap(img))
+        return found.rects, found.scores
 
     def proposals(self, img: np.ndarray) -> np.ndarray:
         """The localiser's rectangles (N,5) that ``detect`` refines and reads, before the
         refiner (a refiner round learns from where they fall)."""
         img = _checked(img)
-        return self._boxes(img, self.localiser.heatmap(img))[0]
+        return self._boxes(img, self.localiser.heatmap(img)).raw
 
-    def _boxes(self, img: np.ndarray, maps: tuple[np.ndarray, float]
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _boxes(self, img: np.ndarray, maps: tuple[np.ndarray, float]) -> FoundBoxes:
         return found_boxes(self.localiser, self._refined, self.settings, img, maps)
 
-    def _weak_boxes(self, img: np.ndarray, maps: tuple[np.ndarray, float], raw: np.ndarray,
+    def _weak_boxes(self, img: np.ndarray, maps: tuple[np.ndarray, float], found: FoundBoxes,
                     cards: Detections, threshold: float, profile=None, crops: bool = False,
                     sizes: tuple[float, float] | None = None) -> Detections:
-        """``weaker_boxes`` refined and classified."""
-        rects, scores = weaker_boxes(self.localiser, self.settings, img, maps, raw, cards.quads,
-                                     threshold, WEAK_MAX, sizes)
+        """``weaker_boxes`` at ``threshold``, refined and classified."""
+        rects, scores = weaker_boxes(self.localiser, self.settings, img, maps, found,
+                                     cards.quads, threshold, WEAK_MAX, sizes)
         return self._classified(img, self._refined(img, rects), scores, profile, crops)
 
     def _classified(self, img: np.ndarray, rects: np.ndarray, scores: np.ndarray,
@@ -219,15 +218,15 @@ class Detector:
         t0 = time.perf_counter()
         img = _checked(img)
         maps = self.localiser.heatmap(img)
-        raw, rects, scores = self._boxes(img, maps)
+        boxes = self._boxes(img, maps)
         t1 = time.perf_counter()
-        found = self._classified(img, rects, scores, profile, crops)
+        found = self._classified(img, boxes.rects, boxes.scores, profile, crops)
         extra, kept = None, found[self.pick(found)]
         if weak:
             low = min(WEAK_LOC_THRESHOLD, self.settings.deck.loc_threshold)
-            extra = self._weak_boxes(img, maps, raw, kept, low, profile, crops)
+            extra = self._weak_boxes(img, maps, boxes, kept, low, profile, crops)
         elif profile is not None and (len(kept) or self.settings.deck.alone):
-            extra = self._weak_boxes(img, maps, raw, kept, self.settings.deck.loc_threshold,
+            extra = self._weak_boxes(img, maps, boxes, kept, self.settings.deck.loc_threshold,
                                      profile, crops, deck_sizes(kept, self.settings.deck))
         det = decide(found, self.settings, profile, extra, weak)
         t2 = time.perf_counter()

@@ -83,7 +83,8 @@ def read_frame(det: Detector, profile: DeckProfile, img: np.ndarray, name: str,
     lowest localiser threshold the grid tries, for any rule to pick from)."""
     img = np.ascontiguousarray(img)
     maps = det.localiser.heatmap(img)
-    raw, rects, scores = det._boxes(img, maps)
+    boxes = det._boxes(img, maps)
+    rects, scores = boxes.rects, boxes.scores
     size = (img.shape[1], img.shape[0])
     if len(rects):
         quads, crops = det.cut(img, rects)
@@ -96,9 +97,9 @@ def read_frame(det: Detector, profile: DeckProfile, img: np.ndarray, name: str,
         found = det._classified(img, rects, scores, profile)
     rule, kept = det.settings.deck, found[pick(found, det.settings)]
     if grid:
-        extra = det._weak_boxes(img, maps, raw, kept, WEAK_LOC_THRESHOLD, profile)
+        extra = det._weak_boxes(img, maps, boxes, kept, WEAK_LOC_THRESHOLD, profile)
     elif len(kept) or rule.alone:
-        extra = det._weak_boxes(img, maps, raw, kept, rule.loc_threshold, profile,
+        extra = det._weak_boxes(img, maps, boxes, kept, rule.loc_threshold, profile,
                                 sizes=deck_sizes(kept, rule))
     else:
         extra = det._classified(img, rects[:0], scores[:0], profile)
