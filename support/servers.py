@@ -49,8 +49,11 @@ def make_detector(model: str = "auto", delay: float = 0.0) -> tuple[Any, str]:
 
 # ----------------------------------------------------------------------------- servers
 def free_port() -> int:
+    """A port free on every address (a server may bind 0.0.0.0): on a port that some
+    address's client socket still holds (in TIME_WAIT after thousands of loopback
+    connections) a wildcard bind fails, where a bind to 127.0.0.1 alone would not."""
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
+        s.bind(("0.0.0.0", 0))
         return s.getsockname()[1]
 
 

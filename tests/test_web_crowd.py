@@ -285,3 +285,23 @@ def test_an_address_refused_often_waits_for_its_refusals() -> None:
     assert shares.pitted == 1
     shares.tarpit("10.0.0.3")                           # another address: at once
     assert done.wait(10)
+
+
+def test_thousands_of_idle_sockets_never_keep_a_newcomer_waiting(served) -> None:
+    """granian holds a connection in about 4 kB outside the interpreter, up to its
+    backpressure (16,384 where the descriptor limit allows): 3,000 idle sockets from 40
+    addresses (past granian's default of 2,048, where a newcomer waited for the header
+    deadline) leave a health check with the token answered at once."""
+    import resource
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < 6500:
+        pytest.skip(f"the test holds both ends of 3,000 sockets: descriptor limit {soft}")
+    port, server = served()
+    held = _idle(port, addresses=40, each=75)
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=3)
+        assert _health(conn) == 200                     # within 3 s, not at the deadline
+        conn.close()
+    finally:
+        for s in held:
+            s.close()

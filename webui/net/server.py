@@ -20,8 +20,11 @@ granian's own limits, as set here:
   one) must arrive within it, else the connection is closed;
 * at most 100 header lines (hyper's fixed limit; a browser sends about 20): more are
   answered 431 before Python sees the request;
-* ``backpressure`` 2048 connections served at once, ``backlog`` 2048; the process's
-  descriptor limit is raised to fit them;
+* ``backpressure`` 16,384 connections held at once (past it a newcomer waits for one
+  to close), ``backlog`` 2048; the process's descriptor limit is raised to fit them, and
+  the backpressure lowered to fit the limit where it cannot be raised. An idle
+  connection costs granian about 4 kB (3,000 idle ones: 8 MB); at 2,048 of them a
+  health check waited 9.4 s for the header deadline to close some;
 * ``blocking_threads`` (``THREADS``, 256): the threads that run the app. Most of them
   wait (for a turn, an image worker, a body): ``webui.net.shares`` decides who runs,
   ``TURNS`` (16) at once (``hanafuda serve --threads``).
@@ -61,7 +64,7 @@ from webui.net.shares import Shares
 THREADS = 256               # granian's blocking threads: most wait (see the module)
 TURNS = 16                  # requests running in the app at once (webui.net.shares)
 BACKLOG = 2048
-CONNECTIONS = 2048          # connections served at once (granian's backpressure)
+CONNECTIONS = 16384         # connections held at once (granian's backpressure)
 HEADER_DEADLINE = 10.0
 LARGE_BLOCK = 4 * 1024 * 1024
 
@@ -70,7 +73,8 @@ class Server:
     """A bound granian server for a WSGI app: ``run()`` serves until ``close()``."""
 
     def __init__(self, app: Any, sock: socket.socket, threads: int,
-                 tls: tuple[Path, Path] | None, header_deadline: float) -> None:
+                 tls: tuple[Path, Path] | None, header_deadline: float,
+                 connections: int = CONNECTIONS) -> None:
         self.app = app
         self.shares: Shares | None = app.shares if isinstance(app, Guard) else None
         self.socket = sock
@@ -85,7 +89,7 @@ class Server:
         cert, key = (str(tls[0]), str(tls[1])) if tls is not None else (None, None)
         self._worker = WSGIWorker(
             1, (None, SocketHolder(os.dup(sock.fileno()), False, BACKLOG)), None,
-            1, 512, max(1, threads), 30, CONNECTIONS, "1",
+            1, 512, max(1, threads), 30, connections, "1",
             HTTP1Settings(header_read_timeout=int(header_deadline * 1000), keep_alive=True),
             None, None, tls is not None, cert, key, None, "tls1.2", None, [], False,
             (None, None))
@@ -141,13 +145,21 @@ def _return_large_blocks(size: int = LARGE_BLOCK) -> bool:
         return False
 
 
-def _raise_fd_limit(connections: int) -> None:
-    """Room for ``connections`` sockets and the files beside them (SQLite, models)."""
+def _raise_fd_limit(connections: int) -> int:
+    """Room for ``connections`` sockets and the files beside them (SQLite, models); the
+    connections that fit the limit as it is then."""
+    spare = 256
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    want = connections + 256
+    want = connections + spare
     if soft != resource.RLIM_INFINITY and soft < want:
-        new = want if hard == resource.RLIM_INFINITY else min(want, hard)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (new, hard))
+        soft = want if hard == resource.RLIM_INFINITY else min(want, hard)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+        except (ValueError, OSError):
+            soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    if soft == resource.RLIM_INFINITY:
+        return connections
+    return max(64, min(connections, soft - spare))
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -176,8 +188,8 @@ def make_server(app: Any, host: str, port: int, threads: int = TURNS,
     """granian serving ``app`` (behind ``webui.net.guard``, ``threads`` requests in the
     app at once) on ``host:port``, HTTPS with ``tls`` (the certificate and key files).
     OSError when the address cannot be bound."""
-    _raise_fd_limit(CONNECTIONS)
+    connections = _raise_fd_limit(CONNECTIONS)
     _return_large_blocks()
     sock = listen(host, port)
     guarded = Guard.for_app(app, limits=limits, shares=shares or Shares(running=threads))
-    return Server(guarded, sock, THREADS, tls, header_deadline)
+    return Server(guarded, sock, THREADS, tls, header_deadline, connections)
