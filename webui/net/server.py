@@ -87,6 +87,11 @@ class Server:
         self._closed = False
         self._lock = threading.Lock()
         cert, key = (str(tls[0]), str(tls[1])) if tls is not None else (None, None)
+        # granian.server.mt's worker thread, as it builds one: worker id, socket, IPC,
+        # runtime threads, runtime blocking threads, blocking (Python) threads and their
+        # idle timeout, backpressure, HTTP/1 only, its settings, no HTTP/2, no static
+        # files, TLS (enabled, certificate, key, key password, minimum protocol, client
+        # CA, CRLs, client verification), no metrics
         self._worker = WSGIWorker(
             1, (None, SocketHolder(os.dup(sock.fileno()), False, BACKLOG)), None,
             1, 512, max(1, threads), 30, connections, "1",
