@@ -163,7 +163,8 @@ def _timed(det, frames: list[bytes], other=None,
     theirs: list[tuple] = []
     runs: list[Callable[[bytes], object]] = [_recording(det, mine, weak)]
     if profile is not None:
-        runs.append(lambda data: det.detect(decode_image(data), profile=profile(), weak=weak))
+        live = {"weak": True} if weak else {}
+        runs.append(lambda data: det.detect(decode_image(data), profile=profile(), **live))
     if other is not None:
         runs.append(_recording(other, theirs, weak))
     ms = alternating_ms(runs, frames)
@@ -180,12 +181,13 @@ def _recording(det, records: list[tuple], weak: bool = False) -> Callable[[bytes
     """A run for ``alternating_ms``: decode a frame and detect with ``det``, appending
     (decode ms, localise ms, classify ms, detect ms, cards found) to ``records``."""
     from scorer.vision import decode_image
+    live = {"weak": True} if weak else {}
 
     def run(data: bytes) -> None:
         t0 = time.perf_counter()
         img = decode_image(data)
         t1 = time.perf_counter()
-        d = det.detect(img, weak=weak)
+        d = det.detect(img, **live)
         records.append(((t1 - t0) * 1e3, d.timings["localise"], d.timings["classify"],
                         (time.perf_counter() - t1) * 1e3, len(d)))
     return run

@@ -245,9 +245,9 @@ def test_each_camera_shows_its_own_frame_rate_and_the_laptop_full() -> None:
     node = shutil.which("node")
     if node is None:
         pytest.skip("no node here")
-    src = (Path(__file__).resolve().parent.parent / "webui/static/js/framerate.js").read_text()
+    url = (Path(__file__).resolve().parent.parent / "webui/static/js/framerate.js").as_uri()
     script = f"""
-const m = await import("data:text/javascript," + encodeURIComponent({json.dumps(src)}));
+const m = await import({json.dumps(url)});     // from its file: its imports (i18n.js) resolve
 const r = new m.FrameRate();
 for (let t = 0; t < 10000; t += 500) r.answered(t);          // 2 a second for 10 s
 const slow = new m.FrameRate();
