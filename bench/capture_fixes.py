@@ -20,6 +20,10 @@ and prints, per N, the fixes of the page's rule (weak readings included) and how
 frames a new card takes to join: a card well seen in the clip is hidden from its frames
 until frame ``--appear`` (+0..N-1, every phase of the schedule), and counted from the
 first frame it is in to the frame it joins (4 frames at 4 fps: within a second).
+
+``--model M --art SET --deck`` (issue 67): another model, the clips of one art set only,
+read with that set enrolled from its 48 card images (without ``--deck``: the same clips
+without the deck), as a game with its deck reads them.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import os
 import sys
 from collections import deque
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
@@ -152,15 +157,17 @@ class FullFrames:
     """The localiser's readings of a clip's frames (``detect(weak=True)``), each computed
     once, when first needed, and shared by every schedule."""
 
-    def __init__(self, det: Detector, images: list[np.ndarray], keep: str = "") -> None:
-        self.det, self.images, self.keep = det, images, keep
+    def __init__(self, det: Detector, images: list[np.ndarray], keep: str = "",
+                 profile: Any = None) -> None:
+        self.det, self.images, self.keep, self.profile = det, images, keep, profile
         self.cards: dict[int, list[dict]] = {}
         if keep and os.path.isfile(keep):
             self.cards = {int(k): v for k, v in json.load(open(keep)).items()}
 
     def __call__(self, i: int) -> list[dict]:
         if i not in self.cards:
-            self.cards[i] = self.det.detect(self.images[i], weak=True).to_cards()
+            self.cards[i] = self.det.detect(self.images[i], profile=self.profile,
+                                            weak=True).to_cards()
             if self.keep:
                 with open(self.keep, "w") as f:
                     json.dump(self.cards, f)
@@ -195,7 +202,8 @@ def live(det: Detector, full: FullFrames, every: int, first: int = 0, last: int 
             boxes = Follower.boxes(plan)
             quads = np.array([b["quad"] for b in boxes], np.float32)
             sure = np.array([b.get("sure", True) for b in boxes], bool)
-            cards = det.follow(images[i], quads, sure, weak=True).to_cards()
+            cards = det.follow(images[i], quads, sure, profile=full.profile,
+                               weak=True).to_cards()
             followed += 1
         if hide is not None and i < appear:
             cards = [c for c in cards if c["code"] != hide]
@@ -248,6 +256,10 @@ def main() -> int:
     ap.add_argument("--keep", default="", metavar="DIR",
                     help="keep the localiser's readings of each clip in DIR (a rerun with "
                          "other schedules reads them back; the same model only)")
+    ap.add_argument("--model", default=None, help="another localiser file")
+    ap.add_argument("--art", default=None, metavar="SET", help="the clips of one art set only")
+    ap.add_argument("--deck", action="store_true",
+                    help="with --art: read the clips with that set enrolled as a deck")
     ap.add_argument("--grid", action="store_true",
                     help="also try other weak-rule settings (WEAK_NEED, WEAK_SHARE, the "
                          "least weak confidence) on the same frames")
@@ -258,7 +270,17 @@ def main() -> int:
     from training.data.scenes import get_library
 
     lib = get_library()
-    det = Detector()
+    det = Detector(args.model)
+    profile = None
+    if args.deck:
+        if not args.art:
+            ap.error("--deck needs --art SET (the deck to enrol)")
+        from scorer.vision.enrol import enrol_folder
+        from scorer.vision.profile import DeckProfile
+        from training import DEFAULT_ART_DIR
+        enrolled = enrol_folder(DEFAULT_ART_DIR / args.art, det.crop_w, det.crop_h)
+        profile = DeckProfile.from_crops(args.art, [c.code for c in enrolled],
+                                         np.stack([c.crop for c in enrolled]), det)
     totals: dict[str, list[Outcome]] = {"old": [], "new": [], "weak": []}
     everies = [int(v) for v in args.every.split(",") if v.strip()]
     by_every: dict[int, list[Outcome]] = {n: [] for n in everies}
@@ -268,14 +290,16 @@ def main() -> int:
     for k in range(args.clips):
         seed = args.seed + k
         kind = ("pile", "physical")[k % 2]
-        image, cards, _ = realistic_scene(lib, seed, kind=kind)
+        image, cards, _ = realistic_scene(lib, seed, kind=kind,
+                                          sets=[args.art] if args.art else None)
         truth = [c.code for c in cards]
         hidden = {c.code for c in cards if c.visible < 0.5}
         rng = np.random.default_rng(seed)
         # the weak readings come after the cards, which are the same as without them
         images = shaky_clip(image, args.frames, rng)
         full = FullFrames(det, images, os.path.join(
-            args.keep, f"clip-{seed}-{args.frames}-{model_key(det)}.json") if args.keep else "")
+            args.keep, f"clip-{seed}-{args.frames}-{model_key(det)}.json") if args.keep else "",
+            profile)
         frames = [full(i) for i in range(len(images))]
         if args.misread:
             frames = misread(frames, args.misread, rng)
