@@ -247,6 +247,12 @@ def header_flood(port: int, stop: threading.Event, count: int, headers: dict,
     lines = "".join(f"{i:x}:v\r\n" for i in range(count))
     extra = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
     request = f"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n{extra}{lines}\r\n".encode()
+    _send_again(port, stop, request, tally)
+
+
+def _send_again(port: int, stop: threading.Event, request: bytes, tally: dict) -> None:
+    """``request`` sent again and again on one keep-alive connection from ATTACKER, each
+    answer's status counted (a new connection when the server closes it)."""
     s = None
     while not stop.is_set():
         try:
@@ -257,13 +263,12 @@ def header_flood(port: int, stop: threading.Event, count: int, headers: dict,
             answer = s.recv(65536)
             if not answer:
                 raise ConnectionResetError
-            status = answer[9:12].decode("latin-1", "replace")
-            tally[status] = tally.get(status, 0) + 1
-            if status != "200" or b"connection: close" in answer.lower():
+            _statuses(answer[:12], tally)
+            if answer[9:12] != b"200" or b"connection: close" in answer.lower():
                 s.close()
                 s = None
         except (OSError, ValueError):
-            tally["conn_errors"] = tally.get("conn_errors", 0) + 1
+            _count(tally, "conn_errors")
             if s is not None:
                 s.close()
             s = None
@@ -326,28 +331,7 @@ def pairs_flood(port: int, stop: threading.Event, count: int, headers: dict, tal
     else:
         line = "/api/health?" + "&".join(pairs)
     request = f"GET {line} HTTP/1.1\r\nHost: 127.0.0.1\r\n{extra}\r\n".encode()
-    s = None
-    while not stop.is_set():
-        try:
-            if s is None:
-                s = socket.create_connection(("127.0.0.1", port), timeout=30,
-                                             source_address=(ATTACKER, 0))
-            s.sendall(request)
-            answer = s.recv(65536)
-            if not answer:
-                raise ConnectionResetError
-            _statuses(answer[:12], tally)
-            if answer[9:12] != b"200" or b"connection: close" in answer.lower():
-                s.close()
-                s = None
-        except (OSError, ValueError):
-            _count(tally, "conn_errors")
-            if s is not None:
-                s.close()
-            s = None
-            stop.wait(0.05)
-    if s is not None:
-        s.close()
+    _send_again(port, stop, request, tally)
 
 
 def pipeliner(port: int, stop: threading.Event, depth: int, headers: dict,
