@@ -34,6 +34,8 @@ MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 DEFAULT_MODEL = "hanafuda-localiser.onnx"
 WEAK_MAX = 12       # the most weak boxes a frame refines and reads (the best-scored first):
                     # a frame of many faint peaks costs at most this many boxes more
+DECK_MAX = 4        # ... and the most a still read with a deck reads for it (on the
+                    # stand-in's validation scenes it reads 0.3 a frame)
 
 
 def default_model_path() -> Path:
@@ -167,10 +169,11 @@ class Detector:
 
     def _weak_boxes(self, img: np.ndarray, maps: tuple[np.ndarray, float], found: FoundBoxes,
                     cards: Detections, threshold: float, profile=None, crops: bool = False,
-                    sizes: tuple[float, float] | None = None) -> Detections:
+                    sizes: tuple[float, float] | None = None, most: int = WEAK_MAX
+                    ) -> Detections:
         """``weaker_boxes`` at ``threshold``, refined and classified."""
         rects, scores = weaker_boxes(self.localiser, self.settings, img, maps, found,
-                                     cards.quads, threshold, WEAK_MAX, sizes)
+                                     cards.quads, threshold, most, sizes)
         return self._classified(img, self._refined(img, rects), scores, profile, crops)
 
     def _classified(self, img: np.ndarray, rects: np.ndarray, scores: np.ndarray,
@@ -186,9 +189,8 @@ class Detector:
         quads, cut = self.cut(img, rects)
         gate = self.settings.face_gate
         probs, emb = self.classify_embed(cut, embed=profile is not None or gate is not None)
-        sim = None
-        if profile is not None:
-            probs, sim = profile.adjust(probs, emb), profile.similarity(emb)
+        sim = None if profile is None else profile.similarity(emb)
+        probs = probs if profile is None else profile.adjust(probs, emb, sim)
         face = gate.face_prob(emb) if gate is not None else None
         return Detections.from_quads(quads, scores, probs, size, cut if crops else None, face,
                                      sim)
@@ -221,13 +223,13 @@ class Detector:
         boxes = self._boxes(img, maps)
         t1 = time.perf_counter()
         found = self._classified(img, boxes.rects, boxes.scores, profile, crops)
-        extra, kept = None, found[self.pick(found)]
+        extra, kept, rule = None, found[self.pick(found)], self.settings.deck
         if weak:
-            low = min(WEAK_LOC_THRESHOLD, self.settings.deck.loc_threshold)
+            low = min(WEAK_LOC_THRESHOLD, rule.loc_threshold)
             extra = self._weak_boxes(img, maps, boxes, kept, low, profile, crops)
-        elif profile is not None and (len(kept) or self.settings.deck.alone):
-            extra = self._weak_boxes(img, maps, boxes, kept, self.settings.deck.loc_threshold,
-                                     profile, crops, deck_sizes(kept, self.settings.deck))
+        elif profile is not None and (len(kept) or rule.alone):
+            extra = self._weak_boxes(img, maps, boxes, kept, rule.loc_threshold, profile, crops,
+                                     deck_sizes(kept, rule), DECK_MAX)
         det = decide(found, self.settings, profile, extra, weak)
         t2 = time.perf_counter()
         det.timings = {"localise": round((t1 - t0) * 1e3, 2),

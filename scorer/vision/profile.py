@@ -105,6 +105,7 @@ class DeckProfile:
     _ids: np.ndarray = field(init=False, repr=False)
     _grouped: np.ndarray = field(init=False, repr=False)
     _starts: np.ndarray = field(init=False, repr=False)
+    _cards: list[str] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.codes = [card(c).code for c in self.codes]
@@ -115,6 +116,8 @@ class DeckProfile:
         order = np.argsort(ids, kind="stable")
         self._grouped = np.ascontiguousarray(self.embeddings[order].T)
         self._ids, self._starts = np.unique(ids[order], return_index=True)
+        held = set(self.codes)
+        self._cards = [c for c in CODES if c in held]
 
     @classmethod
     def from_crops(cls, name: str, codes: list[str], crops: np.ndarray, detector,
@@ -133,7 +136,7 @@ class DeckProfile:
     @property
     def cards(self) -> list[str]:
         """The enrolled cards, in deck order."""
-        return [c for c in CODES if c in set(self.codes)]
+        return self._cards
 
     def similarity(self, emb: np.ndarray) -> np.ndarray:
         """(N,48) best cosine similarity of each embedding to each card's prototypes
@@ -148,15 +151,17 @@ class DeckProfile:
             out[:, self._ids] = np.maximum.reduceat(sims, self._starts, axis=1)
         return out
 
-    def adjust(self, probs: np.ndarray, emb: np.ndarray | None) -> np.ndarray:
-        """The network's (N,49) probabilities combined with this profile (see the module)."""
+    def adjust(self, probs: np.ndarray, emb: np.ndarray | None,
+               sim: np.ndarray | None = None) -> np.ndarray:
+        """The network's (N,49) probabilities combined with this profile (see the module);
+        ``sim``: ``similarity(emb)`` when the caller has it already."""
         if emb is None:
             raise InputError("deck profiles need a classifier with card embeddings; this "
                              "one has none (install a newer model)")
         probs = np.asarray(probs, np.float32)
         if not len(probs) or not len(self.codes):
             return probs
-        sim = self.similarity(emb)
+        sim = self.similarity(emb) if sim is None else sim
         enrolled = np.isfinite(sim[0])
         s = sim[:, enrolled]
         use = (s.max(1) >= self.min_similarity) & (probs.max(1) < self.confident)

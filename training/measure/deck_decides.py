@@ -34,7 +34,7 @@ from tqdm import tqdm
 
 from scorer.vision import Detections, Detector
 from scorer.vision.decision import decide, pick
-from scorer.vision.detector import deck_sizes
+from scorer.vision.detector import DECK_MAX, deck_sizes
 from scorer.vision.enrol import enrol_folder
 from scorer.vision.profile import DeckProfile
 from scorer.vision.settings import WEAK_LOC_THRESHOLD, DeckRule
@@ -100,7 +100,7 @@ def read_frame(det: Detector, profile: DeckProfile, img: np.ndarray, name: str,
         extra = det._weak_boxes(img, maps, boxes, kept, WEAK_LOC_THRESHOLD, profile)
     elif len(kept) or rule.alone:
         extra = det._weak_boxes(img, maps, boxes, kept, rule.loc_threshold, profile,
-                                sizes=deck_sizes(kept, rule))
+                                sizes=deck_sizes(kept, rule), most=DECK_MAX)
     else:
         extra = det._classified(img, rects[:0], scores[:0], profile)
     return Frame(name, plain, found, extra, cards)
