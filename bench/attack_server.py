@@ -250,9 +250,11 @@ def header_flood(port: int, stop: threading.Event, count: int, headers: dict,
     _send_again(port, stop, request, tally)
 
 
-def _send_again(port: int, stop: threading.Event, request: bytes, tally: dict) -> None:
+def _send_again(port: int, stop: threading.Event, request: bytes, tally: dict,
+                pipelined: int = 0) -> None:
     """``request`` sent again and again on one keep-alive connection from ATTACKER, each
-    answer's status counted (a new connection when the server closes it)."""
+    answer's status counted (a new connection when the server closes it, or refuses the
+    request); ``pipelined``: the request holds that many, whose answers are all read."""
     s = None
     while not stop.is_set():
         try:
@@ -260,11 +262,15 @@ def _send_again(port: int, stop: threading.Event, request: bytes, tally: dict) -
                 s = socket.create_connection(("127.0.0.1", port), timeout=30,
                                              source_address=(ATTACKER, 0))
             s.sendall(request)
-            answer = s.recv(65536)
-            if not answer:
-                raise ConnectionResetError
-            _statuses(answer[:12], tally)
-            if answer[9:12] != b"200" or b"connection: close" in answer.lower():
+            got, answer = 0, b"HTTP/1.1 200"
+            while got < max(pipelined, 1) and not stop.is_set():
+                answer = s.recv(1 << 20 if pipelined else 65536)
+                if not answer:
+                    raise ConnectionResetError
+                got += answer.count(b"HTTP/1.1 ") if pipelined else 1
+                _statuses(answer if pipelined else answer[:12], tally)
+            if not pipelined and (answer[9:12] != b"200"
+                                  or b"connection: close" in answer.lower()):
                 s.close()
                 s = None
         except (OSError, ValueError):
@@ -340,29 +346,7 @@ def pipeliner(port: int, stop: threading.Event, depth: int, headers: dict,
     ATTACKER, their answers read, again."""
     extra = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
     burst = (f"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n{extra}\r\n" * depth).encode()
-    s = None
-    while not stop.is_set():
-        try:
-            if s is None:
-                s = socket.create_connection(("127.0.0.1", port), timeout=30,
-                                             source_address=(ATTACKER, 0))
-            s.sendall(burst)
-            got = 0
-            while got < depth and not stop.is_set():
-                data = s.recv(1 << 20)
-                if not data:
-                    raise ConnectionResetError
-                n = data.count(b"HTTP/1.1 ")
-                got += n
-                _statuses(data, tally)
-        except (OSError, ValueError):
-            _count(tally, "conn_errors")
-            if s is not None:
-                s.close()
-            s = None
-            stop.wait(0.05)
-    if s is not None:
-        s.close()
+    _send_again(port, stop, burst, tally, depth)
 
 
 def slow_readers(port: int, stop: Any, count: int, addresses: int, tallies: Any) -> None:
