@@ -41,13 +41,14 @@ DECK_IOU = 0.3      # a box the deck names overlapping a card kept this much is 
 
 
 def decide(found: Detections, s: DetectionSettings, profile: Any = None,
-           extra: Detections | None = None, weak: bool = False) -> Detections:
+           extra: Detections | None = None, weak: bool = False,
+           picked: np.ndarray | None = None) -> Detections:
     """The cards among ``found`` in deck order (see the module); ``profile``: the enrolled
     deck (``scorer.vision.profile.DeckProfile``) whose similarities ``found.similarity``
     (and ``extra``'s) hold; ``extra``: weaker boxes beyond ``found`` (below the localiser's
     thresholds) that only the deck and the weak readings read; ``weak``: the weak readings
-    after the cards."""
-    picked = pick(found, s)
+    after the cards; ``picked``: ``pick(found, s)`` when the caller has it already."""
+    picked = pick(found, s) if picked is None else picked
     pool = found if extra is None else Detections.join([found, extra])
     kept = np.concatenate([picked, np.zeros(len(pool) - len(found), bool)])
     if profile is not None and pool.similarity is not None:

@@ -223,14 +223,13 @@ class Detector:
         boxes = self._boxes(img, maps)
         t1 = time.perf_counter()
         found = self._classified(img, boxes.rects, boxes.scores, profile, crops)
-        extra, kept, rule = None, found[self.pick(found)], self.settings.deck
+        picked, extra = self.pick(found), None
         if weak:
-            low = min(WEAK_LOC_THRESHOLD, rule.loc_threshold)
-            extra = self._weak_boxes(img, maps, boxes, kept, low, profile, crops)
-        elif profile is not None and (len(kept) or rule.alone):
-            extra = self._weak_boxes(img, maps, boxes, kept, rule.loc_threshold, profile, crops,
-                                     deck_sizes(kept, rule), DECK_MAX)
-        det = decide(found, self.settings, profile, extra, weak)
+            low = min(WEAK_LOC_THRESHOLD, self.settings.deck.loc_threshold)
+            extra = self._weak_boxes(img, maps, boxes, found[picked], low, profile, crops)
+        else:
+            extra = deck_boxes(self, img, maps, boxes, found[picked], profile, crops)
+        det = decide(found, self.settings, profile, extra, weak, picked)
         t2 = time.perf_counter()
         det.timings = {"localise": round((t1 - t0) * 1e3, 2),
                        "classify": round((t2 - t1) * 1e3, 2),
@@ -262,6 +261,19 @@ class Detector:
                        "classify": round((t2 - t1) * 1e3, 2),
                        "infer": round((t2 - t0) * 1e3, 2), "total": round((t2 - t0) * 1e3, 2)}
         return det
+
+
+def deck_boxes(det: Detector, img: np.ndarray, maps: tuple[np.ndarray, float],
+               boxes: FoundBoxes, kept: Detections, profile=None,
+               crops: bool = False) -> Detections | None:
+    """The weaker boxes a still read with ``profile`` reads for its deck (``DeckRule``: at
+    its localiser threshold, the kept cards' size, at most ``DECK_MAX``; none where nothing
+    was kept unless the rule adds alone), refined and classified; None without a profile."""
+    rule = det.settings.deck
+    if profile is None or not (len(kept) or rule.alone):
+        return None
+    return det._weak_boxes(img, maps, boxes, kept, rule.loc_threshold, profile, crops,
+                           deck_sizes(kept, rule), DECK_MAX)
 
 
 def deck_sizes(kept: Detections, rule) -> tuple[float, float] | None:

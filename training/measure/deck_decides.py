@@ -34,7 +34,7 @@ from tqdm import tqdm
 
 from scorer.vision import Detections, Detector
 from scorer.vision.decision import decide, pick
-from scorer.vision.detector import DECK_MAX, deck_sizes
+from scorer.vision.detector import deck_boxes
 from scorer.vision.enrol import enrol_folder
 from scorer.vision.profile import DeckProfile
 from scorer.vision.settings import WEAK_LOC_THRESHOLD, DeckRule
@@ -95,13 +95,10 @@ def read_frame(det: Detector, profile: DeckProfile, img: np.ndarray, name: str,
     else:
         plain = det._classified(img, rects, scores)
         found = det._classified(img, rects, scores, profile)
-    rule, kept = det.settings.deck, found[pick(found, det.settings)]
-    if grid:
-        extra = det._weak_boxes(img, maps, boxes, kept, WEAK_LOC_THRESHOLD, profile)
-    elif len(kept) or rule.alone:
-        extra = det._weak_boxes(img, maps, boxes, kept, rule.loc_threshold, profile,
-                                sizes=deck_sizes(kept, rule), most=DECK_MAX)
-    else:
+    kept = found[pick(found, det.settings)]
+    extra = det._weak_boxes(img, maps, boxes, kept, WEAK_LOC_THRESHOLD, profile) if grid \
+        else deck_boxes(det, img, maps, boxes, kept, profile)
+    if extra is None:
         extra = det._classified(img, rects[:0], scores[:0], profile)
     return Frame(name, plain, found, extra, cards)
 
