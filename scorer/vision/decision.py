@@ -172,9 +172,10 @@ def deck_decides(pool: Detections, kept: np.ndarray, rule: DeckRule, enrolled: i
     taken = {int(c): int(i) for i, c in enumerate(cls) if kept[i]}
     sure = (best >= rule.accept) & (pool.loc_score >= rule.loc_threshold)
     if not kept.any() and not rule.alone:
-        sure &= False
+        sure[:] = False
     if rule.scale is not None and kept.any():
-        ratio = pool.heights() / float(np.median(pool.heights()[kept]))
+        heights = pool.heights()
+        ratio = heights / float(np.median(heights[kept]))
         sure &= kept | ((ratio >= rule.scale) & (ratio <= 1 / rule.scale))
     for i in np.nonzero(sure)[0][np.argsort(-best[sure], kind="stable")]:
         card = int(named[i])
