@@ -1,7 +1,7 @@
 """Benchmark `scorer.vision.Detector` on 640x480 frames of a 20-card table.
 
     .venv/bin/python -m bench.bench_detect [--frames 60] [--threads 2] [--cards 20]
-                                           [--profile [ART_SET]] [--compare MODEL]
+                                           [--profile [ART_SET]] [--compare MODEL ...]
 
 Prints per-frame latency (median and p90 over the frames, after 3 warm-up frames) for
 JPEG decode, localiser, classifier and total; the process's memory (RSS) before and
@@ -18,7 +18,9 @@ the cache was checked by the deck's ``updated_at``. ``--compare MODEL``: times a
 localiser file (with the classifier and refiner it names) on the same frames, the two
 alternating frame by frame (which goes first alternates too), so both see the same
 machine load; ``--compare precise``: the same model with onnxruntime's precise int8
-products, which a CPU without VNNI needs (``scorer.vision.cpu``).
+products, which a CPU without VNNI needs for 8-bit weights (``scorer.vision.cpu``);
+``--compare MODEL:precise``: another model so. ``--compare`` may be given several times:
+every detector takes its turn on each frame.
 """
 
 from __future__ import annotations
@@ -51,11 +53,12 @@ def main(argv=None) -> int:
                    metavar="ART_SET", help="also time detection with a deck profile")
     p.add_argument("--crops", type=int, default=16,
                    help="with --profile: crops a card in the enrolled deck (at most 16)")
-    p.add_argument("--compare", default=None, metavar="MODEL",
+    p.add_argument("--compare", action="append", default=[], metavar="MODEL",
                    help="another localiser ONNX file, timed alternating frame by frame; "
                         "'eighth': the eighth model (the ship rule's speed reference before "
                         "v6), read from the repository's history; 'precise': the same "
-                        "model with onnxruntime's precise int8 products")
+                        "model with onnxruntime's precise int8 products; 'MODEL:precise': "
+                        "that model with them; repeatable")
     p.add_argument("--weak", action="store_true",
                    help="read every frame as the live camera does (with its weak readings), "
                         "with and without the profile")
@@ -75,20 +78,22 @@ def main(argv=None) -> int:
     except InputError as exc:
         print(f"bench_detect: error: {exc}", file=sys.stderr)
         return 2
-    if a.compare == "eighth":
-        from training import REPO_ROOT
-        from training.measure.reference import ReferenceUnavailable, reference_model
-        try:
-            a.compare = str(reference_model(REPO_ROOT / "runs" / "reference-model"))
-        except ReferenceUnavailable as exc:
-            print(f"bench_detect: error: {exc}", file=sys.stderr)
-            return 2
-    precise = a.compare == "precise"
-    other = Detector(a.model if precise else a.compare, threads=a.threads,
-                     tta=False if a.no_tta else None, precise_int8=True if precise else None) \
-        if a.compare else None
+    others = []
+    for name in a.compare:
+        model, precise = (a.model, True) if name == "precise" else \
+            (name.removesuffix(":precise"), True) if name.endswith(":precise") else (name, None)
+        if model == "eighth":
+            from training import REPO_ROOT
+            from training.measure.reference import ReferenceUnavailable, reference_model
+            try:
+                model = str(reference_model(REPO_ROOT / "runs" / "reference-model"))
+            except ReferenceUnavailable as exc:
+                print(f"bench_detect: error: {exc}", file=sys.stderr)
+                return 2
+        others.append(Detector(model, threads=a.threads, tta=False if a.no_tta else None,
+                               precise_int8=precise))
     profile = (lambda: decks.profile(a.profile, det)) if decks is not None else None
-    timed = _timed(det, frames, other, profile, a.weak)
+    timed = _timed(det, frames, others, profile, a.weak)
     whole_deck = []
     for _ in range(5 if decks is not None else 0):   # after the frames: its garbage
         t0 = time.perf_counter()                     # would slow the next frame
@@ -116,10 +121,11 @@ def main(argv=None) -> int:
         print(f"  {'reading the whole deck':<22} median {np.median(whole_deck):7.2f} ms   "
               "(what each frame with a deck paid before the cache was checked by "
               "updated_at)")
-    if timed.other_ms:
-        print(f"  {'compare: total':<22} median {np.median(timed.other_ms):7.2f} ms   p90 "
-              f"{np.percentile(timed.other_ms, 90):7.2f} ms   ({a.compare}, detected per "
-              f"frame: median {np.median(timed.other_found):.0f})")
+    for name, other, (ms, found) in zip(a.compare, others, timed.compared):
+        print(f"  {'compare: total':<22} median {np.median(ms):7.2f} ms   p90 "
+              f"{np.percentile(ms, 90):7.2f} ms   ({name}, int8 products "
+              f"{'precise' if other.precise_int8 else 'fast'}, {np.median(ms) / np.median(r[:, 4]):.3f}x; "
+              f"detected per frame: median {np.median(found):.0f})")
     print(f"memory: RSS {rss0:.0f} MiB before models, {rss1:.0f} MiB after loading, "
           f"{rss_mib():.0f} MiB at end; "
           f"peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
@@ -133,7 +139,7 @@ def main(argv=None) -> int:
 def int8_products(precise: bool, forced: bool) -> str:
     """Which int8 products the detector uses (``Detector.precise_int8``), and why."""
     if not precise:
-        return "fast (exact on this CPU: VNNI)"
+        return "fast (exact on this CPU for this model's weights)"
     return "precise (--precise-int8)" if forced else "precise (this CPU's fast ones are not exact)"
 
 
@@ -141,39 +147,44 @@ def int8_products(precise: bool, forced: bool) -> str:
 class Timed:
     """What ``_timed`` measured on the frames after the warm-up: ``rows`` of (decode,
     localise, classify, detect, total) ms and the cards ``found`` per frame; the totals
-    ``with_profile``; the compared detector's totals and cards found (``other_ms``,
-    ``other_found``). A list not measured is empty."""
+    ``with_profile``; each compared detector's totals and cards found (``compared``; the
+    first one's also as ``other_ms``, ``other_found``). A list not measured is empty."""
 
     rows: list[tuple] = field(default_factory=list)
     found: list[int] = field(default_factory=list)
     with_profile: list[float] = field(default_factory=list)
     other_ms: list[float] = field(default_factory=list)
     other_found: list[int] = field(default_factory=list)
+    compared: list[tuple[list[float], list[int]]] = field(default_factory=list)
 
 
 def _timed(det, frames: list[bytes], other=None,
            profile: Callable[[], Any] | None = None, weak: bool = False) -> Timed:
     """Time ``det`` on ``frames`` by ``training.measure.timing.alternating_ms``, taking turns
     frame by frame with detection under the deck profile that ``profile()`` reads (when
-    given) and with the ``other`` detector (when given); ``weak``: every run reads the
-    frames as the live camera does."""
+    given) and with the ``other`` detector, or each of a list of them (when given);
+    ``weak``: every run reads the frames as the live camera does."""
     from scorer.vision import decode_image
 
+    others = [] if other is None else list(other) if isinstance(other, (list, tuple)) \
+        else [other]
     mine: list[tuple] = []
-    theirs: list[tuple] = []
+    theirs: list[list[tuple]] = [[] for _ in others]
     runs: list[Callable[[bytes], object]] = [_recording(det, mine, weak)]
     if profile is not None:
         live = {"weak": True} if weak else {}
         runs.append(lambda data: det.detect(decode_image(data), profile=profile(), **live))
-    if other is not None:
-        runs.append(_recording(other, theirs, weak))
+    runs += [_recording(o, rec, weak) for o, rec in zip(others, theirs)]
     ms = alternating_ms(runs, frames)
     out = Timed(rows=[rec[:4] + (total,) for rec, total in zip(mine[WARM_UP:], ms[0])],
                 found=[rec[4] for rec in mine[WARM_UP:]])
     if profile is not None:
         out.with_profile = ms[1]
-    if other is not None:
-        out.other_ms, out.other_found = ms[-1], [rec[4] for rec in theirs[WARM_UP:]]
+    first = len(runs) - len(others)
+    out.compared = [(ms[first + k], [r[4] for r in rec[WARM_UP:]])
+                    for k, rec in enumerate(theirs)]
+    if out.compared:
+        out.other_ms, out.other_found = out.compared[0]
     return out
 
 

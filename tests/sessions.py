@@ -1,17 +1,31 @@
 """The tests' onnxruntime sessions: through the product's own factory
 (``scorer.vision.stages.session``), with the int8 products the product chooses on this CPU
-(``scorer.vision.cpu``), so that a test reads a network as the detector does, on any x86
-CPU, VNNI or not. ``test_sessions.py`` checks that nothing else opens one."""
+(``scorer.vision.cpu``) for the model the file belongs to (the int8 weights' bits its
+localiser's settings declare), so that a test reads a network as the detector does, on
+any x86 CPU, VNNI or not. ``test_sessions.py`` checks that nothing else opens one."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
-from scorer.vision.cpu import cpu_flags, fast_int8_is_exact
-from scorer.vision.stages import session
+from scorer.vision.cpu import cpu_flags, precise_int8_needed
+from scorer.vision.settings import DetectionSettings
+from scorer.vision.stages import metadata, session
+
+
+def weight_bits(path: Path) -> int:
+    """The int8 weights' bits the model of ``path`` declares: its localiser's settings (the
+    file itself, or the localiser beside a classifier or refiner); 8 when there is none."""
+    path = Path(path)
+    loc = path.with_name(re.sub("classifier|refiner", "localiser", path.name))
+    if not loc.is_file():
+        return 8
+    cfg = metadata(session(loc, 1, True))
+    return DetectionSettings.from_metadata(cfg).int8_weight_bits if cfg else 8
 
 
 def product_session(path: Path, threads: int = 1) -> Any:
     """An onnxruntime session on ``path`` as the detector opens one on this CPU."""
-    return session(path, threads, precise=not fast_int8_is_exact(cpu_flags()))
+    return session(path, threads, precise=precise_int8_needed(cpu_flags(), weight_bits(path)))

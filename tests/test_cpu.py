@@ -2,7 +2,7 @@
 
 import pytest
 
-from scorer.vision.cpu import fast_int8_is_exact, flags_of
+from scorer.vision.cpu import fast_int8_is_exact, flags_of, precise_int8_needed
 
 CPUINFO = """processor\t: 0
 vendor_id\t: GenuineIntel
@@ -30,3 +30,13 @@ def test_the_flags_are_read_from_the_first_flags_line():
 ])
 def test_the_fast_products_are_kept_only_where_vnni_makes_them_exact(flags, exact):
     assert fast_int8_is_exact(flags) is exact
+
+
+@pytest.mark.parametrize("flags", [{"avx2", "fma"}, {"avx2", "avx512bw"}, set(),
+                                   {"avx2", "avx_vnni"}])
+def test_seven_bit_weights_never_need_the_precise_products(flags):
+    """7-bit weights cannot saturate the fast products' 16-bit pair sums (2 x 255 x 64 =
+    32640); 8-bit ones need the precise products wherever the fast ones are not exact."""
+    assert precise_int8_needed(flags, 7) is False
+    assert precise_int8_needed(flags, 8) is not fast_int8_is_exact(flags)
+    assert precise_int8_needed(flags) is precise_int8_needed(flags, 8)

@@ -78,3 +78,15 @@ def test_the_eighth_model_outside_the_history_is_one_line_saying_what_to_do(tmp_
         reference_model(tmp_path, commit="0" * 40)
     assert "\n" not in str(err.value) and "git fetch --unshallow" in str(err.value)
     assert not list(tmp_path.iterdir())  # nothing half-written
+
+
+def test_bench_detect_times_several_compared_detectors_in_turn() -> None:
+    log: list = []
+    det = _Detector("main", log)
+    others = [_Detector("old", log, cards=1), _Detector("precise", log, cards=3)]
+    timed = _timed(det, _frames(WARM_UP + 3), others)
+    assert [len(ms) for ms, _ in timed.compared] == [3, 3]
+    assert [found for _, found in timed.compared] == [[1] * 3, [3] * 3]
+    assert timed.other_found == [1] * 3
+    firsts = [name for name, _, _ in log[::3]]
+    assert firsts == ["main", "old", "precise"] * 2

@@ -10,6 +10,13 @@ numbers, so that option is only worth its cost where VNNI is missing). The choic
 follows onnxruntime's own dispatch (``mlas/lib/platform.cpp``, 1.32): with AVX-512BW its
 u8s8 kernel is the AVX-512 one, exact only with AVX512-VNNI; without, the AVX2 one,
 exact only with AVX-VNNI.
+
+A model can make the fast products exact everywhere: with 7-bit weights (|w| <= 64,
+onnxruntime's ``reduce_range``) a pair of u8 x s8 products reaches at most 2 x 255 x 64 =
+32640, within the 16 bits, on every x86 kernel (AVX2, AVX-512 without VNNI, SSE4.1); its
+settings declare them (``int8_weight_bits``, ``scorer.vision.settings``) and
+``precise_int8_needed`` then never asks for the precise ones (``tests/test_int8_range.py``
+checks the shipped files' weights).
 """
 
 from __future__ import annotations
@@ -25,6 +32,13 @@ def fast_int8_is_exact(flags: Collection[str]) -> bool:
     if "avx512bw" in flags:
         return "avx512_vnni" in flags
     return "avx_vnni" in flags
+
+
+def precise_int8_needed(flags: Collection[str], weight_bits: int = 8) -> bool:
+    """Whether a model whose int8 weights have ``weight_bits`` bits needs the precise
+    products on a CPU with these ``flags``: 7-bit weights never (the fast products cannot
+    saturate), 8-bit ones where the fast products are not exact (``fast_int8_is_exact``)."""
+    return weight_bits > 7 and not fast_int8_is_exact(flags)
 
 
 def flags_of(cpuinfo: str) -> frozenset[str]:

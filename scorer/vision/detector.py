@@ -20,7 +20,7 @@ import numpy as np
 
 from scorer.errors import InputError
 from scorer.vision.boxes import FoundBoxes, found_boxes, weaker_boxes
-from scorer.vision.cpu import cpu_flags, fast_int8_is_exact
+from scorer.vision.cpu import cpu_flags, precise_int8_needed
 from scorer.vision.decision import decide, deck_order, pick, reported
 from scorer.vision.detections import NUM_CARDS, Detections
 from scorer.vision.follow import lost
@@ -75,14 +75,21 @@ class Detector:
         ``Classifier``; default: the model's settings); ``refiner``: use the box refiner
         when the model has one; ``precise_int8``: the int8 layers' products through
         onnxruntime's precise path (``scorer.vision.stages.session``; default: where this
-        CPU's fast products are not exact, as ``scorer.vision.cpu`` reads it once here)."""
+        CPU's fast products are not exact for the model's int8 weights, as
+        ``scorer.vision.cpu`` reads it once here: a model declaring 7-bit weights keeps
+        the fast ones on every CPU)."""
         path = Path(model_path) if model_path else default_model_path()
         if not path.is_file():
             raise InputError(f"model file not found: {path}")
-        self.precise_int8 = not fast_int8_is_exact(cpu_flags()) if precise_int8 is None \
+        flags = cpu_flags()
+        self.precise_int8 = precise_int8_needed(flags) if precise_int8 is None \
             else bool(precise_int8)
         loc = session(path, threads, self.precise_int8)
         settings = DetectionSettings.from_metadata(metadata(loc))
+        if precise_int8 is None and self.precise_int8 and \
+                not precise_int8_needed(flags, settings.int8_weight_bits):
+            self.precise_int8 = False   # the settings are read: its weights cannot saturate
+            loc = session(path, threads, False)
         settings = settings.but(**{k: v for k, v in (("tta", tta), ("tta_below", tta_below))
                                    if v is not None})
         cls_path = path.parent / settings.classifier

@@ -101,12 +101,18 @@ class DetectionSettings:
     zoom_out: ZoomOut | None = None
     confidence_map: ConfidenceMap | None = None
     deck: DeckRule = field(default_factory=DeckRule)
-    # what the files are (read by people and by training, not by the detector)
+    # what the files are (read by people and by training; the detector reads only
+    # ``int8_weight_bits``)
     classifier_arch: str = ""
     localiser_arch: str = ""
     input: str = ""
     int8: bool = False
     localiser_int8: bool = False
+    # the bits of every int8 weight of the model's networks: 7 (onnxruntime's
+    # ``reduce_range``, |w| <= 64) cannot saturate the fast int8 products of an x86 CPU
+    # without VNNI, so the detector keeps them there too (``scorer.vision.cpu``); 8: such
+    # a CPU takes the precise products
+    int8_weight_bits: int = 8
 
     # ------------------------------------------------------------ reading, writing
     @classmethod

@@ -116,6 +116,40 @@ def lite_loc(run: Run, device: str = "auto", train_only: bool = False,
     return loc
 
 
+def requantize(run: Run) -> Path:
+    """The shipped model with 7-bit int8 weights (``reduce_range``: onnxruntime's fast int8
+    products then cannot saturate on an x86 CPU without VNNI), as a candidate in the run's
+    ``q7-model/``, nothing trained: the localiser as ``lite-loc`` exports it under
+    ``training/shipped.toml`` (``SHIPPED_START``, calibrated on the same frames of its
+    stream), the classifier from its torch weights (``training/campaign/classifier.pt``)
+    with the shipped file's activation ranges (its calibration: the round's boxes), the
+    float refiner copied; every setting and each file's lineage kept, the settings
+    declaring ``int8_weight_bits`` 7. Measure it beside the shipped model, then ship."""
+    import onnx
+
+    from training.pipeline.rounds import CLASSIFIER_STATE
+    from training.ship.export import (export_lite_loc, onnx_config, requantize_classifier,
+                                      set_config)
+    from training.stages.lite_loc import stream_config
+    if Path(run.recipe_path).resolve() != SHIPPED_RECIPE.resolve():
+        raise RecipeError(f"requantize exports the shipped localiser: --recipe "
+                          f"{SHIPPED_RECIPE.relative_to(REPO_ROOT)}")
+    r, cfg = run.recipe, run.recipe.lite_localiser
+    stream = stream_config(run.art_dir, cfg, (r.lodo_set,), run.photos_dir)
+    loc = export_lite_loc(SHIPPED_START, run.shipped, run.model("q7-model").parent, run.name,
+                          calibrate=stream, reduce_range=True)
+    requantize_classifier(CLASSIFIER_STATE, loc.parent / onnx_config(loc)["classifier"])
+    set_config(loc, {"int8_weight_bits": 7})
+    lineage = {p.key: p.value for p in onnx.load(str(run.shipped)).metadata_props}.get("lineage")
+    if lineage is not None:
+        m = onnx.load(str(loc))
+        entry = m.metadata_props.add()
+        entry.key, entry.value = "lineage", lineage
+        onnx.save(m, str(loc))
+    run.log(f"exported {loc} with 7-bit int8 weights")
+    return loc
+
+
 def averaged(run: Run, ck: Path, first_step: int, stream) -> Path:
     """The mean of the lite localiser's weights from ``first_step`` on."""
     from training.stages.lite_loc import averaged_weights, calibration_frames, weights_to_average

@@ -75,6 +75,11 @@ COMMANDS: dict[str, Command] = {
                         lambda run, a: campaign.lite_loc(
                             run, a.device, getattr(a, "train_only", False),
                             getattr(a, "stop_after", 0.0))),
+    "requantize": Command("the shipped model's int8 networks quantised again from their torch "
+                          "states with 7-bit weights (exact fast int8 products on every x86 "
+                          "CPU), nothing trained, as a candidate in the run's q7-model/ "
+                          "(--recipe training/shipped.toml)",
+                          lambda run, a: campaign.requantize(run)),
     "bundle": Command("copy the card art and the real photos' train part (the test part's "
                       "names only, as empty files) into --out, to carry to a machine that "
                       "trains without ../shared", bundle_command),

@@ -148,10 +148,28 @@ class _Batches:
         return next(self._batches, None)
 
 
-def _quantize(path: Path, reader: _Batches, keep_float: tuple[str, ...] = ()) -> Path:
+def activation_ranges(path: Path) -> dict[str, list[dict]]:
+    """The activation scales and zero points of the int8 (QDQ) ONNX file ``path``, by tensor
+    name, as onnxruntime's ``TensorQuantOverrides``: quantising a network again with them
+    keeps that file's calibration whatever the calibration data."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    init = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    return {n.input[0]: [{"scale": init[n.input[1]], "zero_point": init[n.input[2]]}]
+            for n in graph.node if n.op_type == "QuantizeLinear" and n.input[1] in init}
+
+
+def _quantize(path: Path, reader: _Batches, keep_float: tuple[str, ...] = (),
+              reduce_range: bool = False, activations_from: Path | None = None) -> Path:
     """Rewrite the ONNX file with int8 weights and activations (QDQ, per-channel
     weights), calibrated on ``reader``; nodes whose names start with one of
-    ``keep_float`` stay in float. The metadata is carried over."""
+    ``keep_float`` stay in float. The metadata is carried over. ``reduce_range``: 7-bit
+    weights (|w| <= 64), so that onnxruntime's fast u8s8 products cannot saturate on x86
+    CPUs without VNNI (``scorer.vision.cpu``); ``activations_from``: an int8 file of the
+    same network whose activation scales and zero points are kept (``activation_ranges``:
+    its calibration, only the weights quantised anew)."""
     import onnx
     import logging
     import tempfile
@@ -168,28 +186,43 @@ def _quantize(path: Path, reader: _Batches, keep_float: tuple[str, ...] = ()) ->
             quant_pre_process(str(path), str(pre))
             exclude = [n.name for n in onnx.load(str(pre)).graph.node
                        if keep_float and n.name.startswith(keep_float)]
+            extra = {"TensorQuantOverrides": activation_ranges(activations_from)} \
+                if activations_from is not None else {}
             quantize_static(str(pre), str(path), reader, quant_format=QuantFormat.QDQ,
                             per_channel=True, activation_type=QuantType.QUInt8,
-                            weight_type=QuantType.QInt8, nodes_to_exclude=exclude)
+                            weight_type=QuantType.QInt8, nodes_to_exclude=exclude,
+                            reduce_range=reduce_range, extra_options=extra)
     finally:
         root.setLevel(level)
     return path
 
 
-def quantize_classifier(cls_path: Path, calib: np.ndarray) -> Path:
+def quantize_classifier(cls_path: Path, calib: np.ndarray, reduce_range: bool = False,
+                        activations_from: Path | None = None) -> Path:
     """Rewrite the exported classifier with int8 weights and activations, calibrated on
     ``calib``, (N,H,W,3) uint8 BGR crops from *training* scenes. On the fourth
     classifier it about halved the network's time (20 crops, 1 thread: 11.4 vs 21.2 ms)
-    and left validation F1 where it was (0.8540 vs 0.8544)."""
-    return _quantize(Path(cls_path), _Batches("crops", np.ascontiguousarray(as_input(calib))))
+    and left validation F1 where it was (0.8540 vs 0.8544). ``reduce_range``,
+    ``activations_from``: ``_quantize``'s (7-bit weights; another file's calibration)."""
+    return _quantize(Path(cls_path), _Batches("crops", np.ascontiguousarray(as_input(calib))),
+                     reduce_range=reduce_range, activations_from=activations_from)
 
 
 def quantize_localiser(loc_path: Path, frames: np.ndarray,
-                       keep_float: tuple[str, ...] = ()) -> Path:
+                       keep_float: tuple[str, ...] = (), reduce_range: bool = False) -> Path:
     """Rewrite the exported localiser in int8, calibrated on ``frames``, (N,480,640,3)
     uint8 BGR letterboxed *training* frames; ``keep_float``: node-name prefixes left in
-    float (e.g. the head, whose heatmap the thresholds read)."""
-    return _quantize(Path(loc_path), _Batches("image", np.ascontiguousarray(as_input(frames)), 1), keep_float)
+    float (e.g. the head, whose heatmap the thresholds read); ``reduce_range``: 7-bit
+    weights (``_quantize``)."""
+    return _quantize(Path(loc_path), _Batches("image", np.ascontiguousarray(as_input(frames)), 1),
+                     keep_float, reduce_range)
+
+
+def seven_bit(cfg: dict) -> bool:
+    """Whether a model's settings (``onnx_config``) declare its int8 weights 7-bit
+    (``int8_weight_bits``, ``scorer.vision.settings``): a network exported to join it is
+    quantised so too, so that the declaration stays true of every file."""
+    return int(cfg.get("int8_weight_bits") or 8) == 7
 
 
 # the pyramid and the head stay in float when the localiser is quantised: the backbone is
@@ -198,12 +231,15 @@ FLOAT_NODES = ("/head", "/m4", "/m8", "/m16", "/m32", "/l4", "/l8", "/l16", "/l3
 
 
 def export_lite_loc(ckpt: Path, base_loc: Path, out_dir: Path, name: str = "hanafuda",
-                    calibrate: StreamConfig | None = None) -> Path:
+                    calibrate: StreamConfig | None = None,
+                    reduce_range: bool | None = None) -> Path:
     """``{name}-localiser.onnx`` in ``out_dir`` from the checkpoint or snapshot, with the
     base localiser's detection settings, and the base's classifier and refiner copied
     beside it (re-tune the thresholds after). ``calibrate``: quantise its backbone to
     int8, calibrated on frames of this stream
-    (``training.stages.lite_loc.stream_config``)."""
+    (``training.stages.lite_loc.stream_config``); ``reduce_range``: with 7-bit weights
+    (default: as the base model's are, ``seven_bit``). The settings declare the weights
+    7-bit only when both the base's classifier and this localiser are."""
     import onnx
 
     from training.stages.lite_loc import calibration_frames, load_lite_loc
@@ -227,13 +263,45 @@ def export_lite_loc(ckpt: Path, base_loc: Path, out_dir: Path, name: str = "hana
         cfg[key] = dst.name
     cfg["localiser_arch"] = "lite0-b8-fpn32"
     cfg["localiser_int8"] = calibrate is not None
+    if reduce_range is None:
+        reduce_range = seven_bit(cfg)
+    cfg["int8_weight_bits"] = 7 if seven_bit(cfg) and (reduce_range or calibrate is None) \
+        else 8
     m = onnx.load(str(path))
     entry = m.metadata_props.add()
     entry.key, entry.value = "hanafuda", json.dumps(settings_record(cfg))
     onnx.save(m, str(path))
     if calibrate is not None:
-        quantize_localiser(path, calibration_frames(calibrate), keep_float=FLOAT_NODES)
+        quantize_localiser(path, calibration_frames(calibrate), keep_float=FLOAT_NODES,
+                           reduce_range=reduce_range)
     return path
+
+
+def requantize_classifier(cls_ckpt: Path | dict, int8_path: Path, reduce_range: bool = True
+                          ) -> Path:
+    """The int8 classifier file ``int8_path`` made again from its torch weights
+    ``cls_ckpt`` (``training/campaign/classifier.pt`` for the shipped one), in place:
+    its activations keep the file's own scales and zero points (its calibration, whose
+    crops were the round's boxes), its weights are quantised anew, 7-bit with
+    ``reduce_range``; its metadata (settings, lineage) is kept."""
+    import onnx
+    import tempfile
+
+    int8_path = Path(int8_path)
+    old = onnx.load(str(int8_path))
+    with tempfile.TemporaryDirectory() as tmp:
+        kept = Path(tmp) / "int8.onnx"
+        shutil.copyfile(int8_path, kept)
+        export_classifier(cls_ckpt, int8_path)
+        # the calibration reader still runs: a few neutral crops, whose ranges the kept
+        # ones override
+        calib = np.full((4, CROP_H, CROP_W, 3), 128, np.uint8)
+        quantize_classifier(int8_path, calib, reduce_range, activations_from=kept)
+    m = onnx.load(str(int8_path))
+    del m.metadata_props[:]
+    m.metadata_props.extend(old.metadata_props)
+    onnx.save(m, str(int8_path))
+    return int8_path
 
 
 def onnx_config(loc_path: Path) -> dict:
