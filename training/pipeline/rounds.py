@@ -82,7 +82,8 @@ def classifier_round(run: Run, start: str | Path | None = None,
     from training.data.boxes import join
     from training.data.real_photos import split_by_sitting, split_photos
     from training.data.western import WESTERN_KINDS
-    from training.ship.export import export_classifier, onnx_config, quantize_classifier
+    from training.ship.export import (export_classifier, onnx_config, quantize_classifier,
+                                      seven_bit)
     from training.stages.real_round import train_round
     cfg, r = run.recipe.real_round, run.recipe
     start = Path(start) if start else CLASSIFIER_STATE
@@ -111,7 +112,8 @@ def classifier_round(run: Run, start: str | Path | None = None,
     rng = np.random.default_rng(r.seed)
     quantize_classifier(cls_path, data.crops[rng.choice(len(data.labels),
                                                         min(512, len(data.labels)),
-                                                        replace=False)])
+                                                        replace=False)],
+                        reduce_range=seven_bit(onnx_config(loc)))  # as the model declares
     run.record_lineage(cls_path)  # the localiser beside it keeps its own
     run.log(f"exported {cls_path}")
     judge.tune(run, loc)

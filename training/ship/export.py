@@ -157,7 +157,13 @@ def activation_ranges(path: Path) -> dict[str, list[dict]]:
 
     graph = onnx.load(str(path)).graph
     init = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
-    return {n.input[0]: [{"scale": init[n.input[1]], "zero_point": init[n.input[2]]}]
+    outputs = {o.name for o in graph.output}
+    tail = "_QuantizeLinear_Input"  # a graph output's float tensor, renamed by the quantiser
+
+    def float_name(name: str) -> str:
+        return name[:-len(tail)] if name.endswith(tail) and name[:-len(tail)] in outputs \
+            else name
+    return {float_name(n.input[0]): [{"scale": init[n.input[1]], "zero_point": init[n.input[2]]}]
             for n in graph.node if n.op_type == "QuantizeLinear" and n.input[1] in init}
 
 
