@@ -10,6 +10,7 @@ from __future__ import annotations
 import http.client
 import socket
 import ssl
+import sys
 import threading
 import time
 from pathlib import Path
@@ -305,3 +306,78 @@ def test_thousands_of_idle_sockets_never_keep_a_newcomer_waiting(served) -> None
     finally:
         for s in held:
             s.close()
+
+
+def _cookie_flood(port: int, source: str, count: int) -> list[int]:
+    """``count`` requests with 200 cookie pairs from ``source``, each on a connection of
+    its own: their statuses."""
+    cookies = "; ".join(f"k{i}=v" for i in range(200))
+    out = []
+    for _ in range(count):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5,
+                                          source_address=(source, 0))
+        conn.request("GET", "/api/health", headers={"X-Access-Token": TOKEN, "Cookie": cookies})
+        resp = conn.getresponse()
+        resp.read()
+        out.append(resp.status)
+        conn.close()
+    return out
+
+
+def _connects(port: int, source: str, timeout: float = 0.5) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=timeout,
+                                 source_address=(source, 0)).close()
+        return True
+    except OSError:                                     # timed out: its SYN dropped
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a Linux socket filter")
+def test_an_address_refused_often_from_its_head_is_shut_out_at_the_socket(served) -> None:
+    """Issue 68, N13b at 1,001 connections: the tarpit's threads filled and the rest of
+    the 7,000-cookie requests were answered at once, 3,650 a second. An address refused
+    from its requests' heads more than ``free_refusals`` times is shut out for a while at
+    the listening socket: its new connections never reach the server, while another
+    address is answered; its time up, it connects again. 127.0.0.1 (this machine's own
+    browser) is never shut out."""
+    from webui.net.bans import Bans
+    from webui.net.shares import Shares
+    bans = Bans(seconds=1.5)
+    port, _ = served(shares=Shares(free_refusals=3, pit=0.01, bans=bans))
+    assert _connects(port, "127.0.0.2")
+    assert _cookie_flood(port, "127.0.0.2", 4) == [431] * 4    # the 4th shuts it out
+    assert bans.shut_out() == ["127.0.0.2"]
+    assert not _connects(port, "127.0.0.2")
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5,
+                                      source_address=("127.0.0.3", 0))
+    assert _health(conn) == 200                         # another address: answered
+    conn.close()
+    assert _cookie_flood(port, "127.0.0.1", 6) == [431] * 6
+    assert _connects(port, "127.0.0.1")                 # spared
+    _wait(lambda: not bans.shut_out(), "127.0.0.2 was never let in again")
+    assert _connects(port, "127.0.0.2", timeout=3)
+    assert bans.count == 1
+
+
+def test_a_crowded_address_is_never_shut_out() -> None:
+    """Only refusals from a request's head shut an address out: an honest laptop whose
+    many tabs are answered 503 (crowded) is only made to wait."""
+    from webui.net.bans import Bans
+    from webui.net.shares import Shares
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    try:
+        bans = Bans(seconds=5)
+        assert bans.attach(listener)
+        shares = Shares(free_refusals=2, pit=0.0, bans=bans)
+        for _ in range(5):
+            shares.tarpit("10.0.0.2")
+        assert bans.shut_out() == []
+        for _ in range(5):
+            shares.tarpit("10.0.0.2", shut_out=True)
+        assert bans.shut_out() == ["10.0.0.2"]
+        assert not bans.add("127.0.0.1") and not bans.add("not-an-address")
+    finally:
+        listener.close()

@@ -122,7 +122,8 @@ class Guard:
         ip = environ.get("REMOTE_ADDR") or "?"
         refused = self._head(environ, start_response, path)
         if refused is not None:
-            self.shares.tarpit(ip)      # an address refused often waits for its answers
+            # an address refused often waits for its answers, and is shut out a while
+            self.shares.tarpit(ip, shut_out=True)
             return refused
         if self.shares.crowded_at(ip):
             self.shares.tarpit(ip)

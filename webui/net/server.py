@@ -197,4 +197,5 @@ def make_server(app: Any, host: str, port: int, threads: int = TURNS,
     _return_large_blocks()
     sock = listen(host, port)
     guarded = Guard.for_app(app, limits=limits, shares=shares or Shares(running=threads))
+    guarded.shares.bans.attach(sock)        # addresses refused often shut out at the socket
     return Server(guarded, sock, THREADS, tls, header_deadline, connections)

@@ -26,7 +26,9 @@ beside it. Here a request waits for its **turn** (on its thread, using no CPU):
   (a flood of 7,000-cookie requests, N13b: 88,000 431s in 20 s, 0.9 of a core) has its
   further refusals answered only after ``pit`` seconds (``tarpit``), on at most
   ``pit_slots`` threads per address and ``pit_total`` in all (past them, at once): its
-  connections then wait instead of asking again.
+  connections then wait instead of asking again. Refused from its head that often, it
+  is also shut out for a while at the listening socket (``webui.net.bans``: at 1,001
+  connections the tarpit's threads were full and the rest asked again at once).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ from collections import Counter, OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Iterator
 from contextlib import contextmanager
+
+from webui.net.bans import Bans
 
 
 class Crowded(Exception):
@@ -70,7 +74,7 @@ class Shares:
                  guest_in_flight: int = 4, most: int = 192, rate: float = 60.0,
                  burst: float = 120.0, together: float = 2.0, free_refusals: int = 20,
                  refusal_window: float = 10.0, pit: float = 1.0, pit_slots: int = 32,
-                 pit_total: int = 96) -> None:
+                 pit_total: int = 96, bans: Bans | None = None) -> None:
         self.running_most = max(1, running)
         self.per_address = max(1, running - max(1, running // 4))
         self.guest_running = max(1, guest_running)
@@ -94,6 +98,7 @@ class Shares:
         self._refusals: OrderedDict[str, tuple[int, float]] = OrderedDict()
         self._pitted: Counter[str] = Counter()
         self.pitted = 0                                 # refusals made to wait
+        self.bans = bans or Bans()                      # shut out at the socket
 
     # ---------------------------------------------------------------- the rate
     def _pace(self, ip: str, now: float) -> float:
@@ -117,9 +122,10 @@ class Shares:
         return wait
 
     # ---------------------------------------------------------------- refusals
-    def tarpit(self, ip: str) -> None:
+    def tarpit(self, ip: str, shut_out: bool = False) -> None:
         """Called before a refusal of ``ip`` is answered: wait ``pit`` seconds if the
-        address is refused often (see the module), within the slots."""
+        address is refused often (see the module), within the slots; ``shut_out`` (a
+        refusal from the request's head): the address is then also shut out."""
         now = time.monotonic()
         with self._cv:
             count, since = self._refusals.pop(ip, (0, now))
@@ -128,7 +134,11 @@ class Shares:
             self._refusals[ip] = (count + 1, since)
             while len(self._refusals) > 4096:
                 self._refusals.popitem(last=False)
-            if count < self.free_refusals or self._pitted[ip] >= self.pit_slots \
+            often = count >= self.free_refusals
+        if often and shut_out:
+            self.bans.add(ip)
+        with self._cv:
+            if not often or self._pitted[ip] >= self.pit_slots \
                     or sum(self._pitted.values()) >= self.pit_total:
                 return
             self._pitted[ip] += 1
