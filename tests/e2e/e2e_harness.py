@@ -1,6 +1,6 @@
 """What the browser test needs: scenes of known cards as a fake-camera Y4M, a detector
 (the shipped model when there is one, else a stand-in that recognises the known scenes),
-and a real waitress server in a thread."""
+and the product's own server (granian) in this process."""
 
 from __future__ import annotations
 
@@ -202,21 +202,33 @@ def shipped_detector() -> Any | None:
 
 
 class ServerThread:
-    """A real waitress server for the app, on a free loopback port."""
+    """The app on ``hanafuda serve``'s own server (granian with the guard), in this
+    process on a free loopback port."""
 
     def __init__(self, app) -> None:
-        from waitress import create_server
-        self.server = create_server(app, host="127.0.0.1", port=0, threads=4)
+        from webui.net.server import make_server
+        self.server = make_server(app, "127.0.0.1", 0, 4)
         self.url = f"http://127.0.0.1:{self.server.effective_port}"
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     def __enter__(self) -> "ServerThread":
-        self.thread.start()
+        self.server.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.server.close()
-        self.thread.join(5)
+        forget_tasks_of_a_stopped_runtime()
+
+
+def forget_tasks_of_a_stopped_runtime() -> None:
+    """granian's runtime, run in this process, leaves task objects in asyncio's registry
+    that were never given a loop; playwright's closing asks each for its loop and fails.
+    Forget those (a test served in-process only; ``hanafuda serve`` has no other loop)."""
+    import asyncio.tasks as tasks
+    for task in list(tasks._all_tasks):
+        try:
+            task.get_loop()
+        except RuntimeError:
+            tasks._all_tasks.discard(task)
 
 
 def chromium_args(y4m: Path) -> list[str]:

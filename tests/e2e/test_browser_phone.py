@@ -16,7 +16,8 @@ from pathlib import Path
 import cv2
 import pytest
 
-from e2e_harness import SceneDetector, ServerThread, chromium_args, render, write_y4m
+from e2e_harness import (SceneDetector, ServerThread, chromium_args,
+                         forget_tasks_of_a_stopped_runtime, render, write_y4m)
 from gate import SCENE_JPEG
 from test_browser import (CHROMIUM, capture, choose_photo, fill_new_game, launch, places_saying,
                           screenshot_path, start_game, wait_ready)
@@ -216,16 +217,4 @@ def test_live_capture_on_a_phone_over_https(playwright_sync, tmp_path: Path) -> 
     finally:
         browser.close()
         server.close()
-        _forget_tasks_of_a_stopped_runtime()
-
-
-def _forget_tasks_of_a_stopped_runtime() -> None:
-    """granian's runtime, run in this process, leaves task objects in asyncio's registry
-    that were never given a loop; playwright's closing asks each for its loop and fails.
-    Forget those (a test served in-process only; ``hanafuda serve`` has no other loop)."""
-    import asyncio.tasks as tasks
-    for task in list(tasks._all_tasks):
-        try:
-            task.get_loop()
-        except RuntimeError:
-            tasks._all_tasks.discard(task)
+        forget_tasks_of_a_stopped_runtime()
