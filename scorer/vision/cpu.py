@@ -16,7 +16,9 @@ onnxruntime's ``reduce_range``) a pair of u8 x s8 products reaches at most 2 x 2
 32640, within the 16 bits, on every x86 kernel (AVX2, AVX-512 without VNNI, SSE4.1); its
 settings declare them (``int8_weight_bits``, ``scorer.vision.settings``) and
 ``precise_int8_needed`` then never asks for the precise ones (``tests/test_int8_range.py``
-checks the shipped files' weights).
+checks the shipped files' weights). onnxruntime's precise option is itself per layer: it
+turns to u8u8 only the layers whose weights leave [-64, 64] (its
+``Avx2WeightS8ToU8Transformer``), so on 7-bit weights it changes nothing (the same time).
 """
 
 from __future__ import annotations
