@@ -33,8 +33,8 @@ from scorer.store.decks import (DeckCard, DeckNotFound, DeckRecord, DeckStore, S
 from scorer.vision.geometry import CROP_H, CROP_W
 from scorer.vision.image import check, decode
 from scorer.images import Images, detector_or_none
-from scorer.vision.profile import (DeckProfile, embed_cards, embed_crops, model_key,
-                                   require_embedding)
+from scorer.vision.profile import (CELL_CROPS, DeckProfile, calibrated, cell_prototypes,
+                                   embed_cards, embed_crops, model_key, require_embedding)
 
 log = logging.getLogger(__name__)
 PROFILES_KEPT = 8           # deck profiles kept at once: the tables of one server
@@ -115,12 +115,32 @@ class EnrolledDecks:
             raise InputError(f"deck {name!r} has no cards")
         profile = DeckProfile(name, [code for code, e in kept for _ in range(len(e))],
                               np.concatenate([e for _, e in kept]))
+        if detector.has_cells:
+            profile = self._deciding(profile, rows, detector)
         with self._lock:
             self._profiles[name] = ((stamp, id(detector)), profile)
             self._profiles.move_to_end(name)
             while len(self._profiles) > self.kept:
                 self._profiles.popitem(last=False)
         return profile
+
+    def _deciding(self, profile: DeckProfile, rows: list, detector: Any) -> DeckProfile:
+        """``profile`` with its cards' cell maps and its floor (``cell_prototypes``,
+        ``calibrated``), read from the crops: what lets the deck decide. A few hundred
+        crops read once a build, never stored (they follow the classifier)."""
+        by_card: dict[str, list[int]] = {}
+        for r in rows:
+            by_card.setdefault(r.code, []).append(r.id)
+        ids = [i for got in by_card.values()
+               for i in (got if len(got) <= CELL_CROPS else got[:1] + got[1 - CELL_CROPS:])]
+        crops = self.store.crops(ids)
+        ids = [i for i in ids if i in crops]
+        if not ids:
+            return profile
+        code = {r.id: r.code for r in rows}
+        codes, stack = [code[i] for i in ids], np.stack([crops[i] for i in ids])
+        profile.cells = cell_prototypes(detector, codes, stack)
+        return calibrated(profile, codes, stack, detector)
 
     # ----------------------------------------------------- learning from play
     def crops_from_games(self, game_ids: list[int] | None, crop_w: int,

@@ -46,7 +46,7 @@ class FakeDetector:
     classifier_path: Any = None         # no classifier file (EmbeddingFakeDetector has one)
     crop_w, crop_h = 72, 112
     useful_side = 1920
-    has_embedding = False
+    has_embedding = has_cells = False
     WEAK_CONFIDENCE = 0.35
 
     def __init__(self, codes: Sequence[str] | Callable[[Any], list[str]] = ("08-1",),
@@ -112,6 +112,9 @@ class FakeDetector:
         return det
 
     def embed(self, crops: Any) -> Any:
+        return None
+
+    def cells(self, crops: Any) -> Any:
         return None
 
 

@@ -225,23 +225,29 @@ def test_deck_store_roundtrip_replace_add_delete_export(tmp_path) -> None:
 
 def test_profile_reembeds_crops_of_another_model() -> None:
     class Fake:
-        has_embedding = True
+        has_embedding = has_cells = True
         classifier_path = __file__
-        batches: list[int] = []
+        batches: list[tuple[str, int]] = []
 
         def embed(self, crops):
-            Fake.batches.append(len(crops))
+            Fake.batches.append(("embed", len(crops)))
             return _unit(np.stack([[c.mean(), 1.0] for c in crops]))
+
+        def cells(self, crops):
+            Fake.batches.append(("cells", len(crops)))
+            return np.stack([np.full((3, 7, 4), c.mean() + 1.0, np.float32) for c in crops])
 
     cards = [DeckCard("01-1", _crop(10), model="old", embedding=np.ones((2, 7))),
              DeckCard("01-2", _crop(200))]
     prof = profile_from_cards("d", cards, Fake())
-    views = 2 * PARTIAL_VIEWS       # the deck's own partial views, embedded at each build
-    assert Fake.batches == [4, views] and prof.embeddings.shape == (4, 2)
+    views = 2 * PARTIAL_VIEWS       # the deck's own partial views, read at each build
+    assert Fake.batches == [("embed", 4), ("cells", 4), ("cells", views)]
+    assert prof.embeddings.shape == (4, 2) and prof.decides
     assert all(c.embedding.shape == (2, 2) and c.model != "old" for c in cards)
     assert prof.own is not None and len(prof.own) == views
+    Fake.batches.clear()
     profile_from_cards("d", cards, Fake())
-    assert Fake.batches == [4, views, views]    # stored embeddings of this model reused
+    assert Fake.batches == [("cells", 4), ("cells", views)]   # stored embeddings reused
 
 
 def test_migration_keeps_old_games(tmp_path) -> None:

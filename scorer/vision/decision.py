@@ -7,7 +7,8 @@ settings (``scorer.vision.settings.DetectionSettings``) and applies the rules in
    thresholds (close-ups have their own), the face gate, the card checks' shape, one box
    a card (the likeliest; ``select_cards``), the overlap rule, the card checks' scale,
    and the beside rule (a second, lower pair of thresholds near the cards kept);
-2. ``deck_decides``, with an enrolled deck: a box that matches an enrolled card well is
+2. ``deck_decides``, with an enrolled deck whose profile decides (a classifier with cell
+   maps, ``DeckProfile.decides``): a box that matches an enrolled card well is
    that card even where step 1 dropped it, a kept box that matches no card of the deck
    is not a card;
 3. the cards in deck order; with ``weak``, the weak readings after them (``sure``
@@ -51,7 +52,7 @@ def decide(found: Detections, s: DetectionSettings, profile: Any = None,
     picked = pick(found, s) if picked is None else picked
     pool = found if extra is None else Detections.join([found, extra])
     kept = np.concatenate([picked, np.zeros(len(pool) - len(found), bool)])
-    if profile is not None and pool.similarity is not None:
+    if profile is not None and profile.decides and pool.similarity is not None:
         floor = profile.floor(s.deck.refuse) if s.deck.refuse > 0 else None
         kept, named = deck_decides(pool, kept, s.deck, len(profile.cards), floor)
         pool = pool[np.arange(len(pool))]
@@ -153,8 +154,8 @@ def select_cards(loc_score: np.ndarray, probs: np.ndarray, loc_threshold: float 
 def deck_decides(pool: Detections, kept: np.ndarray, rule: DeckRule, enrolled: int,
                  floor: float | None = None
                  ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
-    """Step 2 over ``pool`` (boxes with ``similarity``, (N,48), each box's best cosine
-    similarity to each enrolled card's prototypes, -inf for cards not enrolled) and the
+    """Step 2 over ``pool`` (boxes with ``similarity``, (N,48), each box's similarity to
+    each enrolled card, ``DeckProfile.match``, -inf for cards not enrolled) and the
     generic decision ``kept``: the new mask, and each box's card and confidence.
 
     A box at least ``rule.loc_threshold`` from the localiser whose best similarity reaches

@@ -55,6 +55,9 @@ class CardDetector(Protocol):
     @property
     def has_embedding(self) -> bool: ...
 
+    @property
+    def has_cells(self) -> bool: ...
+
     def detect(self, img: np.ndarray, profile: Any = None, crops: bool = False,
                weak: bool = False) -> Detections: ...
 
@@ -62,6 +65,8 @@ class CardDetector(Protocol):
                profile: Any = None, crops: bool = False, weak: bool = False) -> Detections: ...
 
     def embed(self, crops: np.ndarray) -> np.ndarray | None: ...
+
+    def cells(self, crops: np.ndarray) -> np.ndarray | None: ...
 
 
 class Detector:
@@ -114,6 +119,7 @@ class Detector:
         self.in_w, self.in_h = self.localiser.in_w, self.localiser.in_h
         self.crop_w, self.crop_h = settings.crop_w, settings.crop_h
         self.has_embedding = self.classifier.has_embedding   # deck profiles need one
+        self.has_cells = self.classifier.has_cells           # a deck that decides needs them
 
     def with_settings(self, settings: DetectionSettings) -> "Detector":
         """A detector over the same networks' sessions with other ``settings`` (the
@@ -158,6 +164,11 @@ class Detector:
         None for a classifier exported without an ``embedding`` output."""
         return self.classifier.embed(crops)
 
+    def cells(self, crops: np.ndarray) -> np.ndarray | None:
+        """(N,H,W,3) uint8 BGR upright crops -> (N,C,h,w) the classifier's cell maps
+        (``scorer.vision.cells``), or None for a classifier without them."""
+        return self.classifier.cells(crops)
+
     # ------------------------------------------------------------------ the boxes
     def boxes(self, img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The refined rectangles (N,5) that ``detect`` classifies, and their scores."""
@@ -195,12 +206,16 @@ class Detector:
                 similarity=None if profile is None else np.zeros((0, NUM_CARDS), np.float32))
         quads, cut = self.cut(img, rects)
         gate = self.settings.face_gate
-        probs, emb = self.classify_embed(cut, embed=profile is not None or gate is not None)
-        sim = None if profile is None else profile.similarity(emb)
-        probs = probs if profile is None else profile.adjust(probs, emb, sim)
+        probs, emb, cells = self.classifier.read(
+            cut, embed=profile is not None or gate is not None,
+            cells=profile is not None and profile.decides)
+        match = None
+        if profile is not None:
+            sim = profile.similarity(emb)
+            probs, match = profile.adjust(probs, emb, sim), profile.match(sim, cells)
         face = gate.face_prob(emb) if gate is not None else None
         return Detections.from_quads(quads, scores, probs, size, cut if crops else None, face,
-                                     sim)
+                                     match)
 
     # ------------------------------------------------------------------ the cards
     def candidates(self, img: np.ndarray, profile=None, crops: bool = False) -> Detections:

@@ -18,6 +18,10 @@ least ``confident`` sure of keep its reading, and so does a crop whose best simi
 is under ``min_similarity`` (the "unknown" margin: it looks like no card of the deck).
 
 The numbers were chosen on validation scenes (``python -m training.measure.deck_profile --tune``).
+
+With a classifier that has cell maps (``scorer.vision.cells``), a profile also holds its
+cards' cells: ``match`` is then the similarity the deck decides with
+(``scorer.vision.decision.deck_decides``), which a half-hidden card still reaches.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import numpy as np
 
 from scorer.cards import CODES, card
 from scorer.errors import InputError
+from scorer.vision.cells import CellPrototypes
 
 NUM_CARDS = 48
 # chosen on the validation seeds for the shipped classifier (recogniser v6's third ship),
@@ -49,7 +54,8 @@ BLEND_WEIGHT = 0.25
 TEMPERATURE = 0.05
 MIN_SIMILARITY = 0.75
 CONFIDENT = 0.6
-PARTIAL_VIEWS = 4   # a card's partial views a profile embeds to learn its floor
+PARTIAL_VIEWS = 8   # a card's partial views a profile reads to learn its floor
+CELL_CROPS = 4      # a card's crops whose cells a profile holds: its first and its latest
 
 
 def require_embedding(detector) -> None:
@@ -102,6 +108,8 @@ class DeckProfile:
     # each of the deck's own partial views' similarity to its card (``calibrated``):
     # how alike a half-hidden card of this deck looks to this model
     own: np.ndarray | None = None
+    # the enrolled crops' cell maps, for classifiers that have them (``match``)
+    cells: CellPrototypes | None = None
     _ids: np.ndarray = field(init=False, repr=False)
     _grouped: np.ndarray = field(init=False, repr=False)
     _starts: np.ndarray = field(init=False, repr=False)
@@ -124,7 +132,22 @@ class DeckProfile:
                    **kw) -> "DeckProfile":
         """A profile from upright crops of named cards (each crop gives two prototypes)."""
         emb = embed_crops(detector, crops)
-        return calibrated(cls(name, list(codes) * 2, emb, **kw), codes, crops, detector)
+        profile = cls(name, list(codes) * 2, emb, cells=cell_prototypes(detector, codes, crops),
+                      **kw)
+        return calibrated(profile, codes, crops, detector)
+
+    @property
+    def decides(self) -> bool:
+        """Whether the deck decides what is a card (``deck_decides``): with cell maps."""
+        return self.cells is not None
+
+    def match(self, sim: np.ndarray, cells: np.ndarray | None) -> np.ndarray:
+        """(N,48) the similarity the deck decides with: the crops' ``cells`` matched with
+        the enrolled cards' (``scorer.vision.cells``) when both have them, else ``sim``
+        (``similarity``)."""
+        if self.cells is None or cells is None:
+            return sim
+        return self.cells.similarity(cells)
 
     def floor(self, share: float) -> float | None:
         """The similarity all but ``share`` of the deck's own partial views reach (None
@@ -178,21 +201,42 @@ class DeckProfile:
         return np.where(use[:, None], out, probs).astype(np.float32)
 
 
+def cell_prototypes(detector, codes: Sequence[str], crops: np.ndarray,
+                    most: int = CELL_CROPS) -> CellPrototypes | None:
+    """The cells of up to ``most`` crops of each card (its first and its latest, in the
+    order of ``codes``), upright and turned 180 degrees; None when the detector's
+    classifier has no cell maps."""
+    by_card: dict[int, list[int]] = {}
+    for i, c in enumerate(codes):
+        by_card.setdefault(card(c).class_index, []).append(i)
+    chosen = sorted(i for rows in by_card.values()
+                    for i in (rows if len(rows) <= most else rows[:1] + rows[1 - most:]))
+    if not chosen:
+        return None
+    picked = np.stack([crops[i] for i in chosen])
+    maps = detector.cells(np.concatenate([picked, turned(picked)]))
+    if maps is None:
+        return None
+    ids = np.array([card(codes[i]).class_index for i in chosen], np.int64)
+    return CellPrototypes(maps, np.concatenate([ids, ids]))
+
+
 def calibrated(profile: DeckProfile, codes: Sequence[str], crops: np.ndarray, detector,
                per_card: int = PARTIAL_VIEWS) -> DeckProfile:
-    """``profile`` with ``own``: the similarity of ``per_card`` partial views of each card
-    (``scorer.vision.partial``; one crop a card, the first of ``codes``/``crops``) to that
-    card. About 200 crops embedded once, when a profile is built."""
+    """``profile`` with ``own``: the similarity (``match``) of ``per_card`` partial views
+    of each card (``scorer.vision.partial``; one crop a card, the first of
+    ``codes``/``crops``) to that card. About 400 crops read once, when a profile that
+    decides is built; a profile that does not decide refuses nothing and is left as is."""
     from scorer.vision.partial import partial_views
     first = {card(c).class_index: i for i, c in reversed(list(enumerate(codes)))}
-    if not first:
+    if not first or profile.cells is None:
         return profile
     ids = np.array(sorted(first), np.int64)
     views = partial_views(np.stack([crops[first[int(k)]] for k in ids]), per_card)
-    emb = detector.embed(views)
-    if emb is None:
+    maps = detector.cells(views)
+    if maps is None:
         return profile
-    sim = profile.similarity(emb)
+    sim = profile.cells.similarity(maps)
     profile.own = np.sort(sim[np.arange(len(views)), np.repeat(ids, per_card)])
     return profile
 
@@ -219,7 +263,9 @@ def profile_from_cards(name: str, cards: list, detector, **kw) -> DeckProfile:
         raise InputError(f"deck {name!r} has no cards")
     embed_cards(cards, detector)
     codes = [c.code for c in cards for _ in range(len(c.embedding))]
-    profile = DeckProfile(name, codes, np.concatenate([c.embedding for c in cards]), **kw)
-    return calibrated(profile, [c.code for c in cards], np.stack([c.crop for c in cards]),
-                      detector)
+    crops = np.stack([c.crop for c in cards])
+    names = [c.code for c in cards]
+    profile = DeckProfile(name, codes, np.concatenate([c.embedding for c in cards]),
+                          cells=cell_prototypes(detector, names, crops), **kw)
+    return calibrated(profile, names, crops, detector)
 

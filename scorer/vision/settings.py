@@ -43,24 +43,23 @@ def close_up_boxes(heights: np.ndarray, frame_h: int, large_box: float) -> np.nd
 class DeckRule:
     """How an enrolled deck (``scorer.vision.profile.DeckProfile``) decides what is a card
     (``scorer.vision.decision.deck_decides``): a box the localiser scores at least
-    ``loc_threshold`` whose crop's cosine similarity to one enrolled card's prototypes
-    reaches ``accept`` is that card, even where the generic thresholds drop it; a box kept
-    by the generic decision less alike every enrolled card than all but ``refuse`` of the
-    deck's own partial views are to their card (``DeckProfile.floor``: a Western card, a
-    hand, a pile's edge; 0: off) is not a card. A profile that holds
-    fewer than ``min_cards`` cards refuses nothing (a partial deck does not know what
-    its missing cards look like). With ``scale``, a box the deck adds must be the size of
-    the cards the generic decision kept (its long side within ``scale`` and 1 / ``scale``
-    of theirs: the cards of one deck on one table are one size, a card printed on the
-    deck's box is smaller); ``alone``: whether it adds cards to a frame where the generic
-    decision kept none."""
+    ``loc_threshold`` whose crop's similarity to one enrolled card (``DeckProfile.match``:
+    its cells matched with the card's, ``scorer.vision.cells``) reaches ``accept`` is
+    that card, even where the generic thresholds drop it; a box kept by the generic
+    decision less alike every enrolled card than all but ``refuse`` of the deck's own
+    partial views are to their card (``DeckProfile.floor``: a Western card, a hand, a
+    pile's edge; 0: off) is not a card. A profile that holds fewer than ``min_cards``
+    cards refuses nothing (a partial deck does not know what its missing cards look
+    like). With ``scale``, a box the deck adds must be the size of the cards the generic
+    decision kept (its long side within ``scale`` and 1 / ``scale`` of theirs: the cards
+    of one deck on one table are one size, a card printed on the deck's box is smaller);
+    ``alone``: whether it adds cards to a frame where the generic decision kept none."""
     # chosen on the leave-one-art-set-out stand-in's validation scenes (a classifier that
     # never saw hwatu-commons, the deck enrolled from its 48 card images: python -m
-    # training.measure.deck_decides --split val --tune): F1 0.858 -> 0.879, false cards a
-    # frame without hanafuda 0.194 -> 0.122 (refuse 0: 0.881 and 0.194)
+    # training.measure.deck_decides --split val --tune)
     loc_threshold: float = 0.25
-    accept: float = 0.85
-    refuse: float = 0.01
+    accept: float = 0.5
+    refuse: float = 0.03
     min_cards: int = 48
     scale: float | None = 0.85
     alone: bool = False

@@ -196,7 +196,11 @@ class Classifier:
         self.path, self.session = path, sess
         self.tta, self.tta_below = settings.tta, settings.tta_below
         self.crop_w, self.crop_h = settings.crop_w, settings.crop_h
-        self.has_embedding = "embedding" in {o.name for o in self.session.get_outputs()}
+        outputs = {o.name for o in self.session.get_outputs()}
+        self.has_embedding = "embedding" in outputs
+        # the head's map before pooling, which deck profiles match cell by cell
+        # (``scorer.vision.cells``); classifiers exported before it have none
+        self.has_cells = self.has_embedding and "cells" in outputs
 
     def _run(self, outputs: list[str], x: np.ndarray) -> list[np.ndarray]:
         return self.session.run(outputs, {self.session.get_inputs()[0].name:
@@ -210,9 +214,18 @@ class Classifier:
                        embed: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
         """(N,49) probabilities and, from the same run, the crops' embeddings (None when
         not asked for or when the classifier has none)."""
+        p, emb, _ = self.read(crops, embed)
+        return p, emb
+
+    def read(self, crops: np.ndarray, embed: bool = True, cells: bool = False
+             ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """``classify_embed``'s probabilities and embeddings and, with ``cells``, the
+        crops' cell maps (N,C,H,W; None when the classifier has none), from one run."""
         x = as_input(crops)
-        emb = None
-        if embed and self.has_embedding:
+        emb = maps = None
+        if cells and self.has_cells:
+            p, emb, maps = self._run(["probs", "embedding", "cells"], x)
+        elif embed and self.has_embedding:
             p, emb = self._run(["probs", "embedding"], x)
         else:
             p = self.probs(x)
@@ -220,7 +233,7 @@ class Classifier:
             unsure = np.nonzero(p.max(1) <= self.tta_below)[0]
             if len(unsure):
                 p[unsure] = 0.5 * (p[unsure] + self.probs(x[unsure][:, :, ::-1, ::-1]))
-        return p, emb
+        return p, emb, maps
 
     def embed(self, crops: np.ndarray) -> np.ndarray | None:
         """(N,D) L2-normalised embeddings of upright crops; None without an embedding
@@ -228,6 +241,12 @@ class Classifier:
         if not self.has_embedding:
             return None
         return self._run(["embedding"], as_input(crops))[0]
+
+    def cells(self, crops: np.ndarray) -> np.ndarray | None:
+        """(N,C,H,W) cell maps of upright crops; None without a ``cells`` output."""
+        if not self.has_cells:
+            return None
+        return self._run(["cells"], as_input(crops))[0]
 
 
 def drop_contained(rects: np.ndarray, scores: np.ndarray, area_ratio: float = 0.6):

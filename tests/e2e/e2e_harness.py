@@ -162,9 +162,12 @@ class SceneDetector:
 
     model_path = "scene-stand-in"
     classifier_path = None
-    crop_w, crop_h, useful_side, has_embedding = 72, 112, 1920, False
+    crop_w, crop_h, useful_side, has_embedding, has_cells = 72, 112, 1920, False, False
 
     def embed(self, crops: Any) -> Any:
+        return None
+
+    def cells(self, crops: Any) -> Any:
         return None
 
     def __init__(self, scenes: Sequence[Scene]) -> None:

@@ -88,10 +88,11 @@ def read_frame(det: Detector, profile: DeckProfile, img: np.ndarray, name: str,
     size = (img.shape[1], img.shape[0])
     if len(rects):
         quads, crops = det.cut(img, rects)
-        probs, emb = det.classify_embed(crops)
+        probs, emb, cells = det.classifier.read(crops, cells=True)
+        sim = profile.similarity(emb)
         plain = Detections.from_quads(quads, scores, probs, size)
-        found = Detections.from_quads(quads, scores, profile.adjust(probs, emb), size,
-                                      similarity=profile.similarity(emb))
+        found = Detections.from_quads(quads, scores, profile.adjust(probs, emb, sim), size,
+                                      similarity=profile.match(sim, cells))
     else:
         plain = det._classified(img, rects, scores)
         found = det._classified(img, rects, scores, profile)
@@ -189,8 +190,8 @@ def score(det: Detector, data: list[Frame], rule: DeckRule | None,
 
 def grid() -> list[DeckRule]:
     return [DeckRule(loc_threshold=lt, accept=a, refuse=r, scale=s, alone=al)
-            for lt, a, r, s, al in itertools.product((0.1, 0.15, 0.25), (0.8, 0.85, 0.9),
-                                                     (0.0, 0.01, 0.02, 0.05), (None, 0.8, 0.85),
+            for lt, a, r, s, al in itertools.product((0.15, 0.25), (0.45, 0.5, 0.55, 0.6),
+                                                     (0.0, 0.02, 0.03, 0.05), (0.85,),
                                                      (True, False))]
 
 

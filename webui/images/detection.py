@@ -134,7 +134,7 @@ class ClientImages:
 
 
 #: The detector's methods that run its networks (onnxruntime): on a worker from a heavy job.
-INFERENCE = frozenset({"localise", "classify", "embed"})
+INFERENCE = frozenset({"localise", "classify", "embed", "cells"})
 
 
 class OnWorkers:
