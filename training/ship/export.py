@@ -289,9 +289,12 @@ def requantize_classifier(cls_ckpt: Path | dict, int8_path: Path, reduce_range: 
     ``cls_ckpt`` (``training/campaign/classifier.pt`` for the shipped one), in place:
     its activations keep the file's own scales and zero points (its calibration, whose
     crops were the round's boxes), its weights are quantised anew, 7-bit with
-    ``reduce_range``; its metadata (settings, lineage) is kept."""
+    ``reduce_range``; its metadata (settings, lineage) is kept, and its ``cells`` output
+    when it had one (``training.ship.cells``)."""
     import onnx
     import tempfile
+
+    from training.ship.cells import CELLS, add_cells_output
 
     int8_path = Path(int8_path)
     old = onnx.load(str(int8_path))
@@ -307,6 +310,8 @@ def requantize_classifier(cls_ckpt: Path | dict, int8_path: Path, reduce_range: 
     del m.metadata_props[:]
     m.metadata_props.extend(old.metadata_props)
     onnx.save(m, str(int8_path))
+    if CELLS in {o.name for o in old.graph.output}:
+        add_cells_output(int8_path)
     return int8_path
 
 
