@@ -147,3 +147,24 @@ def test_the_exporter_quantises_to_seven_bit_weights_and_keeps_a_files_calibrati
         assert old[name][0]["zero_point"] == new[name][0]["zero_point"]
     plain = _quantize(_float_conv(tmp_path / "plain.onnx"), _Batches("x", data[:1] / 9, 1))
     assert activation_ranges(plain)["x"][0]["scale"] != old["x"][0]["scale"]
+
+
+def test_a_localiser_exported_beside_a_model_declares_its_bits_as_the_files_are(tmp_path):
+    """``export_lite_loc`` copies the base's classifier: the settings say 7 bits only when
+    that classifier is 7-bit (the base declares it) and the new localiser is too (float here,
+    no int8 weights at all)."""
+    pytest.importorskip("torch")
+    import shutil
+
+    from training.pipeline.campaign import SHIPPED_START
+    from training.ship.export import export_lite_loc, onnx_config, set_config
+
+    base = tmp_path / "base" / "hanafuda-localiser.onnx"
+    base.parent.mkdir()
+    for f in MODELS.glob("*.onnx"):
+        shutil.copyfile(f, base.parent / f.name)
+    for bits in (8, 7):
+        set_config(base, {"int8_weight_bits": bits})
+        loc = export_lite_loc(SHIPPED_START, base, tmp_path / f"out{bits}")
+        assert onnx_config(loc)["int8_weight_bits"] == bits
+        assert not int8_weights(onnx.load(str(loc)))
