@@ -26,7 +26,6 @@ import ctypes
 import ipaddress
 import logging
 import socket
-import struct
 import sys
 import threading
 import time
@@ -37,6 +36,15 @@ SPARE = frozenset({"127.0.0.1", "::1"})
 SO_ATTACH_FILTER, SO_DETACH_FILTER = 26, 27
 SKF_NET_OFF = -0x100000         # classic BPF: loads relative to the network header
 log = logging.getLogger("webui.net.bans")
+
+
+class _Instruction(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8),
+                ("k", ctypes.c_uint32)]
+
+
+class _Program(ctypes.Structure):                   # struct sock_fprog
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_Instruction))]
 
 
 def program(addresses: list[str]) -> list[tuple[int, int, int, int]]:
@@ -59,7 +67,7 @@ class Bans:
         self._sock: socket.socket | None = None
         self._until: dict[str, float] = {}
         self._lock = threading.Lock()
-        self._program: ctypes.Array[ctypes.c_char] | None = None
+        self._program: ctypes.Array[_Instruction] | None = None
         self.count = 0                              # addresses shut out so far
 
     def attach(self, sock: socket.socket) -> bool:
@@ -129,10 +137,10 @@ class Bans:
                 self._program = None
                 return True
             code = program(sorted(self._until))
-            buf = ctypes.create_string_buffer(b"".join(struct.pack("HBBI", *i) for i in code))
-            fprog = struct.pack("HxxxxxxQ", len(code), ctypes.addressof(buf))
-            sock.setsockopt(socket.SOL_SOCKET, SO_ATTACH_FILTER, fprog)
-            self._program = buf                     # the kernel copied it; kept to be sure
+            instructions = (_Instruction * len(code))(*(_Instruction(*i) for i in code))
+            fprog = _Program(len(code), instructions)
+            sock.setsockopt(socket.SOL_SOCKET, SO_ATTACH_FILTER, bytes(fprog))
+            self._program = instructions            # the kernel copied it; kept to be sure
             return True
         except OSError as e:
             log.warning("could not change the listening socket's filter: %s", e)
