@@ -29,7 +29,7 @@ def test_recovered_classifier_matches_the_shipped_one(crops):
     net, arch = classifier_from_onnx(CLASSIFIER)
     assert arch.startswith("lite0-")
     sess = product_session(CLASSIFIER)
-    want, want_emb = sess.run(None, {"crops": crops})
+    want, want_emb = sess.run(["probs", "embedding"], {"crops": crops})
     with torch.no_grad():
         got, got_emb = (t.numpy() for t in ProbsAndEmbedding(net)(torch.from_numpy(crops)))
     assert (got.argmax(1) == want.argmax(1)).mean() >= 0.98

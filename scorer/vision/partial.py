@@ -52,8 +52,9 @@ def as_seen(view: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     scaled a little, the card seen at 35-100% of the crop's size and enlarged again,
     sometimes blurred, with its colours and noise varied."""
     h, w = view.shape[:2]
-    m = cv2.getRotationMatrix2D((w / 2, h / 2), rng.uniform(-4, 4), rng.uniform(0.93, 1.07))
-    m[:, 2] += rng.uniform(-0.05, 0.05, 2) * (w, h)
+    m = np.asarray(cv2.getRotationMatrix2D((w / 2, h / 2), rng.uniform(-4, 4),
+                                           rng.uniform(0.93, 1.07)), np.float64)
+    m[:, 2] += rng.uniform(-0.05, 0.05, 2) * np.array([w, h], np.float64)
     out = cv2.warpAffine(view, m, (w, h), borderMode=cv2.BORDER_REFLECT)
     f = rng.uniform(0.35, 1.0)
     small = cv2.resize(out, (max(int(w * f), 8), max(int(h * f), 8)),

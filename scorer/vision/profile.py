@@ -55,7 +55,7 @@ TEMPERATURE = 0.05
 MIN_SIMILARITY = 0.75
 CONFIDENT = 0.6
 PARTIAL_VIEWS = 8   # a card's partial views a profile reads to learn its floor
-CELL_CROPS = 4      # a card's crops whose cells a profile holds: its first and its latest
+CELL_CROPS = 2      # a card's crops whose cells a profile holds: its first and its latest
 
 
 def require_embedding(detector) -> None:
