@@ -211,8 +211,7 @@ class Detector:
             cells=profile is not None and profile.decides)
         match = None
         if profile is not None:
-            sim = profile.similarity(emb)
-            probs, match = profile.adjust(probs, emb, sim), profile.match(sim, cells)
+            probs, match = profile.read(probs, emb, cells)
         face = gate.face_prob(emb) if gate is not None and emb is not None else None
         return Detections.from_quads(quads, scores, probs, size, cut if crops else None, face,
                                      match)

@@ -89,10 +89,9 @@ def read_frame(det: Detector, profile: DeckProfile, img: np.ndarray, name: str,
     if len(rects):
         quads, crops = det.cut(img, rects)
         probs, emb, cells = det.classifier.read(crops, cells=True)
-        sim = profile.similarity(emb)
         plain = Detections.from_quads(quads, scores, probs, size)
-        found = Detections.from_quads(quads, scores, profile.adjust(probs, emb, sim), size,
-                                      similarity=profile.match(sim, cells))
+        adjusted, sim = profile.read(probs, emb, cells)
+        found = Detections.from_quads(quads, scores, adjusted, size, similarity=sim)
     else:
         plain = det._classified(img, rects, scores)
         found = det._classified(img, rects, scores, profile)
