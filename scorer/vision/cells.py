@@ -11,9 +11,10 @@ the card match it, the covered ones are left out.
 Each vector is first centred on the deck's own mean cell (what every card of this deck
 shares: its paper, its border, its print), so what is compared is what tells the cards
 apart. On the leave-one-art-set-out stand-in's validation scenes this similarity made
-the deck's decision read F1 0.857 -> 0.898 and the frames without hanafuda 0.24 -> 0.07
-false cards (the pooled embedding's: 0.876 and 0.21); matching each cell within one
-cell of its place, or the best 30-40% or 60-100% of the cells, did no better.
+the deck's decision read F1 0.857 -> 0.897 and the frames without hanafuda 0.238 -> 0.068
+false cards (the pooled embedding's: 0.876 and 0.214); matching each cell within one
+cell of its place, every cell, or the deck's main directions only did no better
+(``docs/history/v7-deck-decides.md``).
 """
 
 from __future__ import annotations
