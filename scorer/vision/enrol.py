@@ -8,6 +8,10 @@
 * A folder of single-card images named by code (``MM-K.png``, e.g. scans): each image
   is the card's face.
 
+Every card comes back with the network's own reading of its crop (``read_back``) and
+why the player should look at it again, if anything (``unclear``): the page shows both
+and offers a retake of one card (``one_card``: the card found in a photo of it).
+
 Every failure is an InputError with one line saying what to fix; nothing is returned
 (so nothing is saved) for bad input.
 """
@@ -36,6 +40,26 @@ MIN_AGREEMENT = 0.5
 # wrong are dropped or refused, so a card that peaks under the frame's threshold is
 # still enrolled (only then: on real tables a lower threshold finds more phantoms)
 LAYOUT_THRESHOLD = 0.2
+# Why an enrolled card is *unclear* (``unclear``), the words the page translates:
+OTHER = "other card"        # the network's likeliest reading is another card, or no card
+UNSURE = "unsure"           # ... is the place's card, at under UNSURE_BELOW
+BLURRED = "blurred"         # the crop's sharpness is under BLURRED_BELOW
+SMALL = "small"             # the card is under SMALL_BELOW of the crop's height in its image
+# A reading under one chance in two is the network's guess, not its reading. (Measured
+# on rendered layouts of a deck: every card read right, at 0.58 to 0.98; the detector
+# keeps a box as a card from its cls_threshold of 0.3, a looser bar than a reference
+# picture of the player's card deserves.)
+UNSURE_BELOW = 0.5
+# Sharpness: the variance of the grey crop's Laplacian over the crop's own variance (so
+# plain and busy art compare). Measured on the 48 faces of an art set at the classifier's
+# crop: sharp 0.20-2.6; blurred by sigma 1.3 crop px 0.006-0.15; by 1.8 px under 0.07.
+BLURRED_BELOW = 0.1
+# A card under 3/4 of the classifier's crop height in its photo is enlarged into its crop:
+# the deck's picture of it is then poorer than what a game's frames show.
+SMALL_BELOW = 0.75
+# A photo of one card whose largest box covers at least this share of the image is a
+# scan: the image is the card (``one_card``).
+FILLS = 0.7
 
 
 @dataclass
@@ -44,6 +68,10 @@ class EnrolledCard:
     crop: np.ndarray        # (H,W,3) uint8 BGR, upright
     source: str             # the file it came from
     read_as: str | None = None   # what the network reads it as, where it differs
+    size: int | None = None      # the card's long side in its image, pixels
+    reading: str | None = None   # ``read_back``: the network's likeliest card (None: no card)
+    confidence: float = 0.0      # ... its probability
+    unclear: tuple[str, ...] = ()   # ... why to look again: OTHER, UNSURE, BLURRED, SMALL
 
 
 def _read_image(path: Path) -> np.ndarray:
@@ -88,7 +116,8 @@ def enrol_scans(scans: list[tuple[str, np.ndarray]], crop_w: int,
         code = scan_code(name)
         if code is None:
             raise InputError(f"{name}: name a card image by its code, e.g. 08-1.png")
-        cards.append(EnrolledCard(code, scan_crop(img, crop_w, crop_h), name))
+        cards.append(EnrolledCard(code, scan_crop(img, crop_w, crop_h), name,
+                                  size=max(img.shape[:2])))
     check_once(cards)
     return sorted(cards, key=lambda c: CODES.index(c.code))
 
@@ -152,9 +181,10 @@ def _apart(rects: np.ndarray, scores: np.ndarray, share: float = 0.3) -> np.ndar
 
 
 def _layout_cards(detector, photos: list[tuple[str, np.ndarray]],
-                  threshold: float | None) -> list[tuple[str, np.ndarray, int]]:
-    """(photo name, crop, class read) of each card in the layout photos, in layout order,
-    localised at ``threshold`` (None: the detector's own thresholds)."""
+                  threshold: float | None) -> list[tuple[str, np.ndarray, int, int]]:
+    """(photo name, crop, class read, long side in pixels) of each card in the layout
+    photos, in layout order, localised at ``threshold`` (None: the detector's own
+    thresholds)."""
     found = []
     for name, img in photos:
         rects, scores = detector.localise(img, threshold=threshold)
@@ -168,7 +198,9 @@ def _layout_cards(detector, photos: list[tuple[str, np.ndarray]],
             continue
         idx = layout_order(rects)
         crops = detector.cut(img, rects[idx])[1]
-        found += [(name, crop, int(p.argmax())) for crop, p in zip(crops, probs[idx])]
+        sides = np.ceil(rect_long_sides(rects[idx])).astype(int)
+        found += [(name, crop, int(p.argmax()), int(side))
+                  for crop, p, side in zip(crops, probs[idx], sides)]
     return found
 
 
@@ -191,10 +223,10 @@ def enrol_layouts(detector, photos: list[tuple[str, np.ndarray]],
                          f"{len(found)} in the layout photos ({counts}), a layout needs "
                          f"{want}, month by month in rows")
     out = []
-    for code, (name, crop, read) in zip(CODES[first:], found):
+    for code, (name, crop, read, side) in zip(CODES[first:], found):
         read_code = CODES[read]
         out.append(EnrolledCard(code, crop, name,
-                                None if equivalent(read_code, code) else read_code))
+                                None if equivalent(read_code, code) else read_code, side))
     for name, _ in photos:
         mine = [c for c in out if c.source == name]
         agree = sum(c.read_as is None for c in mine)
@@ -216,17 +248,99 @@ def check_once(cards: list) -> None:
 
 
 def enrol_images(detector, scans: list[tuple[str, np.ndarray]],
-                 photos: list[tuple[str, np.ndarray]]) -> list[EnrolledCard]:
+                 photos: list[tuple[str, np.ndarray]],
+                 find: bool = False) -> list[EnrolledCard]:
     """Enrol from single-card images named by code and/or layout photos (in deck order;
     together 48 cards), each (name, image): the one path of ``hanafuda enrol`` and the
-    page. A card given twice is an error."""
+    page. ``find``: each single-card image is a photo of its card (a retake), which is
+    found in it (``one_card``). Each card is read back (``read_back``). A card given twice
+    is an error."""
     if not scans and not photos:
         raise InputError("give layout photos or single-card images named by code "
                          "(MM-K.png)")
-    cards = enrol_scans(scans, detector.crop_w, detector.crop_h) if scans else []
+    if find:
+        cards = sorted((one_card(detector, name, img) for name, img in scans),
+                       key=lambda c: CODES.index(c.code))
+        check_once(cards)
+    else:
+        cards = enrol_scans(scans, detector.crop_w, detector.crop_h) if scans else []
     if photos:
         cards += enrol_layouts(detector, photos)
     check_once(cards)
+    return read_back(detector, cards)
+
+
+def one_card(detector, name: str, img: np.ndarray) -> EnrolledCard:
+    """The card of a photo of one card named by its code (``MM-K.jpg``): the largest box
+    the localiser finds (at its thresholds, else at ``LAYOUT_THRESHOLD``), cut upright;
+    where that box covers ``FILLS`` of the image or none is found, the image is the card
+    (a scan), as ``enrol_scans`` reads it."""
+    code = scan_code(name)
+    if code is None:
+        raise InputError(f"{name}: name a card image by its code, e.g. 08-1.png")
+    rects, _ = detector.localise(img)
+    if not len(rects):
+        rects, _ = detector.localise(img, threshold=LAYOUT_THRESHOLD)
+    if len(rects):
+        rect = rects[int(np.argmax(rects[:, 2] * rects[:, 3]))]
+        if rect[2] * rect[3] < FILLS * img.shape[0] * img.shape[1]:
+            crop = detector.cut(img, rect[None])[1][0]
+            return EnrolledCard(code, crop, name, size=int(np.ceil(max(rect[2], rect[3]))))
+    return EnrolledCard(code, scan_crop(img, detector.crop_w, detector.crop_h), name,
+                        size=max(img.shape[:2]))
+
+
+def sharpness(crop: np.ndarray) -> float:
+    """The variance of the grey crop's Laplacian over the crop's own variance: how much
+    fine detail it keeps whatever its contrast (see ``BLURRED_BELOW``)."""
+    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float64)
+    return float(cv2.Laplacian(grey, cv2.CV_64F).var() / max(grey.var(), 1.0))
+
+
+def reading(probs: np.ndarray, code: str) -> tuple[str | None, float]:
+    """The network's likeliest card of a crop's (49,) probabilities and its probability,
+    the plain chaff a month shares counted as one card (they are the same art); (None,
+    p) when the likeliest is not a card. ``code`` names the card among equivalent ones."""
+    best = int(np.argmax(probs))
+    if best >= len(CODES):
+        return None, float(probs[best])
+    read = CODES[best]
+    same = [i for i, c in enumerate(CODES) if equivalent(c, read)]
+    if equivalent(read, code):
+        read = code
+    return read, float(probs[same].sum())
+
+
+def unclear(code: str, read: str | None, confidence: float, crop: np.ndarray,
+            size: int | None, crop_h: int) -> tuple[str, ...]:
+    """Why the player should look at the card enrolled as ``code`` again, in order, or ():
+    the network reads another card or none there (``OTHER``), the place's card at under
+    ``UNSURE_BELOW`` (``UNSURE``: either way the deck would learn art the network does not
+    recognise as that card, which is the very thing a retake fixes), the crop is blurred
+    (``BLURRED``) or the card was small in its image (``SMALL``: both cheap to check, and
+    a blurred or enlarged crop is a poor picture of the player's card)."""
+    why = []
+    if read is None or not equivalent(read, code):
+        why.append(OTHER)
+    elif confidence < UNSURE_BELOW:
+        why.append(UNSURE)
+    if sharpness(crop) < BLURRED_BELOW:
+        why.append(BLURRED)
+    if size is not None and size < SMALL_BELOW * crop_h:
+        why.append(SMALL)
+    return tuple(why)
+
+
+def read_back(detector, cards: list[EnrolledCard]) -> list[EnrolledCard]:
+    """``cards`` with the network's reading of each crop (one classifier run for all) and
+    why each is unclear (``unclear``)."""
+    if not cards:
+        return cards
+    probs = detector.classify(np.stack([c.crop for c in cards]))
+    for c, p in zip(cards, probs):
+        c.reading, c.confidence = reading(p, c.code)
+        c.unclear = unclear(c.code, c.reading, c.confidence, c.crop, c.size,
+                            detector.crop_h)
     return cards
 
 

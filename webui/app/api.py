@@ -191,9 +191,10 @@ def list_decks() -> Response:
 @bp.post("/decks/preview")
 def preview_deck() -> Response:
     """Layout photos and/or single-card images (multipart ``images``, in deck order) ->
-    the crops found, each named, to confirm; nothing is saved."""
+    the crops found, each named and read back, to confirm; nothing is saved.
+    ``?retake=1``: each image named by code is a photo of that card, found in it."""
     files = [(f.filename, f.read()) for f in request.files.getlist("images")]
-    return jsonify(decks.preview(files))
+    return jsonify(decks.preview(files, retake=request.args.get("retake") == "1"))
 
 
 @bp.post("/decks")

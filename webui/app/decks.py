@@ -13,6 +13,7 @@ import base64
 import binascii
 import re
 import time
+from types import SimpleNamespace
 from typing import Any, Iterable
 
 import cv2
@@ -106,25 +107,34 @@ def _detector() -> CardDetector:
     return det
 
 
-def preview(files: list[tuple[str | None, bytes]]) -> dict[str, Any]:
+def preview(files: list[tuple[str | None, bytes]], retake: bool = False) -> dict[str, Any]:
     """The crops the enrolment finds in the uploads, each named by the layout (or its
-    file name), for the player to confirm or fix; nothing is saved."""
+    file name) and read back by the network (its ``reading``, ``confidence`` and why it
+    is ``unclear``: ``scorer.vision.enrol.unclear``), for the player to confirm, fix or
+    retake; nothing is saved. ``retake``: each image named by code is a photo of that one
+    card (the page's retake from the camera or a file), found in it
+    (``scorer.vision.enrol.one_card``)."""
     uploads = read_uploads(files)
     det = _detector()
     start = time.perf_counter()
     scans = [(n, u) for n, u in uploads if scan_code(n)]
     photos = [(n, u) for n, u in uploads if not scan_code(n)]
-    scan_side = _crop_side(det)                 # a scan becomes one crop
+    # a scan becomes one crop; a retake's card is found in its photo first
+    scan_side = det.useful_side if retake else _crop_side(det)
 
     def job() -> list:
         return enrol_images(det, [(n, _decoded(n, u, scan_side)) for n, u in scans],
-                            [(n, _decoded(n, u, det.useful_side)) for n, u in photos])
+                            [(n, _decoded(n, u, det.useful_side)) for n, u in photos],
+                            find=retake)
 
     cards = detection().run(client(), [u for _, u in uploads], job, det.useful_side,
                             heavy=True)
     have = {c.code for c in cards}
     return {"cards": [{"code": c.code, "name": card(c.code).name, "source": c.source,
-                       "read_as": c.read_as, "crop": png_url(c.crop)} for c in cards],
+                       "read_as": c.read_as, "reading": c.reading,
+                       "reading_name": card(c.reading).name if c.reading else None,
+                       "confidence": round(c.confidence, 3), "unclear": list(c.unclear),
+                       "crop": png_url(c.crop)} for c in cards],
             "missing": [c for c in CODES if c not in have],
             "photos": len(photos), "scans": len(scans),
             "seconds": round(time.perf_counter() - start, 2)}
@@ -152,7 +162,7 @@ def _resized(name: str, upload: Upload, det: CardDetector) -> np.ndarray:
     return img
 
 
-def _cards(body: Any) -> list[tuple[str, str, Upload]]:
+def _cards(body: Any) -> list[tuple[str, str, tuple[str, Upload]]]:
     """The confirmed cards a save sends: (code, source, checked crop) each."""
     items = body.get("cards") if isinstance(body, dict) else None
     if not isinstance(items, list) or not items:
@@ -167,7 +177,7 @@ def _cards(body: Any) -> list[tuple[str, str, Upload]]:
         source = item.get("source")
         source = source[:200] if isinstance(source, str) and source else "page"
         out.append((card(item["code"]).code, source, _crop(i, item.get("crop"))))
-    check_once([DeckCard(code, None, source) for code, source, _ in out])
+    check_once([SimpleNamespace(code=code, source=source) for code, source, _ in out])
     _within_caps(u for _, _, (_, u) in out)
     return out
 

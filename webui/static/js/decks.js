@@ -2,16 +2,24 @@
 // four layout photos (camera or files) and/or single-card images named MM-K.png go to
 // /api/decks/preview; each crop comes back named by its place in the layout, the player
 // confirms or fixes it, and the confirmed crops are saved (POST /api/decks, or PUT to
-// replace a deck of that name).
+// replace a deck of that name). Each crop shows the network's reading of it, marked
+// *unclear* where the server says so (another card or none, unsure, blurred, too small);
+// *Retake* takes that one card again (the live camera or a file) and replaces its crop
+// (/api/decks/preview?retake=1); nothing is saved before *Save deck*.
 import { t } from "./i18n.js";
 import { api, askFirst, count, el, localTime, toast, upload } from "./api.js";
 import { LiveCapture } from "./camera.js";
-import { loadCards } from "./cards.js";
+import { cardLabel, loadCards } from "./cards.js";
 
 const $ = (id) => document.getElementById(id);
 const PHOTO_SIDE = 2400;              // layout photos are sent at most this large
 const SCAN_SIDE = 600;                // ... single-card images this large
-const state = { cards: null, photos: [], scans: [], items: [], camera: null, shooting: 0, chooseFor: 0 };
+const RETAKE_SIDE = 1280;             // ... a retake (a photo the card is found in) this large
+const state = { cards: null, photos: [], scans: [], items: [], camera: null, shooting: 0, chooseFor: 0,
+  retake: null };
+// why the server marks a crop unclear (scorer/vision/enrol.py), as the page says it
+const UNCLEAR = { "other card": () => t("the network reads another card"), unsure: () => t("the network is unsure"),
+  blurred: () => t("blurred"), small: () => t("too small in the photo") };
 
 async function loadDecks() {
   const { decks } = await api("GET", "/api/decks");
@@ -54,9 +62,12 @@ function setPhoto(n, blob) {
   slot.querySelector(".photo-status").textContent = blob ? t("photo {n} ready", { n }) : t("no photo yet");
 }
 
-async function openCamera(n) {
+async function openCamera(n, retake = null) {
   state.shooting = n;
-  $("snap").textContent = t("Take photo {n}", { n });
+  state.retake = retake;
+  $("snap").textContent = retake === null ? t("Take photo {n}", { n })
+    : t("Retake {code}", { code: state.items[retake].code || state.items[retake].proposed });
+  if (retake !== null) $("enrol-camera").scrollIntoView({ block: "nearest" });
   $("enrol-camera").hidden = false;
   $("enrol-error").textContent = "";
   if (state.camera.stream) return;
@@ -76,8 +87,15 @@ function closeCamera() {
 }
 
 async function snap() {
-  const canvas = state.camera.grab(PHOTO_SIDE);
+  const retake = state.retake;
+  const canvas = state.camera.grab(retake === null ? PHOTO_SIDE : RETAKE_SIDE);
   if (!canvas) { $("camera-status").textContent = t("waiting for the camera…"); return; }
+  if (retake !== null) {
+    state.retake = null;
+    closeCamera();
+    retakeCard(retake, await new Promise((res) => canvas.toBlob(res, "image/jpeg", 0.92)));
+    return;
+  }
   const n = state.shooting;
   setPhoto(n, await new Promise((res) => canvas.toBlob(res, "image/jpeg", 0.92)));
   const next = [1, 2, 3, 4].find((k) => !state.photos[k - 1]);
@@ -115,22 +133,67 @@ function codeSelect(item) {
   return sel;
 }
 
+// What the network reads on a crop: "the network reads 01-1 Pine: crane (91%)", or no card.
+function readingLine(item) {
+  if (!item.reading) return t("the network sees no card here");
+  const said = t("the network reads {code}", { code: `${item.reading} ${cardLabel(state.cards, item.reading)}` });
+  return `${said} (${Math.round(100 * item.confidence)}%)`;
+}
+
+// One crop of the review: its picture, its name (to fix), the network's reading, the
+// mark of an unclear one, and its retake (camera or file).
+function cropFigure(item, i) {
+  const sel = codeSelect(item);
+  const unclear = item.unclear || [];
+  const status = el("span", { class: "retake-status small muted", role: "status" });
+  const fig = el("figure", { class: "enrol-crop", dataset: { index: i, code: item.code } },
+    el("img", { src: item.crop, alt: `${item.code} ${item.name}` }), sel,
+    el("figcaption", { class: "small muted" }, item.source),
+    el("div", { class: "reading small", text: readingLine(item) }),
+    unclear.length ? el("p", { class: "unclear-mark small" },
+      `${t("Unclear")}: ${unclear.map((why) => (UNCLEAR[why] ? UNCLEAR[why]() : why)).join(" · ")}`) : null,
+    el("div", { class: "retake-actions" },
+      el("button", { type: "button", class: "retake", onclick: () => openCamera(state.shooting || 1, i) }, t("Retake")),
+      el("button", { type: "button", class: "retake-file", onclick: () => { state.retake = i; $("retake-input").click(); } },
+        t("Choose a file"))),
+    status);
+  fig.classList.toggle("unclear", unclear.length > 0);
+  fig.classList.toggle("fixed", !!item.code && item.code !== item.proposed);
+  sel.addEventListener("change", () => {
+    item.code = sel.value;
+    fig.dataset.code = item.code;
+    fig.classList.toggle("fixed", item.code !== item.proposed);
+    refresh();
+  });
+  return fig;
+}
+
+// Take card i again: its one image goes to the preview named by the card's code (the
+// name the player gave it, else its place's), and its crop and reading replace the old.
+async function retakeCard(i, blob) {
+  const old = state.items[i];
+  const code = old.code || old.proposed;
+  const fig = () => document.querySelector(`#review-grid figure[data-index='${i}']`);
+  const status = fig().querySelector(".retake-status");
+  status.classList.remove("error-message");
+  status.textContent = t("reading the card…");
+  const form = new FormData();
+  form.append("images", await shrink(blob, RETAKE_SIDE, 1_500_000), `${code}.jpg`);
+  try {
+    const res = await upload("/api/decks/preview?retake=1", form);
+    state.items[i] = { ...res.cards[0], code, proposed: old.proposed, retaken: true };
+    fig().replaceWith(cropFigure(state.items[i], i));
+    fig().classList.add("retaken");
+    refresh();
+  } catch (err) {
+    status.textContent = err.message;
+    status.classList.add("error-message");
+  }
+}
+
 function showReview(res) {
   state.items = res.cards.map((c) => ({ ...c, proposed: c.code }));
-  $("review-grid").replaceChildren(...state.items.map((item, i) => {
-    const sel = codeSelect(item);
-    const fig = el("figure", { class: "enrol-crop", dataset: { index: i, code: item.code } },
-      el("img", { src: item.crop, alt: `${item.code} ${item.name}` }), sel,
-      el("figcaption", { class: "small muted" }, item.source,
-        item.read_as ? el("span", { class: "read-as", text: ` · ${t("the network reads {code}", { code: item.read_as })}` }) : null));
-    sel.addEventListener("change", () => {
-      item.code = sel.value;
-      fig.dataset.code = item.code;
-      fig.classList.toggle("fixed", item.code !== item.proposed);
-      refresh();
-    });
-    return fig;
-  }));
+  $("review-grid").replaceChildren(...state.items.map(cropFigure));
   const where = [res.photos ? count(res.photos, "photo") : "",
     res.scans ? count(res.scans, "card image") : ""].filter(Boolean).join(t(" and "));
   $("review-summary").textContent = t("{cards} found in {where} ({s} s). Each is named by its place in the layout: " +
@@ -188,6 +251,12 @@ function wire() {
     slot.querySelector(".clear").addEventListener("click", () => setPhoto(n, null));
   }
   for (const row of document.querySelectorAll(".layout-row")) row.style.setProperty("--month", row.dataset.colour);
+  $("retake-input").addEventListener("change", (e) => {
+    const file = e.target.files[0];
+    e.target.value = "";
+    if (file && state.retake !== null) retakeCard(state.retake, file);
+    state.retake = null;
+  });
   $("photo-file").addEventListener("change", async (e) => {
     const file = e.target.files[0];
     e.target.value = "";
