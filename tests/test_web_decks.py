@@ -18,7 +18,7 @@ import pytest
 from deck_helpers import layouts, no_decks_saved
 from scorer.cards import CODES, card
 from scorer.store.decks import DeckStore
-from training.data.scenes import get_library
+from training.data.scenes import get_library, render_scene
 from web_helpers import CSRF, jpeg, make_app, png, png_header
 
 
@@ -79,6 +79,9 @@ def test_preview_of_layout_photos_names_every_card_and_saves_nothing(client, pho
     first = body["cards"][0]
     assert first["name"] == card("01-1").name and first["source"] == "photo-1.jpg"
     assert decoded(first["crop"]).shape == (112, 72, 3)
+    # each card read back: a clean layout reads as its places, none unclear (issue 67)
+    assert [c["reading"] for c in body["cards"]] == list(CODES)
+    assert all(c["unclear"] == [] and 0.5 <= c["confidence"] <= 1 for c in body["cards"])
     assert no_decks_saved(tmp_path / "games.db")
 
 
@@ -153,9 +156,81 @@ def test_deck_names_are_trimmed_as_the_page_trims_them(client) -> None:
     assert clean_name("  home\t ") == "home"
 
 
-def png_face(lib, code: str) -> bytes:
+def png_face(lib, code: str, blur: float = 0) -> bytes:
     face = lib.face("hwatu-commons", card(code).class_index)[0]
+    if blur:
+        face = cv2.GaussianBlur(face, (0, 0), blur)
     return cv2.imencode(".png", face)[1].tobytes()
+
+
+# -------------------------------------------------- read back, retake (issue 67 item 5)
+@pytest.mark.art
+def test_the_preview_reads_each_card_back_and_marks_the_unclear(client, tmp_path) -> None:
+    """Each crop comes with the network's reading and why it is unclear: 01-1.png holds
+    the moon (another card), 12-2.png is blurred; 03-1.png is its card, clear."""
+    lib = get_library()
+    files = [(png_face(lib, "08-1"), "01-1.png"), (png_face(lib, "03-1"), "03-1.png"),
+             (png_face(lib, "12-2", blur=4), "12-2.png")]
+    r = preview(client, files)
+    assert r.status_code == 200, r.json
+    got = {c["code"]: c for c in r.json["cards"]}
+    assert got["01-1"]["reading"] == "08-1" and got["01-1"]["reading_name"] == card("08-1").name
+    assert got["01-1"]["unclear"] == ["other card"]
+    assert got["03-1"]["reading"] == "03-1" and got["03-1"]["unclear"] == []
+    assert got["03-1"]["confidence"] >= 0.5
+    assert "blurred" in got["12-2"]["unclear"]
+    assert no_decks_saved(tmp_path / "games.db")
+
+
+def test_the_unclear_rule() -> None:
+    """Another card or none, the place's card under 0.5, a blurred crop, a small card."""
+    from scorer.vision.enrol import reading, unclear
+    rng = np.random.default_rng(0)
+    sharp = rng.integers(0, 255, (112, 72, 3), dtype=np.uint8)
+    flat = cv2.GaussianBlur(sharp, (0, 0), 5)          # its detail blurred away ...
+    ramp = np.tile(np.linspace(0, 255, 72, dtype=np.uint8)[None, :, None], (112, 1, 3))
+    assert unclear("01-1", "01-1", 0.9, sharp, 400, 112) == ()
+    assert unclear("01-1", "08-1", 0.9, sharp, 400, 112) == ("other card",)
+    assert unclear("01-1", None, 0.9, sharp, 400, 112) == ("other card",)
+    assert unclear("01-1", "01-1", 0.4, sharp, 400, 112) == ("unsure",)
+    assert unclear("01-1", "01-1", 0.9, flat, 400, 112) == ("blurred",)
+    assert unclear("01-1", "01-1", 0.9, ramp, 400, 112) == ("blurred",)   # ... or none
+    assert unclear("01-1", "01-1", 0.9, sharp, 60, 112) == ("small",)
+    probs = np.zeros(49, np.float32)
+    probs[card("01-3").class_index], probs[card("01-4").class_index] = 0.3, 0.35
+    assert reading(probs, "01-3") == ("01-3", pytest.approx(0.65))   # one month's chaff: one art
+    probs[48] = 0.9
+    assert reading(probs, "01-3") == (None, pytest.approx(0.9))
+
+
+@pytest.mark.art
+def test_a_retake_replaces_one_crop_and_leaves_the_others(client, tmp_path) -> None:
+    """A card taken again (a photo of it on the table, as the page's camera takes it) is
+    found in its photo and read; the page puts it in place of the old crop, and the save
+    keeps the new crop and the others as they were."""
+    lib = get_library()
+    first = preview(client, [(png_face(lib, "08-1"), "01-1.png"),
+                             (png_face(lib, "03-1"), "03-1.png")]).json["cards"]
+    assert [c["unclear"] for c in first] == [["other card"], []]
+    photo = render_scene(["01-1"], art_set="hwatu-commons", seed=5)[0]
+    files = [(_jpeg(photo), "01-1.jpg")]
+    r = client.post("/api/decks/preview?retake=1", headers=CSRF,
+                    content_type="multipart/form-data",
+                    data={"images": [(BytesIO(data), name) for data, name in files]})
+    assert r.status_code == 200, r.json
+    (again,) = r.json["cards"]
+    assert again["code"] == again["reading"] == "01-1" and again["unclear"] == []
+    assert decoded(again["crop"]).shape == (112, 72, 3)
+    # the whole photo as a scan is no card: the retake found the card in it
+    assert preview(client, files).json["cards"][0]["unclear"] == ["other card"]
+    assert no_decks_saved(tmp_path / "games.db")
+
+    cards = [again if c["code"] == "01-1" else c for c in first]
+    r = send(client, "POST", "/api/decks", {"name": "home", "cards": cards})
+    assert r.status_code == 201 and r.json["cards"] == 2, r.json
+    rec = {c.code: c.crop for c in DeckStore(tmp_path / "games.db").get("home").cards}
+    assert np.array_equal(rec["01-1"], decoded(again["crop"]))
+    assert np.array_equal(rec["03-1"], decoded(first[1]["crop"]))
 
 
 @pytest.mark.art

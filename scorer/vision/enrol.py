@@ -292,9 +292,11 @@ def one_card(detector, name: str, img: np.ndarray) -> EnrolledCard:
 
 def sharpness(crop: np.ndarray) -> float:
     """The variance of the grey crop's Laplacian over the crop's own variance: how much
-    fine detail it keeps whatever its contrast (see ``BLURRED_BELOW``)."""
+    fine detail it keeps whatever its contrast (see ``BLURRED_BELOW``). The variance is
+    counted as at least 100 (grey levels squared): in a crop of almost one grey the 8-bit
+    steps are all its Laplacian sees, and no card's face is one grey."""
     grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float64)
-    return float(cv2.Laplacian(grey, cv2.CV_64F).var() / max(grey.var(), 1.0))
+    return float(cv2.Laplacian(grey, cv2.CV_64F).var() / max(grey.var(), 100.0))
 
 
 def reading(probs: np.ndarray, code: str) -> tuple[str | None, float]:
