@@ -128,7 +128,7 @@ async function findCards() {
 function codeSelect(item) {
   const sel = el("select", { class: "code", "aria-label": t("card from {source}", { source: item.source }) },
     el("option", { value: "", text: t("(leave out)") }),
-    state.cards.cards.map((c) => el("option", { value: c.code, text: `${c.code} ${c.name}` })));
+    state.cards.cards.map((c) => el("option", { value: c.code, text: `${c.code} ${cardLabel(state.cards, c.code)}` })));
   sel.value = item.code;
   return sel;
 }
