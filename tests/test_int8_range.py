@@ -130,11 +130,11 @@ def _float_conv(path: Path) -> Path:
 
 def test_the_exporter_quantises_to_seven_bit_weights_and_keeps_a_files_calibration(tmp_path):
     pytest.importorskip("torch")
-    from training.ship.export import _Batches, _quantize, activation_ranges
+    from training.ship.export import CalibrationBatches, quantize_int8, activation_ranges
 
     data = np.random.default_rng(1).uniform(0, 255, (8, 3, 8, 8)).astype(np.float32)
-    eight = _quantize(_float_conv(tmp_path / "eight.onnx"), _Batches("x", data, 1))
-    seven = _quantize(_float_conv(tmp_path / "seven.onnx"), _Batches("x", data[:1] / 9, 1),
+    eight = quantize_int8(_float_conv(tmp_path / "eight.onnx"), CalibrationBatches("x", data, 1))
+    seven = quantize_int8(_float_conv(tmp_path / "seven.onnx"), CalibrationBatches("x", data[:1] / 9, 1),
                       reduce_range=True, activations_from=eight)
     w8, w7 = (next(iter(int8_weights(onnx.load(str(p))).values())) for p in (eight, seven))
     assert np.abs(w8).max() == 127 and out_of_range(onnx.load(str(eight)))
@@ -145,7 +145,7 @@ def test_the_exporter_quantises_to_seven_bit_weights_and_keeps_a_files_calibrati
     for name in old:
         assert old[name][0]["scale"] == new[name][0]["scale"]
         assert old[name][0]["zero_point"] == new[name][0]["zero_point"]
-    plain = _quantize(_float_conv(tmp_path / "plain.onnx"), _Batches("x", data[:1] / 9, 1))
+    plain = quantize_int8(_float_conv(tmp_path / "plain.onnx"), CalibrationBatches("x", data[:1] / 9, 1))
     assert activation_ranges(plain)["x"][0]["scale"] != old["x"][0]["scale"]
 
 

@@ -125,9 +125,8 @@ def requantize(run: Run) -> Path:
     with the shipped file's activation ranges (its calibration: the round's boxes), the
     float refiner copied; every setting and each file's lineage kept, the settings
     declaring ``int8_weight_bits`` 7. Measure it beside the shipped model, then ship."""
-    import onnx
-
     from training.pipeline.rounds import CLASSIFIER_STATE
+    from training.ship import lineage
     from training.ship.export import (export_lite_loc, onnx_config, requantize_classifier,
                                       set_config)
     from training.stages.lite_loc import stream_config
@@ -140,12 +139,9 @@ def requantize(run: Run) -> Path:
                           calibrate=stream, reduce_range=True)
     requantize_classifier(CLASSIFIER_STATE, loc.parent / onnx_config(loc)["classifier"])
     set_config(loc, {"int8_weight_bits": 7})
-    lineage = {p.key: p.value for p in onnx.load(str(run.shipped)).metadata_props}.get("lineage")
-    if lineage is not None:
-        m = onnx.load(str(loc))
-        entry = m.metadata_props.add()
-        entry.key, entry.value = "lineage", lineage
-        onnx.save(m, str(loc))
+    kept = lineage.read(run.shipped)
+    if kept is not None:
+        lineage.stamp([loc], lineage.Lineage(**kept))
     run.log(f"exported {loc} with 7-bit int8 weights")
     return loc
 

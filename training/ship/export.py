@@ -137,7 +137,7 @@ def export_refiner(ckpt: Path | dict, loc_path: Path, passes: int = 1) -> Path:
     return path
 
 
-class _Batches:
+class CalibrationBatches:
     """onnxruntime calibration reader: ``x`` (N,3,H,W) float fed as ``name``, ``n`` at a
     time."""
 
@@ -167,7 +167,7 @@ def activation_ranges(path: Path) -> dict[str, list[dict]]:
             for n in graph.node if n.op_type == "QuantizeLinear" and n.input[1] in init}
 
 
-def _quantize(path: Path, reader: _Batches, keep_float: tuple[str, ...] = (),
+def quantize_int8(path: Path, reader: CalibrationBatches, keep_float: tuple[str, ...] = (),
               reduce_range: bool = False, activations_from: Path | None = None) -> Path:
     """Rewrite the ONNX file with int8 weights and activations (QDQ, per-channel
     weights), calibrated on ``reader``; nodes whose names start with one of
@@ -209,9 +209,10 @@ def quantize_classifier(cls_path: Path, calib: np.ndarray, reduce_range: bool = 
     ``calib``, (N,H,W,3) uint8 BGR crops from *training* scenes. On the fourth
     classifier it about halved the network's time (20 crops, 1 thread: 11.4 vs 21.2 ms)
     and left validation F1 where it was (0.8540 vs 0.8544). ``reduce_range``,
-    ``activations_from``: ``_quantize``'s (7-bit weights; another file's calibration)."""
-    return _quantize(Path(cls_path), _Batches("crops", np.ascontiguousarray(as_input(calib))),
-                     reduce_range=reduce_range, activations_from=activations_from)
+    ``activations_from``: ``quantize_int8``'s (7-bit weights; another file's calibration)."""
+    batches = CalibrationBatches("crops", np.ascontiguousarray(as_input(calib)))
+    return quantize_int8(Path(cls_path), batches, reduce_range=reduce_range,
+                         activations_from=activations_from)
 
 
 def quantize_localiser(loc_path: Path, frames: np.ndarray,
@@ -219,9 +220,9 @@ def quantize_localiser(loc_path: Path, frames: np.ndarray,
     """Rewrite the exported localiser in int8, calibrated on ``frames``, (N,480,640,3)
     uint8 BGR letterboxed *training* frames; ``keep_float``: node-name prefixes left in
     float (e.g. the head, whose heatmap the thresholds read); ``reduce_range``: 7-bit
-    weights (``_quantize``)."""
-    return _quantize(Path(loc_path), _Batches("image", np.ascontiguousarray(as_input(frames)), 1),
-                     keep_float, reduce_range)
+    weights (``quantize_int8``)."""
+    batches = CalibrationBatches("image", np.ascontiguousarray(as_input(frames)), 1)
+    return quantize_int8(Path(loc_path), batches, keep_float, reduce_range)
 
 
 def seven_bit(cfg: dict) -> bool:
