@@ -20,7 +20,12 @@ alternating frame by frame (which goes first alternates too), so both see the sa
 machine load; ``--compare precise``: the same model with onnxruntime's precise int8
 products, which a CPU without VNNI needs for 8-bit weights (``scorer.vision.cpu``);
 ``--compare MODEL:precise``: another model so. ``--compare`` may be given several times:
-every detector takes its turn on each frame.
+every detector takes its turn on each frame. ``--follow`` (issue 68): each frame is also
+read as the live camera's followed frame (``Detector.follow``, weak readings asked for) at
+the outlines the live read of that frame found (the page's tracks; found before the
+timing), in turn with the others, and the live read (``--weak``) is what it is compared
+with: a live frame costs ``(1 - s) * localised + s * followed`` for a share ``s`` followed
+(``bench/capture_fixes.py --every N`` prints the share).
 """
 
 from __future__ import annotations
@@ -62,6 +67,9 @@ def main(argv=None) -> int:
     p.add_argument("--weak", action="store_true",
                    help="read every frame as the live camera does (with its weak readings), "
                         "with and without the profile")
+    p.add_argument("--follow", action="store_true",
+                   help="also time each frame as a followed live frame (Detector.follow at "
+                        "the outlines its live read found), in turn with the others")
     p.add_argument("--precise-int8", action="store_true",
                    help="the precise int8 products even where this CPU's fast ones are exact")
     a = p.parse_args(argv)
@@ -93,7 +101,7 @@ def main(argv=None) -> int:
         others.append(Detector(model, threads=a.threads, tta=False if a.no_tta else None,
                                precise_int8=precise))
     profile = (lambda: decks.profile(a.profile, det)) if decks is not None else None
-    timed = _timed(det, frames, others, profile, a.weak)
+    timed = _timed(det, frames, others, profile, a.weak, a.follow)
     whole_deck = []
     for _ in range(5 if decks is not None else 0):   # after the frames: its garbage
         t0 = time.perf_counter()                     # would slow the next frame
@@ -121,6 +129,11 @@ def main(argv=None) -> int:
         print(f"  {'reading the whole deck':<22} median {np.median(whole_deck):7.2f} ms   "
               "(what each frame with a deck paid before the cache was checked by "
               "updated_at)")
+    if timed.followed:
+        mine = np.median(timed.followed)
+        print(f"  {'followed frame':<22} median {mine:7.2f} ms   p90 "
+              f"{np.percentile(timed.followed, 90):7.2f} ms   ({mine / np.median(r[:, 4]):.3f}x "
+              f"the {'live' if a.weak else 'still'} read; Detector.follow, weak readings)")
     for name, other, (ms, found) in zip(a.compare, others, timed.compared):
         print(f"  {'compare: total':<22} median {np.median(ms):7.2f} ms   p90 "
               f"{np.percentile(ms, 90):7.2f} ms   ({name}, int8 products "
@@ -147,23 +160,27 @@ def int8_products(precise: bool, forced: bool) -> str:
 class Timed:
     """What ``_timed`` measured on the frames after the warm-up: ``rows`` of (decode,
     localise, classify, detect, total) ms and the cards ``found`` per frame; the totals
-    ``with_profile``; each compared detector's totals and cards found (``compared``; the
-    first one's also as ``other_ms``, ``other_found``). A list not measured is empty."""
+    ``with_profile``; the totals of the frames ``followed``; each compared detector's totals
+    and cards found (``compared``; the first one's also as ``other_ms``, ``other_found``).
+    A list not measured is empty."""
 
     rows: list[tuple] = field(default_factory=list)
     found: list[int] = field(default_factory=list)
     with_profile: list[float] = field(default_factory=list)
+    followed: list[float] = field(default_factory=list)
     other_ms: list[float] = field(default_factory=list)
     other_found: list[int] = field(default_factory=list)
     compared: list[tuple[list[float], list[int]]] = field(default_factory=list)
 
 
 def _timed(det, frames: list[bytes], other=None,
-           profile: Callable[[], Any] | None = None, weak: bool = False) -> Timed:
+           profile: Callable[[], Any] | None = None, weak: bool = False,
+           follow: bool = False) -> Timed:
     """Time ``det`` on ``frames`` by ``training.measure.timing.alternating_ms``, taking turns
     frame by frame with detection under the deck profile that ``profile()`` reads (when
-    given) and with the ``other`` detector, or each of a list of them (when given);
-    ``weak``: every run reads the frames as the live camera does."""
+    given), with the frame followed at the outlines its live read found (``follow``) and
+    with the ``other`` detector, or each of a list of them (when given); ``weak``: every
+    run but the followed one reads the frames as the live camera does."""
     from scorer.vision import decode_image
 
     others = [] if other is None else list(other) if isinstance(other, (list, tuple)) \
@@ -174,12 +191,16 @@ def _timed(det, frames: list[bytes], other=None,
     if profile is not None:
         live = {"weak": True} if weak else {}
         runs.append(lambda data: det.detect(decode_image(data), profile=profile(), **live))
+    if follow:
+        runs.append(_following(det, frames))
     runs += [_recording(o, rec, weak) for o, rec in zip(others, theirs)]
     ms = alternating_ms(runs, frames)
     out = Timed(rows=[rec[:4] + (total,) for rec, total in zip(mine[WARM_UP:], ms[0])],
                 found=[rec[4] for rec in mine[WARM_UP:]])
     if profile is not None:
         out.with_profile = ms[1]
+    if follow:
+        out.followed = ms[1 + (profile is not None)]
     first = len(runs) - len(others)
     out.compared = [(ms[first + k], [r[4] for r in rec[WARM_UP:]])
                     for k, rec in enumerate(theirs)]
@@ -201,6 +222,22 @@ def _recording(det, records: list[tuple], weak: bool = False) -> Callable[[bytes
         d = det.detect(img, **live)
         records.append(((t1 - t0) * 1e3, d.timings["localise"], d.timings["classify"],
                         (time.perf_counter() - t1) * 1e3, len(d)))
+    return run
+
+
+def _following(det, frames: list[bytes]) -> Callable[[bytes], None]:
+    """A run for ``alternating_ms``: decode a frame and follow onto it, as the page's
+    followed frames do, the outlines (and sure flags) of the cards its live read found."""
+    from scorer.vision import decode_image
+    outlines = {}
+    for data in frames:
+        d = det.detect(decode_image(data), weak=True)
+        outlines[data] = (d.quads, np.ones(len(d), bool) if d.sure is None
+                          else np.asarray(d.sure, bool))
+
+    def run(data: bytes) -> None:
+        quads, sure = outlines[data]
+        det.follow(decode_image(data), quads, sure, weak=True)
     return run
 
 

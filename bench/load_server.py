@@ -6,7 +6,7 @@ games through the JSON API against a ``hanafuda serve`` subprocess.
         [--model auto|fake|PATH] [--fake-delay 0.08] [--fake-cpu]
 
     .venv/bin/python -m bench.load_server --club 8 --fps 4 --seconds 30 [--bombs 2]
-        [--target-port PORT] [--follow N]
+        [--target-port PORT] [--follow [N]]
 
 Club night (``--club N``): N cameras post 960x540 JPEG frames (q0.85, as the page does)
 at ``--fps`` each, at random phases, each waiting for its answer as camera.js does;
@@ -16,7 +16,8 @@ then the slowest and fastest camera (a fair share: close together) and the load 
 (the machine may be shared: read the figures with it).
 ``--follow N`` (issue 51): each camera films one pile as the page does: ``?crops=1&weak=1``,
 the answers tracked (``scorer.tracking``), the localiser on every Nth frame only
-(``Follower``; N=1: on every frame) and the tracks' outlines sent to follow on the others.
+(``Follower``; N=1: on every frame; ``--follow`` alone: the page's ``FOLLOW_EVERY``) and
+the tracks' outlines sent to follow on the others.
 
 Phase 1 (``--seconds``): detect clients post 640x480 JPEG frames back to back (on a 503
 they wait 50 ms, as the page does, then post the next frame) while game clients create
@@ -46,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from scorer.tracking import FOLLOW_EVERY
 from support.servers import (Client, Server, free_port, percentile,
                             shipped_model)
 
@@ -530,9 +532,11 @@ def main(argv: list[str] | None = None) -> int:
                    help="club night: this many clients posting a PNG bomb back to back")
     p.add_argument("--target-port", type=int, default=0,
                    help="club night against a server already running on this port")
-    p.add_argument("--follow", type=int, default=0, metavar="N",
+    p.add_argument("--follow", type=int, nargs="?", const=FOLLOW_EVERY, default=0,
+                   metavar="N",
                    help="club night: each camera films one pile as the page does, the "
-                        "localiser on every Nth frame and the tracks followed between")
+                        "localiser on every Nth frame and the tracks followed between "
+                        f"(without N: the page's, {FOLLOW_EVERY})")
     p.add_argument("--serve-fake", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     p.add_argument("--db", type=Path, default=None, help=argparse.SUPPRESS)

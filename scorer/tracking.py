@@ -51,10 +51,11 @@ WEAK_NEED = 8       # frames of those it must be seen in (sure or weak) to join 
                     # (issue 66: 8 of the last 10 never joined in 36 captures); a card
                     # glimpsed in one frame of three (5 or 6 of 16) still never joins
 WEAK_SHARE = 0.8    # the least share of its readings its code must hold
-FOLLOW_EVERY = 2    # the localiser runs on every this-many-th live frame; the tracks are
-                    # followed on the frames between. bench/capture_fixes.py --every 1,2,3,4
-                    # on 8 clips: fixes a pile 3.88 for each N; a card laid down joins in
-                    # 3.9 frames on average at N=1, 4.5 at 2, 5.1 at 3, 5.0 at 4
+FOLLOW_EVERY = 3    # the localiser runs on every this-many-th live frame; the tracks are
+                    # followed on the frames between. bench/capture_fixes.py --clips 48
+                    # --every 2,3 (issue 68, with weak tracks followed): fixes a pile 4.90 at
+                    # 2 before, 4.96 at 3 (5 clips +1 or +2, 3 clips -1: noise); frames
+                    # followed 32% -> 51%; a card laid down joins in 4.5 -> 5.0 frames
 FOLLOW_KEPT = 0.5   # a followed frame that kept fewer than this share of its tracks is a
                     # change of scene: the next frame runs the localiser
 FOLLOW_MAX = 60     # the most outlines one frame follows (the detect API's cap)
@@ -145,6 +146,11 @@ def outline(t: Track) -> list[list[float]]:
         return [[float(x), float(y)] for x, y in t.quad]
     x0, y0, x1, y1 = (float(v) for v in t.box)
     return [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
+
+
+def last_sure(t: Track) -> bool:
+    """Whether a track's last reading was sure (not a weak one)."""
+    return not t.sure or t.sure[-1]
 
 
 def centre(box: Box) -> tuple[float, float]:
@@ -336,11 +342,13 @@ class Follower:
         missed on its last frame is looked for where it was), or None when it runs the
         localiser: every ``every``-th frame, after a change of scene, while no track was
         seen in the last frame (or more than ``FOLLOW_MAX`` are live), and while a track
-        seen in the last frame has not joined the pile (a card still being judged is
-        judged on the localiser's frames, as without following)."""
+        read surely in the last frame has not joined the pile (a card still being judged
+        is judged on the localiser's frames, as without following). A track last read
+        weakly is followed (weak at best: ``Detector.follow``) until the localiser reads
+        it surely (issue 68: it held the localiser on every frame of a faint pile)."""
         tracks = tracker.live()
         seen = [t for t in tracks if t.misses == 0]
-        if self.changed or not seen or any(t.joined < 0 for t in seen) or \
+        if self.changed or not seen or any(t.joined < 0 and last_sure(t) for t in seen) or \
                 len(tracks) > FOLLOW_MAX or self.since + 1 >= self.every:
             return None
         return tracks
@@ -349,7 +357,7 @@ class Follower:
     def boxes(tracks: Sequence[Track]) -> list[dict]:
         """The planned tracks as the detect API's ``follow`` lists them: each outline, and
         ``sure`` False for a track last seen by a weak reading."""
-        return [{"quad": outline(t), **({} if not t.sure or t.sure[-1] else {"sure": False})}
+        return [{"quad": outline(t), **({} if last_sure(t) else {"sure": False})}
                 for t in tracks]
 
     def answered(self, plan: Sequence[Track] | None) -> None:

@@ -139,6 +139,62 @@ def test_the_follower_runs_the_localiser_every_nth_frame_and_after_a_change_of_s
     assert Follower.boxes(plain.tracks)[0]["quad"] == [[1, 2], [3, 2], [3, 4], [1, 4]]
 
 
+def _reading(code: str, x: float, sure: bool = True) -> dict:
+    return {"code": code, "confidence": 0.9, "box": [x, 10, x + 50, 90], "sure": sure,
+            "quad": [[x, 10], [x + 50, 10], [x + 50, 90], [x, 90]]}
+
+
+def _joined(pile: list[dict]) -> tuple[StabilityTracker, Follower]:
+    """The page's tracker and follower after the localiser's frames that join ``pile``."""
+    tracker, follower = StabilityTracker(), Follower()
+    while follower.plan(tracker) is None and len(tracker.pile) < len(pile):
+        tracker.push(pile)
+        follower.answered(None)
+    return tracker, follower
+
+
+def test_the_pages_schedule_localises_every_third_frame_where_the_tracks_hold():
+    """Issue 68: the page's follower (its default) follows a pile that holds on the two
+    frames after each localiser's frame and runs the localiser on the third; a followed
+    frame that lost the pile (a change of scene) runs it on the very next frame."""
+    both = [_reading("01-1", 10), _reading("02-1", 100)]
+    tracker, follower = StabilityTracker(), Follower()
+    runs = []
+    for _ in range(11):
+        plan = follower.plan(tracker)
+        runs.append("L" if plan is None else "F")
+        tracker.push(both)
+        follower.answered(plan)
+    # the localiser until the cards joined (4 frames), then not on the 2nd frame after
+    # it but on the 3rd
+    assert "".join(runs) == "LLLLFFLFFLF"
+    plan = follower.plan(tracker)
+    assert plan is not None
+    tracker.push([])                    # the view moved to another pile: nothing came back
+    follower.answered(plan)
+    assert follower.plan(tracker) is None
+
+
+def test_a_track_read_weakly_is_followed_and_one_read_surely_is_judged_by_the_localiser():
+    """Issue 68: a faint card (a weak reading, not in the pile) no longer holds the
+    localiser on every frame: it is followed, as a weak track; a card read surely that
+    has not joined yet is still judged on the localiser's frames."""
+    both = [_reading("01-1", 10), _reading("02-1", 100)]
+    tracker, follower = _joined(both)
+    tracker.push(both + [_reading("03-1", 200, sure=False)])     # the localiser's frame
+    follower.answered(None)
+    plan = follower.plan(tracker)
+    assert plan is not None and sorted(t.code for t in plan) == ["01-1", "02-1", "03-1"]
+    assert [b.get("sure", True) for b in Follower.boxes(plan)] == [True, True, False]
+    tracker.push(both + [_reading("03-1", 200, sure=False)])     # followed: weak again
+    follower.answered(plan)
+    assert follower.plan(tracker) is not None                    # the 2nd frame: followed
+    tracker, follower = _joined(both)
+    tracker.push(both + [_reading("03-1", 200)])                 # read surely: judged
+    follower.answered(None)
+    assert follower.plan(tracker) is None
+
+
 def test_parse_follow_takes_quads_and_flags_and_refuses_anything_else():
     quads, sure = parse_follow(json.dumps([{"quad": [[1, 2], [3, 2], [3, 4], [1, 4]]},
                                            {"quad": [[5, 6], [7, 6], [7, 8], [5, 8]],

@@ -23,7 +23,7 @@ export const WEAK_WINDOW = 16;  // frames a track with weak readings is judged o
 export const WEAK_NEED = 8;     // frames of those it must be seen in (sure or weak) to join unsure:
                                 // half (a hand-held camera loses a faint card in a frame of three)
 export const WEAK_SHARE = 0.8;  // the least share of its readings its code must hold
-export const FOLLOW_EVERY = 2;  // the localiser on every this-many-th live frame; tracks followed between
+export const FOLLOW_EVERY = 3;  // the localiser on every this-many-th live frame; tracks followed between
                                 // (chosen on bench/capture_fixes.py --every: see scorer/tracking.py)
 export const FOLLOW_KEPT = 0.5; // a followed frame keeping fewer of its tracks: the localiser next
 export const FOLLOW_MAX = 60;   // the most outlines one frame follows (the detect API's cap)
@@ -232,6 +232,9 @@ export class StabilityTracker {
   get quietFrames() { return this.frame - this.changedAt; }
 }
 
+// Whether a track's last reading was sure (not a weak one).
+function lastSure(t) { return !t.sure.length || t.sure[t.sure.length - 1]; }
+
 // Which live frames run the localiser, and what the others follow: plan(tracker) before a
 // frame (null: the localiser runs; else the tracks to follow), answered(plan) after its
 // readings were pushed.
@@ -245,20 +248,21 @@ export class Follower {
 
   // The live tracks (a card the localiser missed on its last frame is looked for where it
   // was), or null: every `every`-th frame, after a change of scene, while no track was seen
-  // in the last frame (or more than FOLLOW_MAX are live), and while a track seen in the
-  // last frame has not joined the pile (a card still being judged: on the localiser's frames).
+  // in the last frame (or more than FOLLOW_MAX are live), and while a track read surely in
+  // the last frame has not joined the pile (a card still being judged: on the localiser's
+  // frames). A track last read weakly is followed (weak at best) until the localiser reads
+  // it surely.
   plan(tracker) {
     const tracks = tracker.live();
     const seen = tracks.filter((t) => t.misses === 0);
-    if (this.changed || !seen.length || seen.some((t) => t.joined < 0) || tracks.length > FOLLOW_MAX
-        || this.since + 1 >= this.every) return null;
+    if (this.changed || !seen.length || seen.some((t) => t.joined < 0 && lastSure(t))
+        || tracks.length > FOLLOW_MAX || this.since + 1 >= this.every) return null;
     return tracks;
   }
 
   // The planned tracks as the detect API's `follow` lists them.
   static boxes(tracks) {
-    return tracks.map((t) => (!t.sure.length || t.sure[t.sure.length - 1]
-      ? { quad: outline(t) } : { quad: outline(t), sure: false }));
+    return tracks.map((t) => (lastSure(t) ? { quad: outline(t) } : { quad: outline(t), sure: false }));
   }
 
   answered(plan) {
