@@ -56,7 +56,7 @@ def _run(args: argparse.Namespace) -> int:
     from scorer.store import default_db_path
     from scorer.store.decks import DeckCard, DeckStore, clean_name
     from scorer.vision import Detector
-    from scorer.vision.enrol import enrol_paths
+    from scorer.vision.enrol import enrol_paths, read_back
     from scorer.vision.profile import require_embedding
 
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
@@ -69,7 +69,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.game and not args.from_games:
         raise InputError("--game goes with --from-games")
     t0 = time.perf_counter()
-    enrolled = enrol_paths(det, args.paths) if args.paths else []
+    enrolled = read_back(det, enrol_paths(det, args.paths)) if args.paths else []
     cards = [DeckCard(c.code, c.crop, c.source) for c in enrolled]
     db = args.db or default_db_path()
     decks = EnrolledDecks(open_decks(db) if args.from_games else DeckStore(db))
@@ -78,9 +78,11 @@ def _run(args: argparse.Namespace) -> int:
     rec = decks.enrol(args.name, cards, det, replace=not (args.add or args.from_games))
     secs = time.perf_counter() - t0
     differ = {c.code: c.read_as for c in enrolled if c.read_as}
+    unclear = {c.code: list(c.unclear) for c in enrolled if c.unclear}
     if args.json:
         print(json.dumps({"db": str(db), **rec.summary(), "enrolled": len(cards),
-                          "seconds": round(secs, 2), "network_reads_differently": differ}))
+                          "seconds": round(secs, 2), "network_reads_differently": differ,
+                          "unclear": unclear}))
         return 0
     verb = "added" if args.add or args.from_games else "enrolled"
     print(f"deck {rec.name!r}: {len(cards)} card crop{'s' if len(cards) != 1 else ''} "
@@ -90,6 +92,10 @@ def _run(args: argparse.Namespace) -> int:
         print(f"note: the network alone reads {len(differ)} of them as another card "
               "(the profile will teach it): " +
               ", ".join(f"{k} as {v}" for k, v in differ.items()), file=sys.stderr)
+    if unclear:
+        print(f"look again at {len(unclear)} card{'s' if len(unclear) != 1 else ''} (retake "
+              "it and enrol it again with --add): " +
+              ", ".join(f"{k} ({', '.join(v)})" for k, v in unclear.items()), file=sys.stderr)
     return 0
 
 
