@@ -85,3 +85,28 @@ def test_requests_run_no_migrations(tmp_path, monkeypatch) -> None:
     assert ran == []
     DeckStore(tmp_path / "games.db")                 # what a request did before
     assert ran == [1]
+
+
+def test_a_deck_saved_in_the_database_decides_with_its_first_and_latest_crops(tmp_path) -> None:
+    """With the shipped classifier (it has cell maps) a profile built from the database
+    decides: it holds the cells of each card's first and latest crop (upright and turned)
+    and its floor from the deck's own partial views, so a game's deck refuses too."""
+    from gate import SCENE_JPEG
+    from scorer.cards import card
+    from scorer.vision import Detector, decode_image
+    from scorer.vision.profile import PARTIAL_VIEWS
+
+    det = Detector(threads=1)
+    seen = det.detect(decode_image(SCENE_JPEG.read_bytes()), crops=True)
+    assert seen.crops is not None
+    decks = EnrolledDecks(DeckStore(tmp_path / "games.db"))
+    first = seen.codes[0]
+    decks.enrol("table", [DeckCard(c, k) for c, k in zip(seen.codes, seen.crops)], det)
+    for shade in (40, 80, 120):             # three crops learnt later for one card
+        decks.store.save("table", [DeckCard(first, np.full_like(seen.crops[0], shade))],
+                         replace=False)
+    profile = decks.profile("table", det)
+    assert profile.decides and profile.cells is not None
+    assert profile.own is not None and len(profile.own) == len(seen) * PARTIAL_VIEWS
+    assert sorted(profile.cells.ids.tolist()) == sorted(card(c).class_index for c in seen.codes)
+    assert len(profile.cells) == 2 * (len(seen) + 1)     # the first card: its first and latest
