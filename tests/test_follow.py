@@ -87,20 +87,10 @@ def test_follow_drops_boxes_on_no_card_or_off_the_frame_and_keeps_weak_tracks_we
 
 
 def test_the_follower_runs_the_localiser_every_nth_frame_and_after_a_change_of_scene():
-    def reading(code: str, x: float) -> dict:
-        return {"code": code, "confidence": 0.9, "box": [x, 10, x + 50, 90],
-                "quad": [[x, 10], [x + 50, 10], [x + 50, 90], [x, 90]]}
-
-    both = [reading("01-1", 10), reading("02-1", 100)]
+    both = [_reading("01-1", 10), _reading("02-1", 100)]
     tracker, follower = StabilityTracker(), Follower(every=3)
-    runs = []
-    for frame in [both] * 7:
-        plan = follower.plan(tracker)
-        runs.append("L" if plan is None else "F")
-        tracker.push(frame)
-        follower.answered(plan)
     # the localiser until the cards joined (4 frames), then on every third frame
-    assert "".join(runs) == "LLLLFFL"
+    assert _schedule(follower, tracker, [both] * 7) == "LLLLFFL"
     plan = follower.plan(tracker)
     assert plan is not None and Follower.boxes(plan)[0]["quad"] == both[0]["quad"]
     tracker.push(both[:0])              # the followed frame lost its cards: scene change
@@ -139,6 +129,18 @@ def test_the_follower_runs_the_localiser_every_nth_frame_and_after_a_change_of_s
     assert Follower.boxes(plain.tracks)[0]["quad"] == [[1, 2], [3, 2], [3, 4], [1, 4]]
 
 
+def _schedule(follower: Follower, tracker: StabilityTracker, frames: list) -> str:
+    """The follower's plan for each of ``frames`` in turn: L (the localiser) or F
+    (followed), each frame's readings pushed and the plan answered."""
+    runs = []
+    for frame in frames:
+        plan = follower.plan(tracker)
+        runs.append("L" if plan is None else "F")
+        tracker.push(frame)
+        follower.answered(plan)
+    return "".join(runs)
+
+
 def _reading(code: str, x: float, sure: bool = True) -> dict:
     return {"code": code, "confidence": 0.9, "box": [x, 10, x + 50, 90], "sure": sure,
             "quad": [[x, 10], [x + 50, 10], [x + 50, 90], [x, 90]]}
@@ -159,15 +161,9 @@ def test_the_pages_schedule_localises_every_third_frame_where_the_tracks_hold():
     frame that lost the pile (a change of scene) runs it on the very next frame."""
     both = [_reading("01-1", 10), _reading("02-1", 100)]
     tracker, follower = StabilityTracker(), Follower()
-    runs = []
-    for _ in range(11):
-        plan = follower.plan(tracker)
-        runs.append("L" if plan is None else "F")
-        tracker.push(both)
-        follower.answered(plan)
     # the localiser until the cards joined (4 frames), then not on the 2nd frame after
     # it but on the 3rd
-    assert "".join(runs) == "LLLLFFLFFLF"
+    assert _schedule(follower, tracker, [both] * 11) == "LLLLFFLFFLF"
     plan = follower.plan(tracker)
     assert plan is not None
     tracker.push([])                    # the view moved to another pile: nothing came back
