@@ -33,8 +33,9 @@ from scorer.store.decks import (DeckCard, DeckNotFound, DeckRecord, DeckStore, S
 from scorer.vision.geometry import CROP_H, CROP_W
 from scorer.vision.image import check, decode
 from scorer.images import Images, detector_or_none
-from scorer.vision.profile import (CELL_CROPS, DeckProfile, calibrated, cell_prototypes,
-                                   embed_cards, embed_crops, model_key, require_embedding)
+from scorer.vision.profile import (DeckProfile, calibrated, cell_prototypes, embed_cards,
+                                   embed_crops, first_and_latest, model_key,
+                                   require_embedding)
 
 log = logging.getLogger(__name__)
 PROFILES_KEPT = 8           # deck profiles kept at once: the tables of one server
@@ -128,17 +129,11 @@ class EnrolledDecks:
         """``profile`` with its cards' cell maps and its floor (``cell_prototypes``,
         ``calibrated``), read from the crops: what lets the deck decide. A few hundred
         crops read once a build, never stored (they follow the classifier)."""
-        by_card: dict[str, list[int]] = {}
-        for r in rows:
-            by_card.setdefault(r.code, []).append(r.id)
-        ids = [i for got in by_card.values()
-               for i in (got if len(got) <= CELL_CROPS else got[:1] + got[1 - CELL_CROPS:])]
-        crops = self.store.crops(ids)
-        ids = [i for i in ids if i in crops]
-        if not ids:
+        crops = self.store.crops(rows[i].id for i in first_and_latest([r.code for r in rows]))
+        read = [r for r in rows if r.id in crops]
+        if not read:
             return profile
-        code = {r.id: r.code for r in rows}
-        codes, stack = [code[i] for i in ids], np.stack([crops[i] for i in ids])
+        codes, stack = [r.code for r in read], np.stack([crops[r.id] for r in read])
         profile.cells = cell_prototypes(detector, codes, stack)
         return calibrated(profile, codes, stack, detector)
 

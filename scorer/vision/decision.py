@@ -155,7 +155,7 @@ def deck_decides(pool: Detections, kept: np.ndarray, rule: DeckRule, enrolled: i
                  floor: float | None = None
                  ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
     """Step 2 over ``pool`` (boxes with ``similarity``, (N,48), each box's similarity to
-    each enrolled card, ``DeckProfile.match``, -inf for cards not enrolled) and the
+    each enrolled card, ``DeckProfile.read``, -inf for cards not enrolled) and the
     generic decision ``kept``: the new mask, and each box's card and confidence.
 
     A box at least ``rule.loc_threshold`` from the localiser whose best similarity reaches

@@ -20,7 +20,7 @@ is under ``min_similarity`` (the "unknown" margin: it looks like no card of the 
 The numbers were chosen on validation scenes (``python -m training.measure.deck_profile --tune``).
 
 With a classifier that has cell maps (``scorer.vision.cells``), a profile also holds its
-cards' cells: ``match`` is then the similarity the deck decides with
+cards' cells: ``read`` then gives the similarity the deck decides with
 (``scorer.vision.decision.deck_decides``), which a half-hidden card still reaches.
 """
 
@@ -108,7 +108,7 @@ class DeckProfile:
     # each of the deck's own partial views' similarity to its card (``calibrated``):
     # how alike a half-hidden card of this deck looks to this model
     own: np.ndarray | None = None
-    # the enrolled crops' cell maps, for classifiers that have them (``match``)
+    # the enrolled crops' cell maps, for classifiers that have them (``read``)
     cells: CellPrototypes | None = None
     _ids: np.ndarray = field(init=False, repr=False)
     _grouped: np.ndarray = field(init=False, repr=False)
@@ -208,16 +208,21 @@ class DeckProfile:
         return np.where(use[:, None], out, probs).astype(np.float32)
 
 
-def cell_prototypes(detector, codes: Sequence[str], crops: np.ndarray,
-                    most: int = CELL_CROPS) -> CellPrototypes | None:
-    """The cells of up to ``most`` crops of each card (its first and its latest, in the
-    order of ``codes``), upright and turned 180 degrees; None when the detector's
-    classifier has no cell maps."""
+def first_and_latest(codes: Sequence[str], most: int = CELL_CROPS) -> list[int]:
+    """The indices into ``codes`` of up to ``most`` crops of each card: its first and its
+    latest (in the order of ``codes``), in that order."""
     by_card: dict[int, list[int]] = {}
     for i, c in enumerate(codes):
         by_card.setdefault(card(c).class_index, []).append(i)
-    chosen = sorted(i for rows in by_card.values()
-                    for i in (rows if len(rows) <= most else rows[:1] + rows[1 - most:]))
+    return sorted(i for rows in by_card.values()
+                  for i in (rows if len(rows) <= most else rows[:1] + rows[1 - most:]))
+
+
+def cell_prototypes(detector, codes: Sequence[str], crops: np.ndarray
+                    ) -> CellPrototypes | None:
+    """The cells of each card's first and latest crops (``first_and_latest``), upright and
+    turned 180 degrees; None when the detector's classifier has no cell maps."""
+    chosen = first_and_latest(codes)
     if not chosen:
         return None
     picked = np.stack([crops[i] for i in chosen])
@@ -230,7 +235,7 @@ def cell_prototypes(detector, codes: Sequence[str], crops: np.ndarray,
 
 def calibrated(profile: DeckProfile, codes: Sequence[str], crops: np.ndarray, detector,
                per_card: int = PARTIAL_VIEWS) -> DeckProfile:
-    """``profile`` with ``own``: the similarity (``match``) of ``per_card`` partial views
+    """``profile`` with ``own``: the cell similarity (``read``) of ``per_card`` partial views
     of each card (``scorer.vision.partial``; one crop a card, the first of
     ``codes``/``crops``) to that card. About 400 crops read once, when a profile that
     decides is built; a profile that does not decide refuses nothing and is left as is."""

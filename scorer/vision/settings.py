@@ -43,7 +43,7 @@ def close_up_boxes(heights: np.ndarray, frame_h: int, large_box: float) -> np.nd
 class DeckRule:
     """How an enrolled deck (``scorer.vision.profile.DeckProfile``) decides what is a card
     (``scorer.vision.decision.deck_decides``): a box the localiser scores at least
-    ``loc_threshold`` whose crop's similarity to one enrolled card (``DeckProfile.match``:
+    ``loc_threshold`` whose crop's similarity to one enrolled card (``DeckProfile.read``:
     its cells matched with the card's, ``scorer.vision.cells``) reaches ``accept`` is
     that card, even where the generic thresholds drop it; a box kept by the generic
     decision less alike every enrolled card than all but ``refuse`` of the deck's own
