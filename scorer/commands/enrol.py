@@ -56,7 +56,7 @@ def _run(args: argparse.Namespace) -> int:
     from scorer.store import default_db_path
     from scorer.store.decks import DeckCard, DeckStore, clean_name
     from scorer.vision import Detector
-    from scorer.vision.enrol import enrol_paths, read_back
+    from scorer.vision.enrol import enrol_paths
     from scorer.vision.profile import require_embedding
 
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
@@ -69,7 +69,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.game and not args.from_games:
         raise InputError("--game goes with --from-games")
     t0 = time.perf_counter()
-    enrolled = read_back(det, enrol_paths(det, args.paths)) if args.paths else []
+    enrolled = enrol_paths(det, args.paths) if args.paths else []   # each read back
     cards = [DeckCard(c.code, c.crop, c.source) for c in enrolled]
     db = args.db or default_db_path()
     decks = EnrolledDecks(open_decks(db) if args.from_games else DeckStore(db))

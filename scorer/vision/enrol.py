@@ -261,7 +261,6 @@ def enrol_images(detector, scans: list[tuple[str, np.ndarray]],
     if find:
         cards = sorted((one_card(detector, name, img) for name, img in scans),
                        key=lambda c: CODES.index(c.code))
-        check_once(cards)
     else:
         cards = enrol_scans(scans, detector.crop_w, detector.crop_h) if scans else []
     if photos:
