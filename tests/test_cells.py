@@ -96,3 +96,24 @@ def test_the_shipped_deck_decides_with_cells_and_a_half_hidden_card_reaches_its_
     ids = [int(c) for c in seen.class_id]
     assert [int(k) for k in sim.argmax(1)] == ids
     assert (sim[np.arange(len(ids)), ids] >= DeckRule().accept).all()
+
+
+def test_every_exported_classifier_has_cells_quantised_or_not(tmp_path):
+    """The exporter adds the cells output itself (the kept classifier's weights, exported
+    and then quantised as a training round does): its mean over the cells, normalised, is
+    the embedding."""
+    from pathlib import Path
+
+    from scorer.vision.stages import as_input, session
+    from training.ship.export import export_classifier, quantize_classifier
+    kept = Path(__file__).resolve().parent.parent / "training" / "campaign" / "classifier.pt"
+    path = export_classifier(kept, tmp_path / "cls.onnx")
+    crops = RNG.integers(0, 255, (8, 112, 72, 3), dtype=np.uint8)
+    for step in ("float", "int8"):
+        if step == "int8":
+            quantize_classifier(path, crops)
+        emb, cells = session(path, 1, False).run(["embedding", "cells"],
+                                                 {"crops": as_input(crops[:3])})
+        pooled = cells.mean((2, 3))
+        pooled /= np.linalg.norm(pooled, axis=1, keepdims=True)
+        np.testing.assert_allclose(pooled, emb, atol=0.01)

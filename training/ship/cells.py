@@ -3,8 +3,9 @@ the embedding, (N, C, H, W) for a crop, one C-vector a cell of the card.
 
 A deck profile compares these cell by cell with the enrolled cards'
 (``scorer.vision.cells``): a card half hidden under another still matches its own card on
-the cells that show. The output is added to an exported (and quantized) graph as it is,
-so the other outputs stay the same to the bit:
+the cells that show. ``training.ship.export.export_classifier`` adds it to every
+classifier it exports (quantisation keeps it); a file exported before it gets it as it
+is, its other outputs the same to the bit:
 
     python -m training.ship.cells models/hanafuda-classifier.onnx
 """

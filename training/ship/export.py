@@ -18,6 +18,7 @@ from scorer.vision.stages import as_input
 from training.data.cache import LOC_H, LOC_W
 from training.nets import checkpoint
 from training.nets.networks import DELTA_SCALE, RefNet, build_classifier, build_localiser
+from training.ship.cells import add_cells_output
 
 if TYPE_CHECKING:
     from training.data.stream import StreamConfig
@@ -68,6 +69,8 @@ def export_classifier(cls_ckpt: Path | dict, path: Path) -> Path:
     # the classifier file names its architecture only: the detection settings live in
     # the localiser's file (``scorer.vision.settings``), which alone is read
     _describe(path, {"classifier_arch": arch}, "hanafuda 48-card + background crop classifier")
+    # the head's map before pooling, for decks that decide (quantisation keeps it)
+    add_cells_output(path)
     return path
 
 
@@ -290,12 +293,9 @@ def requantize_classifier(cls_ckpt: Path | dict, int8_path: Path, reduce_range: 
     ``cls_ckpt`` (``training/campaign/classifier.pt`` for the shipped one), in place:
     its activations keep the file's own scales and zero points (its calibration, whose
     crops were the round's boxes), its weights are quantised anew, 7-bit with
-    ``reduce_range``; its metadata (settings, lineage) is kept, and its ``cells`` output
-    when it had one (``training.ship.cells``)."""
+    ``reduce_range``; its metadata (settings, lineage) is kept."""
     import onnx
     import tempfile
-
-    from training.ship.cells import CELLS, add_cells_output
 
     int8_path = Path(int8_path)
     old = onnx.load(str(int8_path))
@@ -311,8 +311,6 @@ def requantize_classifier(cls_ckpt: Path | dict, int8_path: Path, reduce_range: 
     del m.metadata_props[:]
     m.metadata_props.extend(old.metadata_props)
     onnx.save(m, str(int8_path))
-    if CELLS in {o.name for o in old.graph.output}:
-        add_cells_output(int8_path)
     return int8_path
 
 
