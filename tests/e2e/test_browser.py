@@ -480,6 +480,13 @@ def save_pile(page, owner: str) -> None:
     page.wait_for_selector(f"article.pile.saved[data-owner='{owner}']")
 
 
+def pile_by_hand(page, owner: str, codes: list[str]) -> None:
+    """``owner``'s pile picked by hand (``codes``) and saved."""
+    page.click(f"article.pile[data-owner='{owner}'] button.add")
+    pick_several(page, codes)
+    save_pile(page, owner)
+
+
 @pytest.mark.art
 def test_whole_game_with_a_photo_then_export_and_delete(playwright_sync, tmp_path: Path) -> None:
     """A photo upload goes through the same pipeline; four rounds reach the end: the

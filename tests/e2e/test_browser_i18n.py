@@ -12,7 +12,8 @@ import cv2
 
 from e2e_harness import ServerThread, write_y4m
 from gate import SCENE_JPEG
-from test_browser import fill_new_game, launch, pick_several, save_pile, start_game, wait_ready
+from test_browser import (fill_new_game, launch, pile_by_hand, save_pile,
+                          start_game, wait_ready)
 from tests.web_helpers import make_app
 
 PLAYERS = ("Ann", "Bob", "Cy")
@@ -62,15 +63,9 @@ def test_a_gostop_round_in_korean_and_the_english_page(playwright_sync, tmp_path
         start_game(page)
         assert page.get_attribute("html", "lang") == "ko"                  # a Korean game
         assert page.text_content("#round-title") == "판 1 / 1" or "판 1" in page.text_content("#round-title")
-        page.click("article.pile[data-owner='Ann'] button.add")
-        pick_several(page, ["01-1", "03-1", "08-1"])
-        save_pile(page, "Ann")
-        page.click("article.pile[data-owner='Bob'] button.add")
-        pick_several(page, ["10-3"])
-        save_pile(page, "Bob")
-        page.click("article.pile[data-owner='Cy'] button.add")
-        pick_several(page, ["10-4"])
-        save_pile(page, "Cy")
+        pile_by_hand(page, "Ann", ["01-1", "03-1", "08-1"])
+        pile_by_hand(page, "Bob", ["10-3"])
+        pile_by_hand(page, "Cy", ["10-4"])
         page.click("#confirm-round")                          # who stopped is not chosen: said in Korean
         page.wait_for_selector("#round-error:text('선택되지 않았습니다')")
         page.select_option("#ctx-stopped_by", "Ann")
@@ -132,12 +127,8 @@ def test_a_hachihachi_month_in_japanese(playwright_sync, tmp_path: Path) -> None
         home = latin_words(page)
         start_game(page)
         assert page.get_attribute("html", "lang") == "ja"                  # the choice is kept
-        page.click("article.pile[data-owner='Ann'] button.add")
-        pick_several(page, ["01-2", "02-2", "03-2"])
-        save_pile(page, "Ann")
-        page.click("article.pile[data-owner='Bob'] button.add")
-        pick_several(page, ["01-3"])
-        save_pile(page, "Bob")
+        pile_by_hand(page, "Ann", ["01-2", "02-2", "03-2"])
+        pile_by_hand(page, "Bob", ["01-3"])
         save_pile(page, "Cy")
         page.select_option("#ctx-stopped_by", "Ann")
         page.select_option("#ctx-field", "small")
