@@ -112,12 +112,14 @@ class Server:
     def run(self) -> None:
         """Serve until ``close()``; in the main thread also until SIGTERM (then return)
         or Ctrl-C (KeyboardInterrupt, as anywhere else in the command: granian's
-        runtime takes SIGINT over as it starts, so Python's handler is put back)."""
-        self.start()
-        if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGINT, signal.default_int_handler)
-            signal.signal(signal.SIGTERM, lambda *_: self._stopped.set())
+        runtime takes SIGINT over as it starts, so Python's handler is put back). A Ctrl-C
+        while it starts closes it too: granian's threads left serving as the interpreter
+        ends abort the process."""
         try:
+            self.start()
+            if threading.current_thread() is threading.main_thread():
+                signal.signal(signal.SIGINT, signal.default_int_handler)
+                signal.signal(signal.SIGTERM, lambda *_: self._stopped.set())
             while not self._stopped.wait(0.5):       # a wait that lets the handlers run
                 pass
         finally:
