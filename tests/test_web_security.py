@@ -125,8 +125,10 @@ def test_serve_command_defaults_and_token(tmp_path: Path, monkeypatch, capsys) -
     seen: dict = {}
 
     class FakeServer:
-        def run(self) -> None:
+        def run(self, ready=None) -> None:
             seen["ran"] = True
+            if ready is not None:
+                ready()
 
     def fake_make_server(app, host, port, threads, tls=None):
         seen.update(host=host, port=port, app=app, tls=tls)

@@ -157,15 +157,18 @@ def _run(args: argparse.Namespace) -> int:
               "camera; it can upload photos.", flush=True)
     server = bind(app, args.host, args.port, max(1, args.threads),
                   (cert.cert, cert.key) if cert is not None else None)
-    print(f"Open {url}", flush=True)
-    if on_network and args.host in WILDCARDS and "//127.0.0.1:" in url:
-        print("(no private network address found on this machine: on the phone, use the "
-              "address the Wi-Fi gave this machine instead of 127.0.0.1)", flush=True)
-    if on_network and sys.stdout.isatty():
-        from webui.app.connect import terminal_qr
-        print("or scan this with the phone's camera (same Wi-Fi):", flush=True)
-        print(terminal_qr(url), flush=True)
-    server.run()
+
+    def ready() -> None:            # said once it serves and Ctrl-C is Python's again
+        print(f"Open {url}", flush=True)
+        if on_network and args.host in WILDCARDS and "//127.0.0.1:" in url:
+            print("(no private network address found on this machine: on the phone, use "
+                  "the address the Wi-Fi gave this machine instead of 127.0.0.1)", flush=True)
+        if on_network and sys.stdout.isatty():
+            from webui.app.connect import terminal_qr
+            print("or scan this with the phone's camera (same Wi-Fi):", flush=True)
+            print(terminal_qr(url), flush=True)
+
+    server.run(ready)
     return 0
 
 

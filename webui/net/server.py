@@ -50,7 +50,7 @@ import signal
 import socket
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from granian._futures import _new_cbscheduler
 from granian._granian import SocketHolder, WorkerSignal, WSGIWorker
@@ -109,17 +109,20 @@ class Server:
                 self._started = True
                 self._worker.serve_mtr(self._scheduler, self._loop, self._signal)
 
-    def run(self) -> None:
+    def run(self, ready: Callable[[], None] | None = None) -> None:
         """Serve until ``close()``; in the main thread also until SIGTERM (then return)
         or Ctrl-C (KeyboardInterrupt, as anywhere else in the command: granian's
         runtime takes SIGINT over as it starts, so Python's handler is put back). A Ctrl-C
         while it starts closes it too: granian's threads left serving as the interpreter
-        ends abort the process."""
+        ends abort the process. ``ready`` is called once it serves and Python's handlers
+        are back (the command says where to open the page then)."""
         try:
             self.start()
             if threading.current_thread() is threading.main_thread():
                 signal.signal(signal.SIGINT, signal.default_int_handler)
                 signal.signal(signal.SIGTERM, lambda *_: self._stopped.set())
+            if ready is not None:
+                ready()
             while not self._stopped.wait(0.5):       # a wait that lets the handlers run
                 pass
         finally:
