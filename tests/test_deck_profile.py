@@ -20,7 +20,8 @@ from scorer.errors import InputError
 from scorer.store import GameStore
 from scorer.store.decks import MAX_CROPS_PER_CARD, DeckCard, DeckNotFound, DeckStore
 from scorer.store.schema import MIGRATIONS, connect, current_version, migrate
-from scorer.vision.enrol import LAYOUT_THRESHOLD, enrol_folder, enrol_layouts, layout_order
+from scorer.vision.enrol import (LAYOUT_THRESHOLD, OTHER, EnrolledCard, enrol_folder,
+                                enrol_images, enrol_layouts, layout_order, read_back)
 from scorer.vision.profile import (CONFIDENT, PARTIAL_VIEWS, DeckProfile, profile_from_cards,
                                    require_embedding)
 from training.data.scenes import get_library, render_scene
@@ -151,6 +152,49 @@ def test_enrolment_looks_again_lower_when_a_layout_misses_cards() -> None:
     cards = enrol_layouts(reader, [("layout.png", np.zeros((600, 1200, 3)))])
     assert [c.code for c in cards] == list(CODES)
     assert reader.thresholds == [None, LAYOUT_THRESHOLD]
+
+
+class _CountingReader(_LayoutReader):
+    """A layout reader whose crops carry their place in the layout (so a crop reads the
+    same in any batch) and that counts the crops it classifies."""
+
+    crop_w, crop_h = 8, 8
+
+    def __init__(self, reads: dict[str, str]) -> None:
+        super().__init__(reads)
+        self.classified = 0
+
+    def cut(self, img, rects):
+        crops = np.zeros((len(rects), 8, 8, 3), np.uint8)
+        for crop, (x, y, *_) in zip(crops, rects):
+            crop[:] = int((y - 75) // 150) * 12 + int((x - 50) // 100)
+        return None, crops
+
+    def classify(self, crops):
+        self.classified += len(crops)
+        probs = np.zeros((len(crops), 49), np.float32)
+        for i, crop in enumerate(crops):
+            code = CODES[int(crop[0, 0, 0])]
+            probs[i, card(self.reads.get(code, code)).class_index] = 0.9
+            probs[i, 48] = 0.1
+        return probs
+
+
+def test_a_layout_photos_crops_are_classified_once_and_read_back_as_before() -> None:
+    """``read_as``, the layout's check and the read-back share one classifier run a crop;
+    the readings are those a second run over the crops gave."""
+    reader = _CountingReader({"01-4": "01-3", "11-4": "11-3", "05-2": "06-2"})
+    cards = enrol_images(reader, [], [("layout.png", np.zeros((600, 1200, 3), np.uint8))])
+    assert reader.classified == 48
+    assert {c.code: c.read_as for c in cards if c.read_as} == {"11-4": "11-3", "05-2": "06-2"}
+    # the old second run: the same crops classified again, from scratch
+    again = read_back(reader, [EnrolledCard(c.code, c.crop, c.source, c.read_as, c.size)
+                               for c in cards])
+    assert [(c.reading, c.confidence, c.unclear) for c in cards] == \
+        [(c.reading, c.confidence, c.unclear) for c in again]
+    byc = {c.code: c for c in cards}
+    assert (byc["01-4"].reading, byc["11-4"].reading) == ("01-4", "11-3")
+    assert byc["11-4"].unclear[0] == OTHER and byc["01-1"].confidence == pytest.approx(0.9)
 
 
 @pytest.mark.art

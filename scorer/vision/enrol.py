@@ -10,7 +10,9 @@
 
 Every card comes back with the network's own reading of its crop (``read_back``) and
 why the player should look at it again, if anything (``unclear``): the page shows both
-and offers a retake of one card (``one_card``: the card found in a photo of it).
+and offers a retake of one card (``one_card``: the card found in a photo of it). Each crop
+goes through the classifier once: a layout photo's cards keep the reading their layout
+was checked with (``EnrolledCard.probs``).
 
 Every failure is an InputError with one line saying what to fix; nothing is returned
 (so nothing is saved) for bad input.
@@ -19,7 +21,7 @@ Every failure is an InputError with one line saying what to fix; nothing is retu
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -72,6 +74,9 @@ class EnrolledCard:
     reading: str | None = None   # ``read_back``: the network's likeliest card (None: no card)
     confidence: float = 0.0      # ... its probability
     unclear: tuple[str, ...] = ()   # ... why to look again: OTHER, UNSURE, BLURRED, SMALL
+    # the classifier's (49,) probabilities of ``crop`` once read (a layout photo's cards are
+    # read when found): ``read_back`` classifies only the crops without them
+    probs: np.ndarray | None = field(default=None, repr=False)
 
 
 def _read_image(path: Path) -> np.ndarray:
@@ -180,27 +185,28 @@ def _apart(rects: np.ndarray, scores: np.ndarray, share: float = 0.3) -> np.ndar
     return np.array(sorted(keep), np.int64)
 
 
-def _layout_cards(detector, photos: list[tuple[str, np.ndarray]],
-                  threshold: float | None) -> list[tuple[str, np.ndarray, int, int]]:
-    """(photo name, crop, class read, long side in pixels) of each card in the layout
-    photos, in layout order, localised at ``threshold`` (None: the detector's own
-    thresholds)."""
+def _layout_cards(detector, photos: list[tuple[str, np.ndarray]], threshold: float | None
+                  ) -> list[tuple[str, np.ndarray, np.ndarray, int]]:
+    """(photo name, crop, the classifier's (49,) probabilities of it, long side in pixels)
+    of each card in the layout photos, in layout order, localised at ``threshold`` (None:
+    the detector's own thresholds). Each box is cut and classified once."""
     found = []
     for name, img in photos:
         rects, scores = detector.localise(img, threshold=threshold)
-        if len(rects):
-            rects = rects[_apart(rects, scores)]
-            probs = detector.classify(detector.cut(img, rects)[1])
-            # boxes the classifier calls "not a card" are table, not layout
-            keep = probs.argmax(1) < 48
-            rects, probs = rects[keep], probs[keep]
+        if not len(rects):
+            continue
+        rects = rects[_apart(rects, scores)]
+        crops = detector.cut(img, rects)[1]
+        probs = detector.classify(crops)
+        # boxes the classifier calls "not a card" are table, not layout
+        keep = probs.argmax(1) < 48
+        rects, crops, probs = rects[keep], crops[keep], probs[keep]
         if not len(rects):
             continue
         idx = layout_order(rects)
-        crops = detector.cut(img, rects[idx])[1]
         sides = np.ceil(rect_long_sides(rects[idx])).astype(int)
-        found += [(name, crop, int(p.argmax()), int(side))
-                  for crop, p, side in zip(crops, probs[idx], sides)]
+        found += [(name, crop, p, int(side))
+                  for crop, p, side in zip(crops[idx], probs[idx], sides)]
     return found
 
 
@@ -223,10 +229,11 @@ def enrol_layouts(detector, photos: list[tuple[str, np.ndarray]],
                          f"{len(found)} in the layout photos ({counts}), a layout needs "
                          f"{want}, month by month in rows")
     out = []
-    for code, (name, crop, read, side) in zip(CODES[first:], found):
-        read_code = CODES[read]
-        out.append(EnrolledCard(code, crop, name,
-                                None if equivalent(read_code, code) else read_code, side))
+    for code, (name, crop, probs, side) in zip(CODES[first:], found):
+        read, _ = reading(probs, code)
+        # ``reading`` names the place's card where the network reads an equivalent one
+        out.append(EnrolledCard(code, crop, name, None if read == code else read, side,
+                                probs=probs))
     for name, _ in photos:
         mine = [c for c in out if c.source == name]
         agree = sum(c.read_as is None for c in mine)
@@ -333,13 +340,18 @@ def unclear(code: str, read: str | None, confidence: float, crop: np.ndarray,
 
 
 def read_back(detector, cards: list[EnrolledCard]) -> list[EnrolledCard]:
-    """``cards`` with the network's reading of each crop (one classifier run for all) and
-    why each is unclear (``unclear``)."""
+    """``cards`` with the network's reading of each crop and why each is unclear
+    (``unclear``). The crops not read yet (``probs`` None: scans, retakes) go through the
+    classifier in one run; a layout photo's cards keep the reading their layout was
+    checked with, so no crop is classified twice."""
     if not cards:
         return cards
-    probs = detector.classify(np.stack([c.crop for c in cards]))
-    for c, p in zip(cards, probs):
-        c.reading, c.confidence = reading(p, c.code)
+    unread = [c.crop for c in cards if c.probs is None]
+    fresh = iter(detector.classify(np.stack(unread)) if unread else ())
+    for c in cards:
+        probs = next(fresh) if c.probs is None else c.probs   # fresh: in the cards' order
+        c.probs = probs
+        c.reading, c.confidence = reading(probs, c.code)
         c.unclear = unclear(c.code, c.reading, c.confidence, c.crop, c.size,
                             detector.crop_h)
     return cards
