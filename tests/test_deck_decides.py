@@ -81,6 +81,40 @@ def test_without_a_profile_the_decision_is_the_generic_one():
     assert decide(pool, s).class_id.tolist() == [3]
 
 
+def test_a_profile_takes_its_floor_once_and_again_when_calibrated_anew(monkeypatch):
+    """``decide`` asks for the floor every frame: the quantile of the deck's own partial
+    views is taken once a share, and again when ``own`` is replaced; the decisions are
+    those of the quantile taken each frame."""
+    from scorer.cards import CODES
+    from scorer.vision.cells import CellPrototypes
+    from scorer.vision.settings import DetectionSettings
+    quantile, calls = np.quantile, []
+
+    def counted(*args, **kw):
+        calls.append(args[1])
+        return quantile(*args, **kw)
+
+    monkeypatch.setattr(np, "quantile", counted)
+    cells = CellPrototypes(np.random.default_rng(0).normal(size=(48, 4, 2, 2)), np.arange(48))
+    own = np.linspace(0.4, 0.8, 400)
+    profile = DeckProfile("whole", list(CODES), np.eye(48, dtype=np.float32), own=own,
+                          cells=cells)
+    # box 1, read surely, is a little under the floor of 0.02 (0.408) and a little over 0.01's
+    pool = _boxes([100, 300], [0.9, 0.9], [(3, 0.95), (20, 0.9)], [{3: 0.9}, {20: 0.405}])
+    s = DetectionSettings(loc_threshold=0.4, cls_threshold=0.4, deck=RULE)
+    for _ in range(5):
+        assert decide(pool, s, profile).class_id.tolist() == [3]
+    assert calls == [0.02] and profile.floor(0.02) == float(quantile(own, 0.02))
+    looser = s.but(deck=DeckRule(loc_threshold=0.1, accept=0.85, refuse=0.01, min_cards=48))
+    for _ in range(3):
+        assert decide(pool, looser, profile).class_id.tolist() == [3, 20]
+    assert calls == [0.02, 0.01]
+    profile.own = np.linspace(0.2, 0.8, 400)          # calibrated anew: a lower floor
+    assert decide(pool, s, profile).class_id.tolist() == [3, 20]
+    assert calls == [0.02, 0.01, 0.02]
+    assert profile.floor(0.02) == float(quantile(profile.own, 0.02))
+
+
 @pytest.fixture(scope="module")
 def detector() -> Detector:
     return Detector(threads=1)

@@ -114,6 +114,9 @@ class DeckProfile:
     _grouped: np.ndarray = field(init=False, repr=False)
     _starts: np.ndarray = field(init=False, repr=False)
     _cards: list[str] = field(init=False, repr=False)
+    # ``floor``'s quantiles by share, and the ``own`` they were taken of
+    _floors: dict[float, float] = field(init=False, repr=False, default_factory=dict)
+    _floors_of: np.ndarray | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
         self.codes = [card(c).code for c in self.codes]
@@ -158,10 +161,16 @@ class DeckProfile:
 
     def floor(self, share: float) -> float | None:
         """The similarity all but ``share`` of the deck's own partial views reach (None
-        when the profile was not calibrated)."""
+        when the profile was not calibrated). Every frame read with the deck asks for it:
+        each share's quantile of the ~400 views is taken once, and again only when
+        ``own`` is replaced (``calibrated`` sets a new array; none is changed in place)."""
         if self.own is None or not len(self.own):
             return None
-        return float(np.quantile(self.own, share))
+        if self._floors_of is not self.own:     # calibrated anew: the old floors are stale
+            self._floors, self._floors_of = {}, self.own
+        if share not in self._floors:
+            self._floors[share] = float(np.quantile(self.own, share))
+        return self._floors[share]
 
     @property
     def cards(self) -> list[str]:
