@@ -143,6 +143,40 @@ def test_a_profile_adds_the_cards_the_generic_decision_drops(detector):
     assert sorted(alone.detect(img, profile=profile).codes) == sorted(seen.codes)
 
 
+def test_the_measurement_reads_a_still_once_and_decides_as_detect(detector, monkeypatch):
+    """``training.measure.deck_decides.read_frame`` (``Detector.read_still``): one
+    classifier run for the candidates, read with and without the deck as ``candidates``
+    reads them, and decided as ``detect`` decides, with and without the deck; with the
+    grid, the weaker boxes down to the weak readings' threshold."""
+    from training.measure.deck_decides import read_frame
+    img = decode_image(SCENE_JPEG.read_bytes())
+    seen = detector.detect(img, crops=True)
+    profile = DeckProfile.from_crops("table", seen.codes, seen.crops, detector)
+    probs = np.sort(detector.candidates(img).confidence)[::-1]
+    cut = float(probs[2] + probs[3]) / 2           # the least sure card only the deck reads
+    strict = detector.with_settings(detector.settings.but(cls_threshold=cut,
+                                                          large_cls_threshold=cut))
+    runs: list[int] = []
+    read = strict.classifier.read
+    monkeypatch.setattr(strict.classifier, "read",
+                        lambda crops, **kw: runs.append(len(crops)) or read(crops, **kw))
+    frame = read_frame(strict, profile, img, "scene", [])
+    assert runs == [len(frame.found)] + ([len(frame.extra)] if len(frame.extra) else [])
+    np.testing.assert_array_equal(frame.plain.probs, strict.candidates(img).probs)
+    deck = strict.candidates(img, profile=profile)
+    np.testing.assert_array_equal(frame.found.probs, deck.probs)
+    np.testing.assert_array_equal(frame.found.similarity, deck.similarity)
+    s = strict.settings
+    assert decide(frame.plain, s).codes == strict.detect(img).codes
+    assert len(decide(frame.plain, s)) == 3
+    assert decide(frame.found, s, profile, frame.extra).codes == \
+        strict.detect(img, profile=profile).codes
+    assert sorted(decide(frame.found, s, profile, frame.extra).codes) == sorted(seen.codes)
+    grid = read_frame(strict, profile, img, "scene", [], grid=True)
+    np.testing.assert_array_equal(grid.found.similarity, frame.found.similarity)
+    assert len(grid.extra) >= len(frame.extra) and grid.extra.similarity is not None
+
+
 @pytest.mark.art
 def test_a_whole_enrolled_deck_refuses_drawn_western_cards_read_surely(detector):
     """Every box the localiser proposes on the drawn Western pile, read surely as a

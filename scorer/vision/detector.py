@@ -8,13 +8,16 @@ change: ``with_settings`` gives another over the same sessions.
 readings (``sure`` False); ``follow(img, quads)`` reads the live camera's frames between
 the localiser's at the outlines of the page's tracks. With an enrolled deck (``profile``)
 the boxes down to the deck rule's localiser threshold are read too, and the deck decides.
+``read_still(img, profile)`` gives a still's boxes read once, with and without the deck,
+for a measurement to decide with any settings (``StillRead``).
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, Sequence
 
 import numpy as np
 
@@ -28,7 +31,7 @@ from scorer.vision.geometry import quad_to_rect, rect_to_quad, rectify
 from scorer.vision.settings import WEAK_LOC_THRESHOLD, DetectionSettings
 from scorer.vision.stages import Classifier, Localiser, Refiner, metadata, session
 
-__all__ = ["CardDetector", "Detector", "Detections", "default_model_path"]
+__all__ = ["CardDetector", "Detector", "Detections", "StillRead", "default_model_path"]
 
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 DEFAULT_MODEL = "hanafuda-localiser.onnx"
@@ -69,6 +72,17 @@ class CardDetector(Protocol):
     def cells(self, crops: np.ndarray) -> np.ndarray | None: ...
 
 
+@dataclass
+class StillRead:
+    """A still frame's boxes as ``Detector.detect`` finds them, each cut and classified
+    once and read with and without a deck profile (``Detector.read_still``): what
+    ``scorer.vision.decision.decide`` decides from, without the profile
+    (``decide(plain, settings)``) or with it (``decide(found, settings, profile, extra)``)."""
+    plain: Detections   # the candidates, the network's own reading
+    found: Detections   # ... the profile's reading: its probabilities and similarities
+    extra: Detections   # the weaker boxes only the deck reads (below the localiser's thresholds)
+
+
 class Detector:
     """The three networks, one onnxruntime session each, created once, and the settings;
     ``detect`` and ``follow`` are thread-safe."""
@@ -81,8 +95,8 @@ class Detector:
         when the model has one; ``precise_int8``: the int8 layers' products through
         onnxruntime's precise path (``scorer.vision.stages.session``; default: where this
         CPU's fast products are not exact for the model's int8 weights, as
-        ``scorer.vision.cpu`` reads it once here: a model declaring 7-bit weights keeps
-        the fast ones on every CPU)."""
+        ``scorer.vision.cpu`` reads it once here: a model whose settings declare weights
+        that cannot saturate them keeps the fast ones on every CPU)."""
         path = Path(model_path) if model_path else default_model_path()
         if not path.is_file():
             raise InputError(f"model file not found: {path}")
@@ -92,7 +106,7 @@ class Detector:
         loc = session(path, threads, self.precise_int8)
         settings = DetectionSettings.from_metadata(metadata(loc))
         if precise_int8 is None and self.precise_int8 and \
-                not precise_int8_needed(flags, settings.int8_weight_bits):
+                not precise_int8_needed(flags, settings.fast_int8_exact):
             self.precise_int8 = False   # the settings are read: its weights cannot saturate
             loc = session(path, threads, False)
         settings = settings.but(**{k: v for k, v in (("tta", tta), ("tta_below", tta_below))
@@ -198,23 +212,33 @@ class Detector:
                     profile=None, crops: bool = False) -> Detections:
         """``rects`` cut and classified (with ``profile``: its probabilities and each
         box's similarity to the enrolled cards)."""
+        return self._read_as(img, rects, scores, [profile], crops)[0]
+
+    def _read_as(self, img: np.ndarray, rects: np.ndarray, scores: np.ndarray,
+                 profiles: Sequence[Any], crops: bool = False) -> list[Detections]:
+        """``rects`` cut and classified in one classifier run, then read with each of
+        ``profiles`` (None: the network's own reading; a profile: its probabilities and
+        each box's similarity to the enrolled cards), one ``Detections`` each."""
         size = (img.shape[1], img.shape[0])
         if not len(rects):
-            return Detections.from_quads(
+            return [Detections.from_quads(
                 np.zeros((0, 4, 2), np.float32), np.zeros(0),
                 np.zeros((0, NUM_CARDS + 1), np.float32), size,
                 similarity=None if profile is None else np.zeros((0, NUM_CARDS), np.float32))
+                for profile in profiles]
         quads, cut = self.cut(img, rects)
         gate = self.settings.face_gate
+        decks = [profile for profile in profiles if profile is not None]
         probs, emb, cells = self.classifier.read(
-            cut, embed=profile is not None or gate is not None,
-            cells=profile is not None and profile.decides)
-        match = None
-        if profile is not None:
-            probs, match = profile.read(probs, emb, cells)
+            cut, embed=bool(decks) or gate is not None,
+            cells=any(profile.decides for profile in decks))
         face = gate.face_prob(emb) if gate is not None and emb is not None else None
-        return Detections.from_quads(quads, scores, probs, size, cut if crops else None, face,
-                                     match)
+        out = []
+        for profile in profiles:
+            read, match = (probs, None) if profile is None else profile.read(probs, emb, cells)
+            out.append(Detections.from_quads(quads, scores, read, size,
+                                             cut if crops else None, face, match))
+        return out
 
     # ------------------------------------------------------------------ the cards
     def candidates(self, img: np.ndarray, profile=None, crops: bool = False) -> Detections:
@@ -232,6 +256,24 @@ class Detector:
         ``detect`` reports (a caller that also needs the dropped boxes calls
         ``candidates`` and then this)."""
         return reported(deck_order(found[self.pick(found)]), self.settings)
+
+    def read_still(self, img: np.ndarray, profile: Any,
+                   weak_below: float | None = None) -> StillRead:
+        """``img``'s boxes as ``detect`` reads a still without ``profile`` and with it,
+        the classifier run once for both (a measurement then decides with any settings:
+        ``StillRead``); the weaker boxes as the deck rule reads them, or with
+        ``weak_below`` every weak box down to that localiser score (the best-scored
+        ``WEAK_MAX``), for any deck rule to pick from."""
+        img = _checked(img)
+        maps = self.localiser.heatmap(img)
+        boxes = self._boxes(img, maps)
+        plain, found = self._read_as(img, boxes.rects, boxes.scores, [None, profile])
+        kept = found[self.pick(found)]
+        extra = self._weak_boxes(img, maps, boxes, kept, weak_below, profile) \
+            if weak_below is not None else deck_boxes(self, img, maps, boxes, kept, profile)
+        if extra is None:       # no profile, or nothing kept and the rule adds none alone
+            extra = self._classified(img, boxes.rects[:0], boxes.scores[:0], profile)
+        return StillRead(plain, found, extra)
 
     def detect(self, img: np.ndarray, profile=None, crops: bool = False,
                weak: bool = False) -> Detections:

@@ -33,8 +33,7 @@ import numpy as np
 from tqdm import tqdm
 
 from scorer.vision import Detections, Detector
-from scorer.vision.decision import decide, pick
-from scorer.vision.detector import deck_boxes
+from scorer.vision.decision import decide
 from scorer.vision.enrol import enrol_folder
 from scorer.vision.profile import DeckProfile
 from scorer.vision.settings import WEAK_LOC_THRESHOLD, DeckRule
@@ -78,29 +77,13 @@ def printed(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 def read_frame(det: Detector, profile: DeckProfile, img: np.ndarray, name: str,
                cards: list, grid: bool = False) -> Frame:
-    """``img``'s boxes as ``Detector.detect`` reads a still with and without ``profile``
-    (the weaker boxes as its deck rule reads them; with ``grid``, every box down to the
-    lowest localiser threshold the grid tries, for any rule to pick from)."""
-    img = np.ascontiguousarray(img)
-    maps = det.localiser.heatmap(img)
-    boxes = det._boxes(img, maps)
-    rects, scores = boxes.rects, boxes.scores
-    size = (img.shape[1], img.shape[0])
-    if len(rects):
-        quads, crops = det.cut(img, rects)
-        probs, emb, cells = det.classifier.read(crops, cells=True)
-        plain = Detections.from_quads(quads, scores, probs, size)
-        adjusted, sim = profile.read(probs, emb, cells)
-        found = Detections.from_quads(quads, scores, adjusted, size, similarity=sim)
-    else:
-        plain = det._classified(img, rects, scores)
-        found = det._classified(img, rects, scores, profile)
-    kept = found[pick(found, det.settings)]
-    extra = det._weak_boxes(img, maps, boxes, kept, WEAK_LOC_THRESHOLD, profile) if grid \
-        else deck_boxes(det, img, maps, boxes, kept, profile)
-    if extra is None:
-        extra = det._classified(img, rects[:0], scores[:0], profile)
-    return Frame(name, plain, found, extra, cards)
+    """``img``'s boxes as ``Detector.detect`` reads a still with and without ``profile``,
+    classified once (``Detector.read_still``): the weaker boxes as its deck rule reads
+    them; with ``grid``, every box down to the lowest localiser threshold the grid tries,
+    for any rule to pick from."""
+    read = det.read_still(np.ascontiguousarray(img), profile,
+                          WEAK_LOC_THRESHOLD if grid else None)
+    return Frame(name, read.plain, read.found, read.extra, cards)
 
 
 def frames(det: Detector, profile: DeckProfile, split: str, per_kind: int,
