@@ -34,9 +34,19 @@ def test_the_fast_products_are_kept_only_where_vnni_makes_them_exact(flags, exac
 
 @pytest.mark.parametrize("flags", [{"avx2", "fma"}, {"avx2", "avx512bw"}, set(),
                                    {"avx2", "avx_vnni"}])
-def test_seven_bit_weights_never_need_the_precise_products(flags):
-    """7-bit weights cannot saturate the fast products' 16-bit pair sums (2 x 255 x 64 =
-    32640); 8-bit ones need the precise products wherever the fast ones are not exact."""
-    assert precise_int8_needed(flags, 7) is False
-    assert precise_int8_needed(flags, 8) is not fast_int8_is_exact(flags)
-    assert precise_int8_needed(flags) is precise_int8_needed(flags, 8)
+def test_weights_that_cannot_saturate_never_need_the_precise_products(flags):
+    """7-bit weights, or 8-bit ones whose pairs fit, cannot saturate the fast products'
+    16-bit pair sums (255 x 128 = 32640); other 8-bit ones need the precise products
+    wherever the fast ones are not exact."""
+    assert precise_int8_needed(flags, True) is False
+    assert precise_int8_needed(flags, False) is not fast_int8_is_exact(flags)
+    assert precise_int8_needed(flags) is precise_int8_needed(flags, False)
+
+
+@pytest.mark.parametrize("bits,pairs_fit,exact", [(8, False, False), (7, False, True),
+                                                  (8, True, True), (7, True, True)])
+def test_a_models_settings_say_whether_its_weights_cannot_saturate(bits, pairs_fit, exact):
+    from scorer.vision.settings import DetectionSettings
+
+    s = DetectionSettings.from_metadata({"int8_weight_bits": bits, "int8_pairs_fit": pairs_fit})
+    assert s.fast_int8_exact is exact

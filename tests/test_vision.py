@@ -276,22 +276,22 @@ def test_every_network_computes_int8_exactly_on_cpus_without_vnni(detector):
     """The shipped networks are int8: a CPU without VNNI saturates the fast products of
     8-bit weights and reads other scores than the ones measured (CI once lost 3 of 48
     cards), so such a model takes the precise ones there; a CPU with VNNI computes the
-    fast products exactly, and so does every CPU for a model declaring 7-bit weights."""
+    fast products exactly, and so does every CPU for a model declaring weights that cannot
+    saturate them."""
     from scorer.vision.cpu import cpu_flags, precise_int8_needed
     from scorer.vision.stages import PRECISE_INT8
 
-    bits = detector.settings.int8_weight_bits
-    want = "1" if precise_int8_needed(cpu_flags(), bits) else "0"
+    want = "1" if precise_int8_needed(cpu_flags(), detector.settings.fast_int8_exact) else "0"
     nets = [detector.localiser, detector.classifier] + ([detector.refiner] if detector.refiner else [])
     for net in nets:
         assert net.session.get_session_options().get_session_config_entry(PRECISE_INT8) == want
 
 
-def test_a_model_of_seven_bit_weights_keeps_the_fast_products_on_a_cpu_without_vnni(
+def test_a_model_of_weights_that_cannot_saturate_keeps_the_fast_products_without_vnni(
         tmp_path, monkeypatch):
-    """On an AVX2 CPU without VNNI a model declaring 7-bit int8 weights keeps the fast
-    products (every network's session); the same files declaring 8-bit weights take the
-    precise ones there, and the fast ones on a CPU with VNNI."""
+    """On an AVX2 CPU without VNNI a model declaring 7-bit int8 weights, or 8-bit ones whose
+    pairs fit, keeps the fast products (every network's session); the same files declaring
+    plain 8-bit weights take the precise ones there, and the fast ones on a CPU with VNNI."""
     import json
     import shutil
 
@@ -304,11 +304,12 @@ def test_a_model_of_seven_bit_weights_keeps_the_fast_products_on_a_cpu_without_v
     for f in src.parent.glob("*.onnx"):
         shutil.copyfile(f, tmp_path / f.name)
 
-    def declaring(bits: int) -> Detector:
+    def declaring(bits: int, pairs_fit: bool = False) -> Detector:
         m = onnx.load(str(src))
         for prop in m.metadata_props:
             if prop.key == "hanafuda":
-                prop.value = json.dumps({**json.loads(prop.value), "int8_weight_bits": bits})
+                prop.value = json.dumps({**json.loads(prop.value), "int8_weight_bits": bits,
+                                         "int8_pairs_fit": pairs_fit})
         onnx.save(m, str(tmp_path / src.name))
         return Detector(tmp_path / src.name, threads=1)
 
@@ -321,18 +322,20 @@ def test_a_model_of_seven_bit_weights_keeps_the_fast_products_on_a_cpu_without_v
     assert seven.precise_int8 is False and products(seven) == {"0"}
     eight = declaring(8)
     assert eight.precise_int8 is True and products(eight) == {"1"}
+    fitted = declaring(8, pairs_fit=True)
+    assert fitted.precise_int8 is False and products(fitted) == {"0"}
     monkeypatch.setattr(detector_module, "cpu_flags", lambda: frozenset({"avx2", "avx_vnni"}))
     assert declaring(8).precise_int8 is False
 
 
 def test_the_fast_int8_products_read_a_frame_as_the_precise_ones_where_they_are_chosen():
-    """Where this CPU keeps the fast products (VNNI, or the model's 7-bit weights on any
-    CPU), they give every candidate's box, score and probabilities exactly as the precise
+    """Where this CPU keeps the fast products (VNNI, or on any CPU the model's weights that
+    cannot saturate them), they give every candidate's box, score and probabilities exactly as the precise
     ones do (the figures were measured that way)."""
     from scorer.vision.cpu import cpu_flags, precise_int8_needed
 
-    bits = Detector(default_model_path(), threads=1).settings.int8_weight_bits
-    if precise_int8_needed(cpu_flags(), bits):
+    exact = Detector(default_model_path(), threads=1).settings.fast_int8_exact
+    if precise_int8_needed(cpu_flags(), exact):
         pytest.skip("this CPU's fast int8 products are not exact for this model's weights: "
                     "the precise ones are used")
     img = cv2.imread(str(SCENE_JPEG))

@@ -11,14 +11,16 @@ follows onnxruntime's own dispatch (``mlas/lib/platform.cpp``, 1.32): with AVX-5
 u8s8 kernel is the AVX-512 one, exact only with AVX512-VNNI; without, the AVX2 one,
 exact only with AVX-VNNI.
 
-A model can make the fast products exact everywhere: with 7-bit weights (|w| <= 64,
+A model can make the fast products exact everywhere. With 7-bit weights (|w| <= 64,
 onnxruntime's ``reduce_range``) a pair of u8 x s8 products reaches at most 2 x 255 x 64 =
-32640, within the 16 bits, on every x86 kernel (AVX2, AVX-512 without VNNI, SSE4.1); its
-settings declare them (``int8_weight_bits``, ``scorer.vision.settings``) and
-``precise_int8_needed`` then never asks for the precise ones (``tests/test_int8_range.py``
-checks the shipped files' weights). onnxruntime's precise option is itself per layer: it
-turns to u8u8 only the layers whose weights leave [-64, 64] (its
-``Avx2WeightS8ToU8Transformer``), so on 7-bit weights it changes nothing (the same time).
+32640, within the 16 bits, on every x86 kernel (AVX2, AVX-512 without VNNI, SSE4.1). At 8
+bits it is enough that every pair the kernels add together (neighbouring input channels;
+``training.ship.fast_int8`` says which) has opposite signs or at most 128 together
+(255 x 128 = 32640). Its settings declare either (``int8_weight_bits`` 7,
+``int8_pairs_fit``: ``DetectionSettings.fast_int8_exact``) and ``precise_int8_needed``
+then never asks for the precise ones (``tests/test_int8_range.py`` checks the shipped
+files' weights). onnxruntime's precise option is itself per layer: it turns to u8u8 only
+the layers whose weights leave [-64, 64] (its ``Avx2WeightS8ToU8Transformer``).
 """
 
 from __future__ import annotations
@@ -36,11 +38,12 @@ def fast_int8_is_exact(flags: Collection[str]) -> bool:
     return "avx_vnni" in flags
 
 
-def precise_int8_needed(flags: Collection[str], weight_bits: int = 8) -> bool:
-    """Whether a model whose int8 weights have ``weight_bits`` bits needs the precise
-    products on a CPU with these ``flags``: 7-bit weights never (the fast products cannot
-    saturate), 8-bit ones where the fast products are not exact (``fast_int8_is_exact``)."""
-    return weight_bits > 7 and not fast_int8_is_exact(flags)
+def precise_int8_needed(flags: Collection[str], model_exact: bool = False) -> bool:
+    """Whether a model needs the precise products on a CPU with these ``flags``: never
+    where its weights cannot saturate the fast ones (``model_exact``:
+    ``DetectionSettings.fast_int8_exact``), else where the fast products are not exact
+    (``fast_int8_is_exact``)."""
+    return not model_exact and not fast_int8_is_exact(flags)
 
 
 def flags_of(cpuinfo: str) -> frozenset[str]:

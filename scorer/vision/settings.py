@@ -103,7 +103,7 @@ class DetectionSettings:
     confidence_map: ConfidenceMap | None = None
     deck: DeckRule = field(default_factory=DeckRule)
     # what the files are (read by people and by training; the detector reads only
-    # ``int8_weight_bits``)
+    # ``fast_int8_exact``)
     classifier_arch: str = ""
     localiser_arch: str = ""
     input: str = ""
@@ -112,8 +112,12 @@ class DetectionSettings:
     # the bits of every int8 weight of the model's networks: 7 (onnxruntime's
     # ``reduce_range``, |w| <= 64) cannot saturate the fast int8 products of an x86 CPU
     # without VNNI, so the detector keeps them there too (``scorer.vision.cpu``); 8: such
-    # a CPU takes the precise products
+    # a CPU takes the precise products, unless ``int8_pairs_fit``
     int8_weight_bits: int = 8
+    # every pair of int8 weights that those fast products add in 16 bits stays within them
+    # (same signs at most 128 together: ``training.ship.fast_int8``), so they are exact on
+    # every x86 CPU at 8 bits too
+    int8_pairs_fit: bool = False
 
     # ------------------------------------------------------------ reading, writing
     @classmethod
@@ -141,6 +145,12 @@ class DetectionSettings:
     def but(self, **changes: Any) -> "DetectionSettings":
         """A copy with ``changes`` (the tuning's grid points, a test's rule turned off)."""
         return replace(self, **changes)
+
+    @property
+    def fast_int8_exact(self) -> bool:
+        """Whether the model's int8 weights cannot saturate onnxruntime's fast int8 products
+        on any x86 CPU (7-bit weights, or 8-bit ones whose pairs fit)."""
+        return self.int8_weight_bits <= 7 or self.int8_pairs_fit
 
     # ------------------------------------------------------------ per-box thresholds
     def close_ups(self, heights: np.ndarray, frame_h: int) -> np.ndarray:

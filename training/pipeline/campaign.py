@@ -146,6 +146,50 @@ def requantize(run: Run) -> Path:
     return loc
 
 
+def fit_pairs(run: Run) -> Path:
+    """The shipped model with int8 weights that onnxruntime's fast products multiply
+    exactly on every x86 CPU (``training.ship.fast_int8``), as a candidate in the run's
+    ``pairs-model/``, nothing trained: each int8 layer of the localiser and the classifier
+    is rounded anew towards its own shipped weights (int8 x scale: the tuned thresholds
+    read the shipped networks' scores, not their float weights'), on the localiser's
+    calibration frames (``lite-loc``'s export: 64 of its stream) and 512 classifier crops
+    of training scenes; scales move only where a channel's pairs need it, activation
+    ranges and the float refiner stay, the settings declare ``int8_pairs_fit``. Measure it
+    beside the shipped model (``ship``)."""
+    import onnx
+
+    from scorer.vision.stages import as_input
+    from training.ship.export import onnx_config, set_config
+    from training.ship.fast_int8 import int8_weights, refit
+    from training.ship.finetuned import calibration_crops
+    from training.stages.lite_loc import calibration_frames, stream_config
+    if Path(run.recipe_path).resolve() != SHIPPED_RECIPE.resolve():
+        raise RecipeError(f"fit-pairs calibrates on the shipped localiser's stream: --recipe "
+                          f"{SHIPPED_RECIPE.relative_to(REPO_ROOT)}")
+    loc = run.model("pairs-model")
+    loc.parent.mkdir(parents=True, exist_ok=True)
+    for f in judge.model_files(run.shipped):
+        shutil.copyfile(f, loc.parent / f.name.replace(run.shipped.stem.replace(
+            "-localiser", ""), run.name))
+    cfg = onnx_config(loc)
+    r = run.recipe
+    frames = as_input(calibration_frames(stream_config(run.art_dir, r.lite_localiser,
+                                                       (r.lodo_set,), run.photos_dir)))
+    crops = as_input(calibration_crops(run.art_dir))
+    for path, feeds in ((loc, [{"image": frames[i:i + 1]} for i in range(len(frames))]),
+                        (loc.parent / cfg["classifier"],
+                         [{"crops": crops[i:i + 16]} for i in range(0, len(crops), 16)])):
+        report = refit(path, int8_weights(onnx.load(str(path))), feeds)
+        before, after = (sum(v[k] for v in report.values()) for k in (0, 1))
+        run.log(f"{path.name}: {len(report)} int8 layers refit, pairs past the 16-bit "
+                f"bound {before} -> {after}")
+        if after:
+            raise RuntimeError(f"{path.name}: {after} pairs still past the bound")
+    set_config(loc, {"int8_pairs_fit": True})
+    run.log(f"exported {loc} with int8 weights whose pairs fit (refit, nothing trained)")
+    return loc
+
+
 def averaged(run: Run, ck: Path, first_step: int, stream) -> Path:
     """The mean of the lite localiser's weights from ``first_step`` on."""
     from training.stages.lite_loc import averaged_weights, calibration_frames, weights_to_average

@@ -80,6 +80,12 @@ COMMANDS: dict[str, Command] = {
                           "CPU), nothing trained, as a candidate in the run's q7-model/ "
                           "(--recipe training/shipped.toml)",
                           lambda run, a: campaign.requantize(run)),
+    "fit-pairs": Command("the shipped model's int8 weights rounded anew so that onnxruntime's "
+                         "fast int8 products cannot saturate on any x86 CPU (8 bits kept: "
+                         "only pairs past the 16-bit bound change, the rest keeps each "
+                         "layer's output), nothing trained, as a candidate in the run's "
+                         "pairs-model/ (--recipe training/shipped.toml)",
+                         lambda run, a: campaign.fit_pairs(run)),
     "bundle": Command("copy the card art and the real photos' train part (the test part's "
                       "names only, as empty files) into --out, to carry to a machine that "
                       "trains without ../shared", bundle_command),

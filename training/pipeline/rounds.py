@@ -83,7 +83,7 @@ def classifier_round(run: Run, start: str | Path | None = None,
     from training.data.real_photos import split_by_sitting, split_photos
     from training.data.western import WESTERN_KINDS
     from training.ship.export import (export_classifier, onnx_config, quantize_classifier,
-                                      seven_bit)
+                                      weight_grid)
     from training.stages.real_round import train_round
     cfg, r = run.recipe.real_round, run.recipe
     start = Path(start) if start else CLASSIFIER_STATE
@@ -113,7 +113,7 @@ def classifier_round(run: Run, start: str | Path | None = None,
     quantize_classifier(cls_path, data.crops[rng.choice(len(data.labels),
                                                         min(512, len(data.labels)),
                                                         replace=False)],
-                        reduce_range=seven_bit(onnx_config(loc)))  # as the model declares
+                        **weight_grid(onnx_config(loc)))  # as the model declares
     run.record_lineage(cls_path)  # the localiser beside it keeps its own
     run.log(f"exported {cls_path}")
     judge.tune(run, loc)

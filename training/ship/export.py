@@ -145,10 +145,11 @@ class CalibrationBatches:
     time."""
 
     def __init__(self, name: str, x: np.ndarray, n: int = 16):
-        self._batches = iter([{name: x[i:i + n]} for i in range(0, len(x), n)])
+        self.batches = [{name: x[i:i + n]} for i in range(0, len(x), n)]
+        self._next = iter(self.batches)
 
     def get_next(self):
-        return next(self._batches, None)
+        return next(self._next, None)
 
 
 def activation_ranges(path: Path) -> dict[str, list[dict]]:
@@ -171,14 +172,17 @@ def activation_ranges(path: Path) -> dict[str, list[dict]]:
 
 
 def quantize_int8(path: Path, reader: CalibrationBatches, keep_float: tuple[str, ...] = (),
-              reduce_range: bool = False, activations_from: Path | None = None) -> Path:
+              reduce_range: bool = False, activations_from: Path | None = None,
+              fit_pairs: bool = False) -> Path:
     """Rewrite the ONNX file with int8 weights and activations (QDQ, per-channel
     weights), calibrated on ``reader``; nodes whose names start with one of
     ``keep_float`` stay in float. The metadata is carried over. ``reduce_range``: 7-bit
     weights (|w| <= 64), so that onnxruntime's fast u8s8 products cannot saturate on x86
     CPUs without VNNI (``scorer.vision.cpu``); ``activations_from``: an int8 file of the
     same network whose activation scales and zero points are kept (``activation_ranges``:
-    its calibration, only the weights quantised anew)."""
+    its calibration, only the weights quantised anew); ``fit_pairs``: 8-bit weights whose
+    16-bit pair sums cannot saturate those fast products either, rounded to keep each
+    layer's output on the calibration data (``training.ship.fast_int8.refit``)."""
     import onnx
     import logging
     import tempfile
@@ -201,31 +205,37 @@ def quantize_int8(path: Path, reader: CalibrationBatches, keep_float: tuple[str,
                             per_channel=True, activation_type=QuantType.QUInt8,
                             weight_type=QuantType.QInt8, nodes_to_exclude=exclude,
                             reduce_range=reduce_range, extra_options=extra)
+            if fit_pairs:
+                from training.ship.fast_int8 import refit, weights_of
+                refit(path, weights_of(onnx.load(str(pre))), reader.batches)
     finally:
         root.setLevel(level)
     return path
 
 
 def quantize_classifier(cls_path: Path, calib: np.ndarray, reduce_range: bool = False,
-                        activations_from: Path | None = None) -> Path:
+                        activations_from: Path | None = None, fit_pairs: bool = False) -> Path:
     """Rewrite the exported classifier with int8 weights and activations, calibrated on
     ``calib``, (N,H,W,3) uint8 BGR crops from *training* scenes. On the fourth
     classifier it about halved the network's time (20 crops, 1 thread: 11.4 vs 21.2 ms)
     and left validation F1 where it was (0.8540 vs 0.8544). ``reduce_range``,
-    ``activations_from``: ``quantize_int8``'s (7-bit weights; another file's calibration)."""
+    ``activations_from``, ``fit_pairs``: ``quantize_int8``'s (7-bit weights; another file's
+    calibration; 8-bit weights whose pairs fit)."""
     batches = CalibrationBatches("crops", np.ascontiguousarray(as_input(calib)))
     return quantize_int8(Path(cls_path), batches, reduce_range=reduce_range,
-                         activations_from=activations_from)
+                         activations_from=activations_from, fit_pairs=fit_pairs)
 
 
 def quantize_localiser(loc_path: Path, frames: np.ndarray,
-                       keep_float: tuple[str, ...] = (), reduce_range: bool = False) -> Path:
+                       keep_float: tuple[str, ...] = (), reduce_range: bool = False,
+                       fit_pairs: bool = False) -> Path:
     """Rewrite the exported localiser in int8, calibrated on ``frames``, (N,480,640,3)
     uint8 BGR letterboxed *training* frames; ``keep_float``: node-name prefixes left in
     float (e.g. the head, whose heatmap the thresholds read); ``reduce_range``: 7-bit
-    weights (``quantize_int8``)."""
+    weights, ``fit_pairs``: 8-bit ones whose pairs fit (``quantize_int8``)."""
     batches = CalibrationBatches("image", np.ascontiguousarray(as_input(frames)), 1)
-    return quantize_int8(Path(loc_path), batches, keep_float, reduce_range)
+    return quantize_int8(Path(loc_path), batches, keep_float, reduce_range,
+                         fit_pairs=fit_pairs)
 
 
 def seven_bit(cfg: dict) -> bool:
@@ -233,6 +243,20 @@ def seven_bit(cfg: dict) -> bool:
     (``int8_weight_bits``, ``scorer.vision.settings``): a network exported to join it is
     quantised so too, so that the declaration stays true of every file."""
     return int(cfg.get("int8_weight_bits") or 8) == 7
+
+
+def pairs_fit(cfg: dict) -> bool:
+    """Whether a model's settings declare 8-bit int8 weights whose pairs fit onnxruntime's
+    fast products (``int8_pairs_fit``, ``training.ship.fast_int8``): a network exported to
+    join it is quantised so too, so that the declaration stays true of every file."""
+    return bool(cfg.get("int8_pairs_fit"))
+
+
+def weight_grid(cfg: dict) -> dict[str, bool]:
+    """The int8 weights a network joining a model of settings ``cfg`` must have, as
+    ``quantize_int8``'s options: 7-bit (``seven_bit``) or 8-bit with pairs that fit
+    (``pairs_fit``), as the model declares."""
+    return {"reduce_range": seven_bit(cfg), "fit_pairs": pairs_fit(cfg)}
 
 
 # the pyramid and the head stay in float when the localiser is quantised: the backbone is
@@ -249,7 +273,9 @@ def export_lite_loc(ckpt: Path, base_loc: Path, out_dir: Path, name: str = "hana
     int8, calibrated on frames of this stream
     (``training.stages.lite_loc.stream_config``); ``reduce_range``: with 7-bit weights
     (default: as the base model's are, ``seven_bit``). The settings declare the weights
-    7-bit only when both the base's classifier and this localiser are."""
+    7-bit only when both the base's classifier and this localiser are; where the base
+    declares 8-bit weights whose pairs fit (``pairs_fit``), this localiser's are fitted so
+    too."""
     import onnx
 
     from training.stages.lite_loc import calibration_frames, load_lite_loc
@@ -277,13 +303,14 @@ def export_lite_loc(ckpt: Path, base_loc: Path, out_dir: Path, name: str = "hana
         reduce_range = seven_bit(cfg)
     cfg["int8_weight_bits"] = 7 if seven_bit(cfg) and (reduce_range or calibrate is None) \
         else 8
+    fit_pairs = pairs_fit(cfg)   # the base's classifier has them: this localiser gets them
     m = onnx.load(str(path))
     entry = m.metadata_props.add()
     entry.key, entry.value = "hanafuda", json.dumps(settings_record(cfg))
     onnx.save(m, str(path))
     if calibrate is not None:
         quantize_localiser(path, calibration_frames(calibrate), keep_float=FLOAT_NODES,
-                           reduce_range=reduce_range)
+                           reduce_range=reduce_range, fit_pairs=fit_pairs and not reduce_range)
     return path
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from training.nets import checkpoint
 from training.ship.export import (export_classifier, export_models, export_refiner,
-                                  onnx_config, quantize_classifier, set_config, seven_bit)
+                                  onnx_config, quantize_classifier, set_config, weight_grid)
 
 
 def calibration_crops(art_dir, n_scenes: int = 64, first_seed: int = 900_000) -> np.ndarray:
@@ -44,8 +44,8 @@ def export_finetuned(ft: Path | dict, base_loc: Path, out_dir: Path, name: str, 
                                        out_dir, name, loc_size=(640, 480),
                                        extra_cfg={**keep, "int8": int8})
     export_refiner({"nets": {"ref": nets["ref"]}}, loc_path, int(base_cfg.get("refine_passes", 2)))
-    if int8:  # 7-bit weights where the base model's settings declare them (kept)
-        quantize_classifier(cls_path, calibration_crops(art_dir), seven_bit(base_cfg))
+    if int8:  # the int8 weights the base model's settings declare (kept)
+        quantize_classifier(cls_path, calibration_crops(art_dir), **weight_grid(base_cfg))
     set_config(loc_path, {"int8": int8})
     return loc_path
 
@@ -68,7 +68,7 @@ def export_lodo(cls_ckpt: Path, base_loc: Path, out_dir: Path, art_dir: str,
         updates["refiner"] = ref.name
     ck = checkpoint.load(cls_ckpt)
     export_classifier(ck, cls)
-    if int8:  # 7-bit weights where the base model's settings declare them (kept)
-        quantize_classifier(cls, calibration_crops(art_dir), seven_bit(cfg))
+    if int8:  # the int8 weights the base model's settings declare (kept)
+        quantize_classifier(cls, calibration_crops(art_dir), **weight_grid(cfg))
     set_config(loc, {**updates, "classifier_arch": ck["config"]["arch"]})
     return loc
