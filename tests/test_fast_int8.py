@@ -149,3 +149,37 @@ def test_a_qdq_file_refit_keeps_its_grid_bias_and_output_and_its_pairs_fit(tmp_p
         got = product_session(p).run(None, {"x": data})[0]
         return float(np.abs(got - want).mean() / np.abs(want).mean())
     assert error(fitted) < max(2 * error(int8), 0.02)
+
+
+def test_the_exporters_quantisation_fits_the_pairs_when_asked(tmp_path):
+    """A network exported to join a model declaring ``int8_pairs_fit`` is quantised so
+    (``training.ship.export.weight_grid``), its weights 8-bit still."""
+    onnx = pytest.importorskip("onnx")
+    pytest.importorskip("onnxruntime.quantization")
+    from onnx import helper, numpy_helper
+
+    from training.ship.export import CalibrationBatches, quantize_int8, weight_grid
+    from training.ship.fast_int8 import weighted_layers
+
+    rng = np.random.default_rng(4)
+    w = rng.standard_t(3, size=(16, 8, 3, 3)).astype(np.float32)
+    x = helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [None, 8, 8, 8])
+    y = helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [None, 16, 6, 6])
+    graph = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], name="conv")],
+                              "g", [x], [y], [numpy_helper.from_array(w, "w")])
+    data = rng.uniform(0, 4, (4, 8, 8, 8)).astype(np.float32)
+    counts = {}
+    for fit in (False, True):
+        path = tmp_path / f"fit{fit}.onnx"
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+                  str(path))
+        grid = weight_grid({"int8_pairs_fit": fit})
+        assert grid == {"reduce_range": False, "fit_pairs": fit}
+        quantize_int8(path, CalibrationBatches("x", data, 2), **grid)
+        model = onnx.load(str(path))
+        init = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+        layer = weighted_layers(model)[0]
+        q = init[layer.weight]
+        counts[fit] = pairs_over(q.reshape(16, -1), saturation_pairs(q.shape[1:]))
+        assert np.abs(q).max() > 64
+    assert counts[False] > 0 and counts[True] == 0
