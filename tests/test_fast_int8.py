@@ -150,6 +150,16 @@ def test_a_qdq_file_refit_keeps_its_grid_bias_and_output_and_its_pairs_fit(tmp_p
         return float(np.abs(got - want).mean() / np.abs(want).mean())
     assert error(fitted) < max(2 * error(int8), 0.02)
 
+    # bias correction gives back the mean output the new weights lose on the feeds
+    corrected = tmp_path / "corrected.onnx"
+    refit(int8, float_weights(path), [{"x": data[i:i + 2]} for i in range(0, 8, 2)],
+          corrected, bias_correction=True)
+
+    def mean_shift(p) -> float:
+        got = product_session(p).run(None, {"x": data})[0]
+        return float(np.abs((got - want).mean(axis=(0, 2, 3))).mean())
+    assert mean_shift(corrected) < mean_shift(fitted)
+
 
 def test_the_exporters_quantisation_fits_the_pairs_when_asked(tmp_path):
     """A network exported to join a model declaring ``int8_pairs_fit`` is quantised so

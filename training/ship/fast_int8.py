@@ -222,10 +222,10 @@ def layer_rows(x: np.ndarray, layer: WeightedLayer) -> np.ndarray:
 
 
 def input_moments(model, layers: list[WeightedLayer], feeds: Iterable[Mapping[str, np.ndarray]]
-                  ) -> dict[str, np.ndarray]:
-    """Each layer's input second moments (K, K), mean over the rows it multiplies, on the
-    calibration ``feeds``, from running the QDQ ``model`` as written (its quantised
-    activations: what the int8 layer really reads)."""
+                  ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Each layer's input second moments (K, K) and mean (K,), over the rows it
+    multiplies, on the calibration ``feeds``, from running the QDQ ``model`` as written
+    (its quantised activations: what the int8 layer really reads)."""
     import tempfile
 
     import onnx
@@ -243,6 +243,7 @@ def input_moments(model, layers: list[WeightedLayer], feeds: Iterable[Mapping[st
         onnx.save(m, str(path))
         sess = session(path, 1, precise=True)   # exact on every CPU
     sums: dict[str, np.ndarray] = {}
+    firsts: dict[str, np.ndarray] = {}
     counts: dict[str, int] = {}
     for feed in feeds:
         got = dict(zip(wanted, sess.run(wanted, dict(feed))))
@@ -251,19 +252,22 @@ def input_moments(model, layers: list[WeightedLayer], feeds: Iterable[Mapping[st
                 continue
             rows = layer_rows(got[layer.input].astype(np.float32), layer).astype(np.float64)
             sums[layer.node] = sums.get(layer.node, 0) + rows.T @ rows
+            firsts[layer.node] = firsts.get(layer.node, 0) + rows.sum(0)
             counts[layer.node] = counts.get(layer.node, 0) + len(rows)
-    return {k: v / counts[k] for k, v in sums.items()}
+    return {k: (v / counts[k], firsts[k] / counts[k]) for k, v in sums.items()}
 
 
 def refit(qdq_path: Path, float_weights: Mapping[str, np.ndarray],
-          feeds: Iterable[Mapping[str, np.ndarray]], out_path: Path | None = None
-          ) -> dict[str, tuple[int, int]]:
+          feeds: Iterable[Mapping[str, np.ndarray]], out_path: Path | None = None,
+          widths: int = 11, bias_correction: bool = False) -> dict[str, tuple[int, int]]:
     """Rewrite the int8 weights of the QDQ file ``qdq_path`` (to ``out_path``, default in
     place) so that no pair onnxruntime's fast products add in 16 bits can saturate:
     each layer's float weights ``float_weights`` (by node name, as ONNX stores them) are
     rounded GPTQ's way (``fit_layer``) with its inputs on ``feeds``, a channel's scale
     made coarser where that serves better, its int32 bias re-expressed on the new scale
-    (input scale x weight scale, as the quantiser writes it). Activation ranges are kept;
+    (input scale x weight scale, as the quantiser writes it) and, with
+    ``bias_correction``, moved by the mean output change on ``feeds`` (a layer without a
+    bias keeps none). ``widths``: ``fit_layer``'s grids. Activation ranges are kept;
     depthwise layers are left as they are. Returns, by node, the pairs past the bound
     before and after."""
     import onnx
@@ -280,7 +284,8 @@ def refit(qdq_path: Path, float_weights: Mapping[str, np.ndarray],
         o = q_old.shape[0]
         pairs = saturation_pairs(q_old.shape[1:])
         w = np.asarray(float_weights[layer.node], np.float64).reshape(o, -1)
-        q, r = fit_layer(w, np.broadcast_to(scale, (o,)), moments[layer.node], pairs)
+        hessian, mean = moments[layer.node]
+        q, r = fit_layer(w, np.broadcast_to(scale, (o,)), hessian, pairs, widths)
         report[layer.node] = (pairs_over(q_old.reshape(o, -1), pairs), pairs_over(q, pairs))
         new_scale = (scale * r).astype(np.float32)
         init[layer.weight].CopyFrom(numpy_helper.from_array(q.reshape(q_old.shape),
@@ -289,6 +294,8 @@ def refit(qdq_path: Path, float_weights: Mapping[str, np.ndarray],
         if layer.bias is not None:
             old_b = numpy_helper.to_array(init[layer.bias]).astype(np.float64) * \
                 numpy_helper.to_array(init[layer.bias_scale]).astype(np.float64)
+            if bias_correction:   # the mean output the new weights lose, given back
+                old_b = old_b + (w - q.astype(np.float64) * (scale * r)[:, None]) @ mean
             x_scale = numpy_helper.to_array(init[layer.input_scale]).astype(np.float32)
             b_scale = (x_scale * new_scale).astype(np.float32)
             b_q = np.round(old_b / b_scale.astype(np.float64)).astype(np.int32)
