@@ -49,6 +49,7 @@ import resource
 import signal
 import socket
 import threading
+import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -67,6 +68,7 @@ BACKLOG = 2048
 CONNECTIONS = 16384         # connections held at once (granian's backpressure)
 HEADER_DEADLINE = 10.0
 LARGE_BLOCK = 4 * 1024 * 1024
+POLL = 0.1                  # the main thread's sleep between looks at a stop flag
 
 
 class Server:
@@ -81,6 +83,7 @@ class Server:
         self.effective_host, self.effective_port = sock.getsockname()[:2]
         self._signal = WorkerSignal()
         self._stopped = threading.Event()
+        self._terminated = False                # set by the SIGTERM handler (no lock)
         self._drained = threading.Event()       # granian's runtime has stopped
         self._signal.add_cb(self._drained.set)
         self._started = False
@@ -118,15 +121,23 @@ class Server:
         are back (the command says where to open the page then)."""
         try:
             self.start()
-            if threading.current_thread() is threading.main_thread():
+            main = threading.current_thread() is threading.main_thread()
+            if main:
                 signal.signal(signal.SIGINT, signal.default_int_handler)
-                signal.signal(signal.SIGTERM, lambda *_: self._stopped.set())
+                signal.signal(signal.SIGTERM, self._on_sigterm)
             if ready is not None:
                 ready()
-            while not self._stopped.wait(0.5):       # a wait that lets the handlers run
-                pass
+            if main:
+                while not (self._terminated or self._stopped.is_set()):
+                    time.sleep(POLL)            # see _wait: no lock held here
+            else:
+                self._stopped.wait()
         finally:
             self.close()
+
+    def _on_sigterm(self, signum: int, frame: object) -> None:
+        """SIGTERM's handler: only a flag, read by ``run``'s loop (see ``_wait``)."""
+        self._terminated = True
 
     def close(self, wait: float = 10.0) -> None:
         """Stop serving: the requests being served are finished (for at most ``wait``
@@ -141,7 +152,27 @@ class Server:
                 self._signal.set()
         self.socket.close()
         if started:
-            self._drained.wait(wait)
+            _wait(self._drained, wait)
+
+
+def _wait(event: threading.Event, timeout: float) -> bool:
+    """Wait at most ``timeout`` seconds for ``event``; whether it is set. In the main
+    thread it sleeps and looks at the event's flag, holding no lock, instead of
+    ``Event.wait``: Python runs a signal's handler in the main thread between any two
+    bytecodes, also while ``Event.wait`` holds the event's lock. A SIGTERM handler that
+    set the event there waited for that lock forever, and a Ctrl-C's KeyboardInterrupt
+    raised just after ``Condition.__enter__`` took it left it taken (no ``__exit__``), so
+    that ``close()``'s ``set()`` waited forever: ``hanafuda serve`` hung after SIGTERM or
+    Ctrl-C in about 1 run in 40 (``tests/test_web_serve.py``)."""
+    if threading.current_thread() is not threading.main_thread():
+        return event.wait(timeout)
+    deadline = time.monotonic() + timeout
+    while not event.is_set():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        time.sleep(min(POLL, left))
+    return True
 
 
 def _return_large_blocks(size: int = LARGE_BLOCK) -> bool:
