@@ -68,6 +68,7 @@ import multiprocessing
 import os
 import resource
 import selectors
+import signal
 import socket
 import ssl
 import sys
@@ -613,8 +614,7 @@ def run(a: argparse.Namespace, out: Callable[[str], None] = print) -> int:
             stop.set()
             if a.attack in ("idle", "trickle", "reopen", "kept", "slowread", *NEW) or a.apart:
                 tally = tallies.get(timeout=60)
-            for th in attackers:
-                th.join(60)
+            join_all(attackers, 60.0)
             loud = summary("under attack", logs, health, took, out)
             out(f"  attacker: {dict(sorted(tally.items(), key=str))}")
             out(f"  camera p99 {quiet:.1f} -> {loud:.1f} ms ({loud / max(quiet, 1e-9):.2f}x); "
@@ -626,7 +626,20 @@ def run(a: argparse.Namespace, out: Callable[[str], None] = print) -> int:
     return 0
 
 
+def join_all(workers: list[Any], seconds: float,
+             clock: Callable[[], float] = time.monotonic) -> None:
+    """Wait for the attacking threads or processes together at most ``seconds`` (each
+    waited for what is left): a thousand of them blocked in a connect that the server's
+    ban drops would otherwise take a minute each."""
+    deadline = clock() + seconds
+    for worker in workers:
+        worker.join(max(0.0, deadline - clock()))
+
+
 def main(argv: list[str] | None = None) -> int:
+    # a SIGTERM (``timeout``) ends the run through its ``finally``: the server it started
+    # is stopped instead of left serving
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--attack", choices=["idle", "trickle", "reopen", "flood", "progressive",
                                         "kept", "headers", "slowread", *NEW],

@@ -204,3 +204,20 @@ def test_a_jpeg_whose_frame_header_lies_past_the_peek_is_refused_early(tmp_path:
                              content_type=f"multipart/form-data; boundary={boundary}")
     assert not _judged_early(budget, case, form, upto=frame - 100,
                              content_type=f"multipart/form-data; boundary={boundary}")
+
+
+def test_the_attack_bench_waits_for_its_attackers_together_at_most_the_time_given():
+    """Each attacker still blocked takes what its join is given: 20 of them share one
+    minute instead of taking a minute each."""
+    from bench.attack_server import join_all
+
+    now = [0.0]
+    given = []
+
+    class Blocked:
+        def join(self, timeout: float) -> None:
+            given.append(timeout)
+            now[0] += timeout           # blocked for all it is given
+
+    join_all([Blocked() for _ in range(20)], 60.0, clock=lambda: now[0])
+    assert given[0] == 60.0 and given[1:] == [0.0] * 19
