@@ -160,17 +160,13 @@ def fit_pairs(run: Run) -> Path:
 
     from scorer.vision.stages import as_input
     from training.ship.export import onnx_config, set_config
-    from training.ship.fast_int8 import int8_weights, refit
+    from training.ship.fast_int8 import dequantized_weights, refit
     from training.ship.finetuned import calibration_crops
     from training.stages.lite_loc import calibration_frames, stream_config
     if Path(run.recipe_path).resolve() != SHIPPED_RECIPE.resolve():
         raise RecipeError(f"fit-pairs calibrates on the shipped localiser's stream: --recipe "
                           f"{SHIPPED_RECIPE.relative_to(REPO_ROOT)}")
-    loc = run.model("pairs-model")
-    loc.parent.mkdir(parents=True, exist_ok=True)
-    for f in judge.model_files(run.shipped):
-        shutil.copyfile(f, loc.parent / f.name.replace(run.shipped.stem.replace(
-            "-localiser", ""), run.name))
+    loc = judge.candidate_copy(run, run.shipped, run.model("pairs-model"), made_here=False)
     cfg = onnx_config(loc)
     r = run.recipe
     frames = as_input(calibration_frames(stream_config(run.art_dir, r.lite_localiser,
@@ -179,7 +175,7 @@ def fit_pairs(run: Run) -> Path:
     for path, feeds in ((loc, [{"image": frames[i:i + 1]} for i in range(len(frames))]),
                         (loc.parent / cfg["classifier"],
                          [{"crops": crops[i:i + 16]} for i in range(0, len(crops), 16)])):
-        report = refit(path, int8_weights(onnx.load(str(path))), feeds)
+        report = refit(path, dequantized_weights(onnx.load(str(path))), feeds)
         before, after = (sum(v[k] for v in report.values()) for k in (0, 1))
         run.log(f"{path.name}: {len(report)} int8 layers refit, pairs past the 16-bit "
                 f"bound {before} -> {after}")

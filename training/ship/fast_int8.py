@@ -223,8 +223,8 @@ def layer_rows(x: np.ndarray, layer: WeightedLayer) -> np.ndarray:
 
 def input_moments(model, layers: list[WeightedLayer], feeds: Iterable[Mapping[str, np.ndarray]]
                   ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Each layer's input second moments (K, K) and mean (K,), over the rows it
-    multiplies, on the calibration ``feeds``, from running the QDQ ``model`` as written
+    """Each (not depthwise) layer's input second moments (K, K) and mean (K,), over the
+    rows it multiplies, on the calibration ``feeds``, from running the QDQ ``model`` as written
     (its quantised activations: what the int8 layer really reads)."""
     import tempfile
 
@@ -248,8 +248,6 @@ def input_moments(model, layers: list[WeightedLayer], feeds: Iterable[Mapping[st
     for feed in feeds:
         got = dict(zip(wanted, sess.run(wanted, dict(feed))))
         for layer in layers:
-            if layer.depthwise:
-                continue
             rows = layer_rows(got[layer.input].astype(np.float32), layer).astype(np.float64)
             sums[layer.node] = sums.get(layer.node, 0) + rows.T @ rows
             firsts[layer.node] = firsts.get(layer.node, 0) + rows.sum(0)
@@ -329,7 +327,7 @@ def float_weights(float_path: Path) -> dict[str, np.ndarray]:
         return weights_of(onnx.load(str(pre)))
 
 
-def int8_weights(model) -> dict[str, np.ndarray]:
+def dequantized_weights(model) -> dict[str, np.ndarray]:
     """The weights of each int8 layer of the QDQ ``model`` as it computes them (int8 x
     scale), by node name: the target when its weights are refit to keep what it does
     (its tuned thresholds read its own scores)."""
